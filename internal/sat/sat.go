@@ -1,0 +1,78 @@
+// Package sat is saturating integer arithmetic for quantities.
+//
+// The largest value of the type stands for Unlimited and is sticky: Unlimited plus or
+// minus any bounded value stays Unlimited. Every other result that would leave the
+// type's range is clamped to its bounds instead of wrapping, so no sum of quotas or
+// usages can overflow silently (SPEC §1).
+//
+// The functions are pure and safe for concurrent use.
+package sat
+
+import (
+	"unsafe"
+
+	"golang.org/x/exp/constraints"
+)
+
+// Max returns the largest value of T, the Unlimited of that type.
+func Max[T constraints.Signed]() T {
+	return T(^uint64(0) >> (65 - 8*unsafe.Sizeof(T(0))))
+}
+
+// Min returns the smallest value of T.
+func Min[T constraints.Signed]() T { return -Max[T]() - 1 }
+
+// IsUnlimited reports whether x is the Unlimited value of its type.
+func IsUnlimited[T constraints.Signed](x T) bool { return x == Max[T]() }
+
+// Add returns a + b. It is Unlimited when either operand is, and clamps to the
+// type's bounds instead of overflowing.
+func Add[T constraints.Signed](a, b T) T {
+	hi := Max[T]()
+	if a == hi || b == hi {
+		return hi
+	}
+	s := a + b
+	switch {
+	case a > 0 && b > 0 && s < 0:
+		return hi
+	case a < 0 && b < 0 && s >= 0:
+		return Min[T]()
+	}
+	return s
+}
+
+// Sub returns a − b. Unlimited minus anything is Unlimited; a bounded value minus
+// Unlimited clamps to the type's minimum. Other results clamp instead of overflowing.
+func Sub[T constraints.Signed](a, b T) T {
+	hi := Max[T]()
+	if a == hi {
+		return hi
+	}
+	if b == hi {
+		return Min[T]()
+	}
+	d := a - b
+	switch {
+	case a >= 0 && b < 0 && d < 0:
+		return hi
+	case a < 0 && b > 0 && d >= 0:
+		return Min[T]()
+	}
+	return d
+}
+
+// AddChecked returns a + b and true, or the zero value and false when the sum of two
+// bounded values would leave the bounded range (reach or pass Unlimited, or the minimum).
+// Use it where an overflow must be rejected with an error rather than saturated.
+func AddChecked[T constraints.Signed](a, b T) (T, bool) {
+	hi := Max[T]()
+	if a == hi || b == hi {
+		return 0, false
+	}
+	s := a + b
+	if (a > 0 && b > 0 && (s < 0 || s == hi)) || (a < 0 && b < 0 && s >= 0) {
+		return 0, false
+	}
+	return s, true
+}

@@ -1,0 +1,88 @@
+package sat
+
+import (
+	"math"
+	"math/big"
+	"testing"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
+	"github.com/stretchr/testify/assert"
+
+	pgen "github.com/poolgate/poolgate/internal/gen"
+)
+
+func TestBounds(t *testing.T) {
+	assert.Equal(t, int64(math.MaxInt64), Max[int64]())
+	assert.Equal(t, int64(math.MinInt64), Min[int64]())
+	assert.Equal(t, int8(127), Max[int8]())
+	assert.Equal(t, int8(-128), Min[int8]())
+	assert.Equal(t, int32(math.MaxInt32), Max[int32]())
+}
+
+func TestAddSub(t *testing.T) {
+	const inf = math.MaxInt64
+	tests := []struct {
+		a, b, add, sub int64
+	}{
+		{1, 2, 3, -1},
+		{inf, 5, inf, inf},
+		{5, inf, inf, math.MinInt64},
+		{inf, inf, inf, inf},
+		{inf - 1, 1, inf, inf - 2},
+		{inf - 1, 2, inf, inf - 3},
+		{math.MinInt64, -1, math.MinInt64, math.MinInt64 + 1},
+		{-5, inf - 1, inf - 6, math.MinInt64},
+		{0, math.MinInt64, math.MinInt64, inf},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.add, Add(tt.a, tt.b), "Add(%d, %d)", tt.a, tt.b)
+		assert.Equal(t, tt.sub, Sub(tt.a, tt.b), "Sub(%d, %d)", tt.a, tt.b)
+	}
+}
+
+func TestAddChecked(t *testing.T) {
+	s, ok := AddChecked[int64](2, 3)
+	assert.True(t, ok)
+	assert.Equal(t, int64(5), s)
+	_, ok = AddChecked[int64](math.MaxInt64-1, 1)
+	assert.False(t, ok, "reaching Unlimited is an overflow")
+	_, ok = AddChecked[int64](math.MaxInt64, 0)
+	assert.False(t, ok, "Unlimited is not a bounded operand")
+	_, ok = AddChecked[int64](math.MinInt64, -1)
+	assert.False(t, ok)
+}
+
+// TestAddMatchesBigInt checks saturation against exact arithmetic on int8, where the
+// edges are reached often.
+func TestAddMatchesBigInt(t *testing.T) {
+	clamp := func(x *big.Int) int8 {
+		switch {
+		case x.Cmp(big.NewInt(127)) >= 0:
+			return 127
+		case x.Cmp(big.NewInt(-128)) <= 0:
+			return -128
+		}
+		return int8(x.Int64())
+	}
+	props := gopter.NewProperties(pgen.Params(t, 2000))
+	props.Property("Add saturates exact sums", prop.ForAll(func(a, b int8) bool {
+		want := clamp(new(big.Int).Add(big.NewInt(int64(a)), big.NewInt(int64(b))))
+		if a == 127 || b == 127 {
+			want = 127
+		}
+		return Add(a, b) == want
+	}, gen.Int8(), gen.Int8()))
+	props.Property("Sub saturates exact differences", prop.ForAll(func(a, b int8) bool {
+		want := clamp(new(big.Int).Sub(big.NewInt(int64(a)), big.NewInt(int64(b))))
+		switch {
+		case a == 127:
+			want = 127
+		case b == 127:
+			want = -128
+		}
+		return Sub(a, b) == want
+	}, gen.Int8(), gen.Int8()))
+	props.TestingRun(t)
+}
