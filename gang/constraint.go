@@ -3,6 +3,7 @@ package gang
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"sort"
 )
 
@@ -257,7 +258,7 @@ func resolveConstraints(spec Spec, t *Tree, p *problems) {
 			both := firstBoth(cands[a].cover, cands[b].cover)
 			onlyB := firstAndNot(cands[b].cover, cands[a].cover)
 			onlyA := firstAndNot(cands[a].cover, cands[b].cover)
-			if both < 0 || onlyA < 0 || onlyB < 0 {
+			if both < 0 || onlyA < 0 || onlyB < 0 || shareMember(&cands[a], &cands[b]) {
 				continue
 			}
 			laminar = false
@@ -327,6 +328,17 @@ func resolveConstraints(spec Spec, t *Tree, p *problems) {
 			t.leafCons[l] = int32(i) // preorder: inner constraints overwrite outer ones
 		}
 	}
+}
+
+// shareMember reports whether two sets list the same SubGroup, which rule group 7
+// has reported already.
+func shareMember(a, b *candidate) bool {
+	for _, x := range a.members {
+		if slices.Contains(b.members, x) {
+			return true
+		}
+	}
+	return false
 }
 
 func coverLeaves(s leafSet) []int32 {

@@ -40,8 +40,9 @@ func (r Result) Err() error {
 //     nested. This is checked only when groups 1–3 found nothing, because pod sets
 //     are not defined on a broken tree.
 //
-// A node that breaks rule 4 is not checked again by rules 5 and 6: they would
-// restate the same mistake.
+// Follow-on problems are not reported again: a node that breaks rule 4, or that is in
+// a parent cycle, is not checked by rules 5 and 6, and two SubGroupSets that list the
+// same SubGroup are not checked against each other by rule 9.
 func Validate(spec Spec) Result {
 	_, r := build(spec)
 	return r
@@ -78,7 +79,8 @@ type structure struct {
 	parent   []int          // spec index of the parent; -1 root-level; -2 unknown parent
 	children [][]int        // in spec order
 	rootKids []int          // in spec order
-	broken   bool           // names, parents or cycles are wrong
+	inCycle  []bool
+	broken   bool // names, parents or cycles are wrong
 }
 
 const (
@@ -108,6 +110,7 @@ func checkStructure(spec Spec, p *problems) *structure {
 		byName:   make(map[string]int, n),
 		parent:   make([]int, n),
 		children: make([][]int, n),
+		inCycle:  make([]bool, n),
 	}
 	before := len(p.r.Errors)
 	for i, sg := range spec.SubGroups {
@@ -165,8 +168,10 @@ func checkCycles(spec Spec, st *structure, p *problems) {
 		}
 		if j >= 0 && state[j] == onPath {
 			low := j
+			st.inCycle[j] = true
 			for k := st.parent[j]; k != j; k = st.parent[k] {
 				low = min(low, k)
+				st.inCycle[k] = true
 			}
 			cycleStarts = append(cycleStarts, low)
 		}
@@ -221,7 +226,7 @@ func checkCounts(spec Spec, st *structure, p *problems) {
 		}
 	}
 	for i, sg := range spec.SubGroups {
-		if exclusive[i+1] {
+		if exclusive[i+1] || st.inCycle[i] {
 			continue
 		}
 		kids := len(st.children[i])
@@ -249,7 +254,7 @@ func checkCounts(spec Spec, st *structure, p *problems) {
 	}
 	for i, sg := range spec.SubGroups {
 		kids := len(st.children[i])
-		if exclusive[i+1] || kids == 0 || sg.MinSubGroup == nil {
+		if exclusive[i+1] || st.inCycle[i] || kids == 0 || sg.MinSubGroup == nil {
 			continue
 		}
 		switch k := *sg.MinSubGroup; {
