@@ -89,8 +89,26 @@ func levels(c TopologyConstraint) []string {
 	return out
 }
 
-// mermaidEscape keeps user text from ending a quoted label or injecting markup:
-// Mermaid reads HTML entities in labels, and the quote would close the label.
+// mermaidEscape keeps user text from ending a quoted label or injecting markup, with
+// Mermaid's own entity codes (#quot;); "#" itself is escaped so that user text cannot
+// form one.
 func mermaidEscape(s string) string {
-	return strings.NewReplacer(`"`, "#quot;", "<", "&lt;", ">", "&gt;", "\n", " ").Replace(s)
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '#':
+			b.WriteString("#35;")
+		case '"':
+			b.WriteString("#quot;")
+		case '<':
+			b.WriteString("#lt;")
+		case '>':
+			b.WriteString("#gt;")
+		case '\n', '\r':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
