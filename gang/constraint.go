@@ -2,9 +2,7 @@ package gang
 
 import (
 	"fmt"
-	"math/bits"
 	"slices"
-	"sort"
 )
 
 // ConstraintKind says which scope of the spec a topology constraint comes from.
@@ -74,7 +72,7 @@ type constraint struct {
 	c        TopologyConstraint
 	parent   int32
 	children []int32
-	leaves   []int32
+	spans    spans
 }
 
 // Constraints returns the effective topology-constraint tree in preorder: index 0 is
@@ -109,7 +107,7 @@ func (t *Tree) Constraint(i int) (Constraint, bool) {
 		Topology:       c.c.Topology,
 		Parent:         int(c.parent),
 		Children:       toInts(c.children),
-		Leaves:         toInts(c.leaves),
+		Leaves:         c.spans.leaves(),
 	}, true
 }
 
@@ -133,77 +131,108 @@ func toInts(in []int32) []int {
 	return out
 }
 
-// leafSet is a bitset over leaf indices.
-type leafSet []uint64
+// span is the half-open leaf range [lo, hi).
+type span struct{ lo, hi int32 }
 
-func newLeafSet(n int) leafSet { return make(leafSet, (n+63)/64) }
+// spans is a sorted list of disjoint, non-adjacent spans: a set of leaves. Every
+// subtree is one span, so constraints cost their number of members, not of leaves.
+type spans []span
 
-func (s leafSet) addRange(lo, hi int32) {
-	for l := lo; l < hi; l++ {
-		s[l/64] |= 1 << (l % 64)
+// mergeSpans sorts and coalesces s in place.
+func mergeSpans(s spans) spans {
+	slices.SortFunc(s, func(a, b span) int { return int(a.lo - b.lo) })
+	out := s[:0]
+	for _, x := range s {
+		if n := len(out); n > 0 && x.lo <= out[n-1].hi {
+			out[n-1].hi = max(out[n-1].hi, x.hi)
+			continue
+		}
+		out = append(out, x)
 	}
+	return out
 }
 
-func (s leafSet) count() int {
+func (s spans) size() int {
 	n := 0
-	for _, w := range s {
-		n += bits.OnesCount64(w)
+	for _, x := range s {
+		n += int(x.hi - x.lo)
 	}
 	return n
 }
 
 // contains reports whether o ⊆ s.
-func (s leafSet) contains(o leafSet) bool {
-	for i, w := range o {
-		if w&^s[i] != 0 {
+func (s spans) contains(o spans) bool {
+	i := 0
+	for _, x := range o {
+		for i < len(s) && s[i].hi <= x.lo {
+			i++
+		}
+		if i == len(s) || s[i].lo > x.lo || s[i].hi < x.hi {
 			return false
 		}
 	}
 	return true
 }
 
-// firstAndNot returns the lowest leaf in a ∖ b (b may be nil), or -1.
-func firstAndNot(a, b leafSet) int {
-	for i, w := range a {
-		if b != nil {
-			w &^= b[i]
+func (s spans) has(l int32) bool {
+	_, found := slices.BinarySearchFunc(s, l, func(x span, l int32) int {
+		switch {
+		case x.hi <= l:
+			return -1
+		case x.lo > l:
+			return 1
 		}
-		if w != 0 {
-			return i*64 + bits.TrailingZeros64(w)
+		return 0
+	})
+	return found
+}
+
+// first returns the lowest leaf of s whose membership in o is in, or -1.
+func (s spans) first(o spans, in bool) int32 {
+	for _, x := range s {
+		for l := x.lo; l < x.hi; l++ {
+			if o.has(l) == in {
+				return l
+			}
 		}
 	}
 	return -1
 }
 
-// firstBoth returns the lowest leaf in a ∩ b, or -1.
-func firstBoth(a, b leafSet) int {
-	for i, w := range a {
-		if w &= b[i]; w != 0 {
-			return i*64 + bits.TrailingZeros64(w)
+// leaves lists the leaves of s in ascending order.
+func (s spans) leaves() []int {
+	out := make([]int, 0, s.size())
+	for _, x := range s {
+		for l := x.lo; l < x.hi; l++ {
+			out = append(out, int(l))
 		}
 	}
-	return -1
+	return out
 }
 
 // candidate is a constraint before nesting.
 type candidate struct {
 	constraint
-	cover leafSet
-	rank  [3]int // order among equal covers: kind, depth, index
-	desc  string // how messages name it
+	size int
+	rank [3]int // order among equal covers: kind, depth, index
+	desc string // how messages name it
 }
 
 // resolveConstraints checks rule group 9 (laminarity) and, when it holds, builds
 // t.cons. Names that do not resolve were reported by rule group 8 and are skipped.
+//
+// Constraints are taken widest first. In a laminar family, all leaves of the next
+// one are then owned by one constraint already placed, its parent; leaves with
+// different owners reveal a constraint it partly overlaps. This costs the sum of the
+// constraints' sizes rather than a comparison of every pair.
 func resolveConstraints(spec Spec, t *Tree, p *problems) {
-	nLeaves := len(t.leaves)
+	nLeaves := int32(len(t.leaves))
 	tc := spec.TopologyConstraints
 	if tc == nil {
 		tc = &TopologyConstraints{}
 	}
 
-	root := candidate{constraint: constraint{kind: PodGroupConstraint, node: Root, set: -1}, cover: newLeafSet(nLeaves)}
-	root.cover.addRange(0, int32(nLeaves))
+	root := candidate{constraint: constraint{kind: PodGroupConstraint, node: Root, set: -1, spans: spans{{0, nLeaves}}}, size: int(nLeaves)}
 	switch {
 	case spec.TopologyConstraint != nil && !spec.TopologyConstraint.isZero():
 		root.path, root.c = "spec.topologyConstraint", *spec.TopologyConstraint
@@ -211,7 +240,7 @@ func resolveConstraints(spec Spec, t *Tree, p *problems) {
 		root.path, root.c = "spec.topologyConstraints.global", *tc.Global
 	}
 
-	var cands []candidate // every effective constraint but the PodGroup's, in spec order
+	all := []candidate{root} // then every effective constraint, in spec order
 	for i, sg := range spec.SubGroups {
 		nd := t.byName[sg.Name]
 		var c candidate
@@ -225,108 +254,133 @@ func resolveConstraints(spec Spec, t *Tree, p *problems) {
 			continue
 		}
 		c.kind, c.node, c.set = SubGroupConstraint, nd, -1
-		c.cover = newLeafSet(nLeaves)
-		c.cover.addRange(t.nodes[nd].leafLo, t.nodes[nd].leafHi)
+		c.spans = spans{{t.nodes[nd].leafLo, t.nodes[nd].leafHi}}
+		c.size = c.spans.size()
 		c.rank = [3]int{1, int(t.nodes[nd].depth), int(nd)}
 		c.desc = fmt.Sprintf("the topology constraint of SubGroup %q", sg.Name)
-		cands = append(cands, c)
+		all = append(all, c)
 	}
 	for j, set := range tc.SubGroupSets {
 		if !set.Constraint.hasLevel() {
 			continue
 		}
 		c := candidate{constraint: constraint{kind: SubGroupSetConstraint, path: setPath(j), node: -1, set: int32(j), c: set.Constraint}}
-		c.cover = newLeafSet(nLeaves)
 		for _, name := range set.SubGroups {
 			if ni, ok := t.byName[name]; ok {
 				c.members = append(c.members, ni)
-				c.cover.addRange(t.nodes[ni].leafLo, t.nodes[ni].leafHi)
+				c.spans = append(c.spans, span{t.nodes[ni].leafLo, t.nodes[ni].leafHi})
 			}
 		}
 		if len(c.members) == 0 {
 			continue
 		}
+		c.spans = mergeSpans(c.spans)
+		c.size = c.spans.size()
 		c.rank = [3]int{2, 0, j}
 		c.desc = "the topology constraint of " + setPath(j)
-		cands = append(cands, c)
+		all = append(all, c)
 	}
 
-	leafName := func(l int) string { return t.nodes[t.leaves[l]].name }
-	laminar := true
-	for b := range cands {
-		for a := 0; a < b; a++ {
-			both := firstBoth(cands[a].cover, cands[b].cover)
-			onlyB := firstAndNot(cands[b].cover, cands[a].cover)
-			onlyA := firstAndNot(cands[a].cover, cands[b].cover)
-			if both < 0 || onlyA < 0 || onlyB < 0 || shareMember(&cands[a], &cands[b]) {
-				continue
+	// order holds indices into all, widest first; ties in the documented order.
+	order := make([]int, len(all))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order[1:], func(x, y int) int {
+		a, b := &all[x], &all[y]
+		if a.size != b.size {
+			return b.size - a.size
+		}
+		return slices.Compare(a.rank[:], b.rank[:])
+	})
+	owner := make([]int, nLeaves) // index into all of the innermost constraint placed
+	parent := make([]int, len(all))
+	parent[0] = -1
+	kids := make([][]int, len(all))
+	type conflict struct{ later, earlier int }
+	var conflicts []conflict
+	for _, k := range order[1:] {
+		c := &all[k]
+		o := owner[c.spans[0].lo]
+		same := true
+		for _, x := range c.spans {
+			for l := x.lo; l < x.hi && same; l++ {
+				same = owner[l] == o
 			}
-			laminar = false
-			p.errorf(cands[b].path, "overlaps %s without nesting: both cover SubGroup %q, only this one covers %q, only that one covers %q",
-				cands[a].desc, leafName(both), leafName(onlyB), leafName(onlyA))
+		}
+		if !same {
+			// At most one owner of c's leaves contains c (two would nest, and the
+			// inner one would own all of c's leaves). From one that does not, the
+			// lowest constraint above it that contains c has a child on the way
+			// that overlaps c without nesting.
+			q := -1
+			for _, x := range c.spans {
+				for l := x.lo; l < x.hi && q < 0; l++ {
+					if w := owner[l]; !all[w].spans.contains(c.spans) {
+						q = w
+					}
+				}
+			}
+			for !all[parent[q]].spans.contains(c.spans) {
+				q = parent[q]
+			}
+			if !(c.kind == SubGroupSetConstraint && all[q].kind == SubGroupSetConstraint && shareMember(c, &all[q])) {
+				conflicts = append(conflicts, conflict{k, q})
+			}
+			continue
+		}
+		parent[k] = o
+		kids[o] = append(kids[o], k)
+		for _, x := range c.spans {
+			for l := x.lo; l < x.hi; l++ {
+				owner[l] = k
+			}
 		}
 	}
-	if !laminar {
+	if len(conflicts) > 0 {
+		slices.SortFunc(conflicts, func(a, b conflict) int { return a.later - b.later })
+		leafName := func(l int32) string { return t.nodes[t.leaves[l]].name }
+		for _, cf := range conflicts {
+			c, q := &all[cf.later], &all[cf.earlier]
+			p.errorf(c.path, "overlaps %s without nesting: both cover SubGroup %q, only this one covers %q, only that one covers %q",
+				q.desc, leafName(c.spans.first(q.spans, true)), leafName(c.spans.first(q.spans, false)), leafName(q.spans.first(c.spans, false)))
+		}
 		return
 	}
 
-	all := append([]candidate{root}, cands...)
-	for i := range all {
-		all[i].parent = -1
-		all[i].leaves = coverLeaves(all[i].cover)
-	}
-	sort.SliceStable(all[1:], func(x, y int) bool {
-		a, b := &all[1+x], &all[1+y]
-		if len(a.leaves) != len(b.leaves) {
-			return len(a.leaves) > len(b.leaves)
-		}
-		return a.rank[0] < b.rank[0] || a.rank[0] == b.rank[0] &&
-			(a.rank[1] < b.rank[1] || a.rank[1] == b.rank[1] && a.rank[2] < b.rank[2])
-	})
-	// In this order every constraint's enclosing ones come before it, and on a laminar
-	// family they form a chain: the last that contains it is its parent.
-	kids := make([][]int, len(all))
-	for k := 1; k < len(all); k++ {
-		for q := k - 1; q >= 0; q-- {
-			if all[q].cover.contains(all[k].cover) {
-				kids[q] = append(kids[q], k)
-				break
-			}
-		}
-	}
-	// Renumber in preorder.
-	order := make([]int, 0, len(all))
+	// Renumber in preorder, children widest first.
+	pre := make([]int, 0, len(all))
 	stack := []int{0}
 	for len(stack) > 0 {
 		k := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		order = append(order, k)
+		pre = append(pre, k)
 		for c := len(kids[k]) - 1; c >= 0; c-- {
 			stack = append(stack, kids[k][c])
 		}
 	}
 	index := make([]int32, len(all))
-	for i, k := range order {
+	for i, k := range pre {
 		index[k] = int32(i)
 	}
 	t.cons = make([]constraint, len(all))
-	for i, k := range order {
+	for i, k := range pre {
 		c := all[k].constraint
+		c.parent = -1
+		if parent[k] >= 0 {
+			c.parent = index[parent[k]]
+		}
 		for _, kid := range kids[k] {
 			c.children = append(c.children, index[kid])
-			all[kid].parent = int32(i)
 		}
-		c.parent = all[k].parent
 		t.cons[i] = c
-	}
-	t.leafCons = make([]int32, nLeaves)
-	for i, c := range t.cons {
 		if c.node >= 0 {
 			t.nodes[c.node].cons = int32(i)
 		}
-		for _, l := range c.leaves {
-			t.leafCons[l] = int32(i) // preorder: inner constraints overwrite outer ones
-		}
+	}
+	t.leafCons = make([]int32, nLeaves)
+	for l, k := range owner {
+		t.leafCons[l] = index[k]
 	}
 }
 
@@ -339,15 +393,4 @@ func shareMember(a, b *candidate) bool {
 		}
 	}
 	return false
-}
-
-func coverLeaves(s leafSet) []int32 {
-	out := make([]int32, 0, s.count())
-	for i, w := range s {
-		for w != 0 {
-			out = append(out, int32(i*64+bits.TrailingZeros64(w)))
-			w &= w - 1
-		}
-	}
-	return out
 }

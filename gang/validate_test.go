@@ -183,6 +183,15 @@ func TestValidateErrors(t *testing.T) {
 				`overlaps the topology constraint of SubGroup "p" without nesting: both cover SubGroup "a", only this one covers "b", only that one covers "a2"`}},
 		},
 		{
+			name: "a non-laminar set whose first leaf no other constraint covers",
+			spec: `{"subGroups": [{"name": "b", "minMember": 1}, {"name": "p"}, {"name": "a", "parent": "p", "minMember": 1}, {"name": "a2", "parent": "p", "minMember": 1}],
+			  "topologyConstraints": {
+			    "subGroups": {"p": {"requiredTopologyLevel": "block"}},
+			    "subGroupSets": [{"subGroups": ["b", "a"], "constraint": {"requiredTopologyLevel": "zone"}}]}}`,
+			want: []fe{{"spec.topologyConstraints.subGroupSets[0]",
+				`overlaps the topology constraint of SubGroup "p" without nesting: both cover SubGroup "a", only this one covers "b", only that one covers "a2"`}},
+		},
+		{
 			name: "non-laminar sets",
 			spec: `{"subGroups": [{"name": "p", "minSubGroup": 1}, {"name": "a", "parent": "p", "minMember": 1}, {"name": "b", "minMember": 1}, {"name": "c", "minMember": 1}],
 			  "topologyConstraints": {"subGroupSets": [
