@@ -116,7 +116,10 @@ func decodeConstraints(raw json.RawMessage, path string, tc *TopologyConstraints
 			names = append(names, name)
 		}
 		sort.Strings(names) // decode errors must not depend on map order
-		tc.SubGroups = make(map[string]TopologyConstraint, len(m))
+		// {} is absent, as omitempty writes it.
+		if len(m) > 0 {
+			tc.SubGroups = make(map[string]TopologyConstraint, len(m))
+		}
 		for _, name := range names {
 			var c TopologyConstraint
 			if err := decodeConstraint(m[name], path+".subGroups["+name+"]", &c); err != nil {
