@@ -1,6 +1,7 @@
 package gang_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -157,4 +158,25 @@ func TestMermaid(t *testing.T) {
     SG2["b<br/>minMember: 3"]
     PG --> SG1 & SG2
 `, tree.Mermaid(""))
+}
+
+// A Tree serves any number of goroutines at once, each with its own Status and Step;
+// run with -race.
+func TestConcurrentReaders(t *testing.T) {
+	tree, counts, pending := benchGang(t, 1000)
+	want := tree.MinPods()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			var st gang.Status
+			var step gang.Step
+			for range 20 {
+				assert.NoError(t, tree.NextStep(counts, pending, &st, &step))
+				assert.Equal(t, gang.StepGang, step.Kind)
+				assert.Equal(t, want, tree.MinPods())
+				assert.Len(t, tree.Constraints(), 1)
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -16,7 +16,9 @@ type section struct {
 	run   func(w io.Writer)
 }
 
-var sections = []section{}
+var sections = []section{
+	{"gang", "KAI PodGroups with SubGroups, minMember and minSubGroup", tourGang},
+}
 
 func main() {
 	w := os.Stdout
