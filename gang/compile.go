@@ -17,7 +17,9 @@ import (
 // and outputs (pod counts, requests, step pods) are slices indexed by leaf.
 //
 // A Tree is immutable once compiled: any number of goroutines may use one Tree at once.
-// Methods that return slices return fresh copies.
+// Methods that return slices return fresh copies. Only Compile makes a usable Tree: on
+// a nil or zero Tree, methods report no nodes, and those that compute return an error
+// or an empty value.
 type Tree struct {
 	nodes  []node
 	kids   []int32 // the children of node i are kids[nodes[i].kidLo:nodes[i].kidHi]
@@ -221,15 +223,34 @@ func warnFloor(spec Spec, t *Tree, p *problems) {
 	}
 }
 
+// compiled returns nil for a Tree made by Compile, and otherwise the error that its
+// computing methods return.
+func (t *Tree) compiled() error {
+	if t == nil || len(t.nodes) == 0 {
+		return &FieldError{Path: "tree", Message: "is not a compiled gang; use Compile"}
+	}
+	return nil
+}
+
 // Len returns the number of nodes, the PodGroup included.
-func (t *Tree) Len() int { return len(t.nodes) }
+func (t *Tree) Len() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.nodes)
+}
 
 // NumLeaves returns the number of leaves, the length of every per-leaf slice.
-func (t *Tree) NumLeaves() int { return len(t.leaves) }
+func (t *Tree) NumLeaves() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.leaves)
+}
 
 // Node returns node i, or false when i is out of range.
 func (t *Tree) Node(i int) (Node, bool) {
-	if i < 0 || i >= len(t.nodes) {
+	if i < 0 || i >= t.Len() {
 		return Node{}, false
 	}
 	nd := t.nodes[i]
@@ -253,7 +274,7 @@ func (t *Tree) Node(i int) (Node, bool) {
 // Child returns the node index of the j-th child (in spec order) of node i, or false
 // when either is out of range. It does not allocate.
 func (t *Tree) Child(i, j int) (int, bool) {
-	if i < 0 || i >= len(t.nodes) {
+	if i < 0 || i >= t.Len() {
 		return 0, false
 	}
 	nd := t.nodes[i]
@@ -266,7 +287,7 @@ func (t *Tree) Child(i, j int) (int, bool) {
 // Children returns the node indices of node i's children in spec order (a fresh
 // slice), or nil when i is out of range or a leaf.
 func (t *Tree) Children(i int) []int {
-	if i < 0 || i >= len(t.nodes) {
+	if i < 0 || i >= t.Len() {
 		return nil
 	}
 	nd := t.nodes[i]
@@ -282,7 +303,7 @@ func (t *Tree) Children(i int) []int {
 
 // Leaf returns the node index of leaf l, or false when l is out of range.
 func (t *Tree) Leaf(l int) (int, bool) {
-	if l < 0 || l >= len(t.leaves) {
+	if l < 0 || l >= t.NumLeaves() {
 		return 0, false
 	}
 	return int(t.leaves[l]), true
@@ -290,18 +311,29 @@ func (t *Tree) Leaf(l int) (int, bool) {
 
 // Lookup returns the node index of the SubGroup with the given name.
 func (t *Tree) Lookup(name string) (int, bool) {
+	if t == nil {
+		return 0, false
+	}
 	i, ok := t.byName[name]
 	return int(i), ok
 }
 
 // Warnings returns copies of the warnings found when compiling.
-func (t *Tree) Warnings() []*FieldError { return cloneFieldErrors(t.warnings) }
+func (t *Tree) Warnings() []*FieldError {
+	if t == nil {
+		return nil
+	}
+	return cloneFieldErrors(t.warnings)
+}
 
 // LeafCounts turns pod counts keyed by leaf SubGroup name into the per-leaf slice the
 // dense methods take. Leaves not named get 0. A name that is not a leaf, or a
 // negative count, is an error (the first in name order). For a PodGroup without
 // SubGroups use the name "".
 func (t *Tree) LeafCounts(byName map[string]int64) ([]int64, error) {
+	if err := t.compiled(); err != nil {
+		return nil, err
+	}
 	names := make([]string, 0, len(byName))
 	for name := range byName {
 		names = append(names, name)

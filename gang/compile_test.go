@@ -180,3 +180,45 @@ func TestConcurrentReaders(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Only Compile makes a usable Tree; nil and zero Trees and Statuses answer without
+// panicking.
+func TestZeroValues(t *testing.T) {
+	const want = "tree: is not a compiled gang; use Compile"
+	for _, tree := range []*gang.Tree{nil, {}} {
+		assert.Zero(t, tree.Len())
+		assert.Zero(t, tree.NumLeaves())
+		_, ok := tree.Node(0)
+		assert.False(t, ok)
+		_, ok = tree.Child(0, 0)
+		assert.False(t, ok)
+		assert.Nil(t, tree.Children(0))
+		_, ok = tree.Leaf(0)
+		assert.False(t, ok)
+		_, ok = tree.Lookup("a")
+		assert.False(t, ok)
+		assert.Nil(t, tree.Warnings())
+		_, err := tree.LeafCounts(nil)
+		assert.EqualError(t, err, want)
+		assert.Nil(t, tree.Constraints())
+		_, ok = tree.Constraint(0)
+		assert.False(t, ok)
+		_, ok = tree.LeafConstraint(0)
+		assert.False(t, ok)
+		assert.Empty(t, tree.Mermaid("x"))
+		_, err = tree.Requests(nil, nil)
+		assert.EqualError(t, err, want)
+		assert.Equal(t, gang.Config{}, tree.MinPods())
+		_, err = tree.MinRequest(gang.Requests{})
+		assert.EqualError(t, err, want)
+		var st gang.Status
+		var step gang.Step
+		assert.EqualError(t, tree.Readiness(nil, &st), want)
+		assert.EqualError(t, tree.NextStep(nil, nil, &st, &step), want)
+	}
+	var st *gang.Status
+	assert.False(t, st.Ready())
+	assert.Zero(t, st.Len())
+	_, ok := st.Node(0)
+	assert.False(t, ok)
+}

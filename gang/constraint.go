@@ -83,6 +83,9 @@ type constraint struct {
 // then SubGroup constraints from the shallowest SubGroup down, then SubGroupSets in
 // listed order.
 func (t *Tree) Constraints() []Constraint {
+	if t.compiled() != nil {
+		return nil
+	}
 	out := make([]Constraint, len(t.cons))
 	for i := range t.cons {
 		out[i], _ = t.Constraint(i)
@@ -92,7 +95,7 @@ func (t *Tree) Constraints() []Constraint {
 
 // Constraint returns constraint i of Constraints, or false when i is out of range.
 func (t *Tree) Constraint(i int) (Constraint, bool) {
-	if i < 0 || i >= len(t.cons) {
+	if t.compiled() != nil || i < 0 || i >= len(t.cons) {
 		return Constraint{}, false
 	}
 	c := t.cons[i]
@@ -114,7 +117,7 @@ func (t *Tree) Constraint(i int) (Constraint, bool) {
 // LeafConstraint returns the innermost constraint covering leaf l (0 when only the
 // PodGroup's does), or false when l is out of range.
 func (t *Tree) LeafConstraint(l int) (int, bool) {
-	if l < 0 || l >= len(t.leafCons) {
+	if t.compiled() != nil || l < 0 || l >= len(t.leafCons) {
 		return 0, false
 	}
 	return int(t.leafCons[l]), true

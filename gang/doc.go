@@ -55,12 +55,18 @@
 //     topologyConstraints.global, a SubGroup's from its topologyConstraint or
 //     topologyConstraints.subGroups[name]. Giving one scope two different constraints is
 //     an error; giving it the same one twice is a warning. An empty constraint object
-//     is "none" (KAI writes topologyConstraint: {} by default); one with a topology name
-//     but no level, or an empty SubGroupSet or subGroups entry, draws a warning.
+//     is "none" (KAI writes topologyConstraint: {} by default). A constraint without a
+//     level has no effect and draws a warning when it names a topology, or when it is a
+//     topologyConstraints.subGroups entry or a SubGroupSet's constraint, which exist
+//     only to constrain. A SubGroupSet listing no SubGroups is an error.
+//   - Constraints covering exactly the same pods nest in a fixed order: the
+//     PodGroup's, then SubGroups' from the shallowest, then SubGroupSets in listed
+//     order. Tree.Constraints always starts with the PodGroup's, so it is a tree.
 //   - Warnings: besides the above, a PodGroup minMember floor that its SubGroups
 //     already imply (seed 001 wrote minMember: 2 meaning "two SubGroups").
 //   - Laminarity is checked only on a well-formed tree (unique names, known parents,
-//     no cycles), since pod sets are not defined otherwise.
+//     no cycles), since pod sets are not defined otherwise. Each constraint that
+//     crosses another is reported once, against one constraint it crosses.
 //   - MinRequest compares totals resource by resource in the caller's order, so the
 //     caller puts its scarcest resource first. Floor pods go to the cheapest leaf.
 //   - NextStep works from satisfied and pending pods per leaf; pending pods are also the

@@ -10,8 +10,12 @@ import (
 // labelled "PodGroup: title" ("PodGroup" when title is empty); each node shows its
 // minMember or minSubGroup ("all N" when every child is required) and the levels of its
 // own topology constraint; SubGroupSet constraints follow as %% comments, which
-// Mermaid ignores, because a flowchart cannot draw sets that cut across the tree.
+// Mermaid ignores, because a flowchart cannot draw sets that cut across the tree. It
+// returns "" for a Tree that Compile did not make.
 func (t *Tree) Mermaid(title string) string {
+	if t.compiled() != nil {
+		return ""
+	}
 	var b strings.Builder
 	b.WriteString("graph TD\n")
 	id := func(i int32) string {

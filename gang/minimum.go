@@ -43,6 +43,9 @@ type Requests struct {
 // mention are 0. Unknown leaf or resource names, inner SubGroups, duplicate resources
 // and negative quantities are errors.
 func (t *Tree) Requests(resources []string, byLeaf map[string]map[string]int64) (Requests, error) {
+	if err := t.compiled(); err != nil {
+		return Requests{}, err
+	}
 	if err := checkResources(resources); err != nil {
 		return Requests{}, err
 	}
@@ -129,6 +132,9 @@ func (t *Tree) checkRequests(req Requests) error {
 // missing pods to the first leaf. MinPods().Pods is the PodGroup's minimum pod count,
 // e.g. (1+4)+(1+4) = 10 for seed 002's two-level tree.
 func (t *Tree) MinPods() Config {
+	if t.compiled() != nil {
+		return Config{}
+	}
 	c, _, _ := t.minConfig(Requests{PerPod: make([][]int64, len(t.leaves))})
 	return c
 }
@@ -148,6 +154,9 @@ func (t *Tree) MinPods() Config {
 //
 // Invalid requests are an error, and so is a total that would leave the int64 range.
 func (t *Tree) MinRequest(req Requests) (Config, error) {
+	if err := t.compiled(); err != nil {
+		return Config{}, err
+	}
 	if err := t.checkRequests(req); err != nil {
 		return Config{}, err
 	}

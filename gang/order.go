@@ -47,7 +47,9 @@ func (k StepKind) String() string {
 
 // LeafPods is a number of pods for one leaf.
 type LeafPods struct {
+	// Leaf is the leaf index (see Tree for leaf numbering).
 	Leaf int
+	// Pods is how many of the leaf's pending pods to schedule.
 	Pods int64
 }
 
@@ -93,6 +95,9 @@ type Step struct {
 // NextStep allocates nothing once st and step have grown to the tree; on error it
 // leaves both unchanged.
 func (t *Tree) NextStep(satisfied, pending []int64, st *Status, step *Step) error {
+	if err := t.compiled(); err != nil {
+		return err
+	}
 	if err := t.checkLeafSlice("satisfied", satisfied); err != nil {
 		return err
 	}

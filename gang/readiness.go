@@ -46,14 +46,19 @@ type Status struct {
 
 // Ready reports whether the PodGroup was satisfied in the last evaluation; false for
 // a Status never filled.
-func (s *Status) Ready() bool { return len(s.nodes) > 0 && s.nodes[Root].Satisfied }
+func (s *Status) Ready() bool { return s != nil && len(s.nodes) > 0 && s.nodes[Root].Satisfied }
 
 // Len returns the number of nodes of the last evaluation.
-func (s *Status) Len() int { return len(s.nodes) }
+func (s *Status) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.nodes)
+}
 
 // Node returns the status of node i of the last evaluation, or false when out of range.
 func (s *Status) Node(i int) (NodeStatus, bool) {
-	if i < 0 || i >= len(s.nodes) {
+	if i < 0 || i >= s.Len() {
 		return NodeStatus{}, false
 	}
 	return s.nodes[i], true
@@ -64,6 +69,9 @@ func (s *Status) Node(i int) (NodeStatus, bool) {
 // time (O(n log n) only where a minSubGroup leaves a choice of children) and
 // allocates nothing once st has grown to the tree. On error st is left unchanged.
 func (t *Tree) Readiness(counts []int64, st *Status) error {
+	if err := t.compiled(); err != nil {
+		return err
+	}
 	if err := t.checkLeafSlice("counts", counts); err != nil {
 		return err
 	}
