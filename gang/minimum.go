@@ -79,7 +79,12 @@ func (t *Tree) Requests(resources []string, byLeaf map[string]map[string]int64) 
 		}
 		req.PerPod[l] = vec
 	}
+	names := make([]string, 0, len(byLeaf))
 	for name := range byLeaf {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
 		i, ok := t.byName[name]
 		if name == "" && t.nodes[Root].leaf == 0 {
 			continue

@@ -19,7 +19,7 @@ import (
 // gangAndSeed pairs a random valid spec with a seed for the inputs that depend on its
 // shape (counts, pending pods, requests).
 func gangAndSeed() gopter.Gen {
-	return gopter.CombineGens(pgen.GangSpec(pgen.DefaultGang), gen.Int64())
+	return gopter.CombineGens(pgen.GangSpec(pgen.DefaultGang()), gen.Int64())
 }
 
 // withSpec makes a failure message carry the spec as JSON, which gopter's own report
@@ -255,7 +255,7 @@ func TestPropertyStructure(t *testing.T) {
 	props := gopter.NewProperties(pgen.Params(t, 300))
 	props.Property("JSON round-trips and the constraint tree nests", prop.ForAll(
 		func(spec gang.Spec) string { return withSpec(spec, checkStructure(spec)) },
-		pgen.GangSpec(pgen.DefaultGang)))
+		pgen.GangSpec(pgen.DefaultGang())))
 	props.TestingRun(t)
 }
 

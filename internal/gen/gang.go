@@ -9,9 +9,9 @@ import (
 	"github.com/poolgate/poolgate/gang"
 )
 
-// GangLevels are the topology levels, widest first, that generated gang constraints
-// name; a topology for property tests should use the same names.
-var GangLevels = []string{"zone", "block", "rack", "hostname"}
+// GangLevels returns the topology levels, widest first, that generated gang
+// constraints name; a topology for property tests should use the same names.
+func GangLevels() []string { return []string{"zone", "block", "rack", "hostname"} }
 
 // GangOptions bounds the gang specs that GangSpec generates.
 type GangOptions struct {
@@ -28,9 +28,12 @@ type GangOptions struct {
 	Constraints bool
 }
 
-// DefaultGang is small enough for fast property tests and deep enough for every rule:
-// up to 24 SubGroups, 3 levels, fan-out 4, minMember up to 4, with constraints.
-var DefaultGang = GangOptions{MaxSubGroups: 24, MaxDepth: 3, MaxFanout: 4, MaxMinMember: 4, Constraints: true}
+// DefaultGang returns options small enough for fast property tests and deep enough for
+// every rule: up to 24 SubGroups, 3 levels, fan-out 4, minMember up to 4, with
+// constraints.
+func DefaultGang() GangOptions {
+	return GangOptions{MaxSubGroups: 24, MaxDepth: 3, MaxFanout: 4, MaxMinMember: 4, Constraints: true}
+}
 
 // GangSpec generates random valid gang specs: every one compiles. Trees mix leaves
 // and mid-level SubGroups at every depth, minSubGroup absent or 1..#children, an
@@ -121,11 +124,14 @@ func randomGang(r *rand.Rand, o GangOptions) gang.Spec {
 	return spec
 }
 
+// randomConstraint requires a level no wider than the depth suggests, so nested
+// constraints tend to narrow as they would in a real spec.
 func randomConstraint(r *rand.Rand, depth int) gang.TopologyConstraint {
-	lo := min(depth, len(GangLevels)-1)
-	c := gang.TopologyConstraint{RequiredTopologyLevel: GangLevels[lo+r.Intn(len(GangLevels)-lo)]}
+	levels := GangLevels()
+	lo := min(depth, len(levels)-1)
+	c := gang.TopologyConstraint{RequiredTopologyLevel: levels[lo+r.Intn(len(levels)-lo)]}
 	if r.Intn(3) == 0 {
-		c.PreferredTopologyLevel = GangLevels[len(GangLevels)-1]
+		c.PreferredTopologyLevel = levels[len(levels)-1]
 	}
 	return c
 }
