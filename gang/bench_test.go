@@ -41,6 +41,25 @@ func benchSpec(size int) gang.Spec {
 	return spec
 }
 
+// flatGang compiles 1,000 leaf replicas of which 700 are required, with a third of
+// them short: one node with many children, where ranking sorts long lists.
+func flatGang(tb testing.TB) (*gang.Tree, []int64, []int64) {
+	tb.Helper()
+	spec := gang.Spec{MinSubGroup: new(int32(700))}
+	for i := range 1000 {
+		spec.SubGroups = append(spec.SubGroups, gang.SubGroup{Name: fmt.Sprintf("r%d", i), MinMember: new(int32(1 + i%3))})
+	}
+	tree, err := gang.Compile(spec)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	counts, pending := make([]int64, 1000), make([]int64, 1000)
+	for i := range counts {
+		counts[i], pending[i] = int64(i%4), 3
+	}
+	return tree, counts, pending
+}
+
 // benchGang compiles benchSpec(size) with counts that leave about a third of the
 // leaves short, and enough pending pods to complete every one.
 func benchGang(tb testing.TB, size int) (*gang.Tree, []int64, []int64) {
@@ -63,6 +82,23 @@ func benchGang(tb testing.TB, size int) (*gang.Tree, []int64, []int64) {
 }
 
 var benchSizes = []int{10, 100, 1000}
+
+// allocCase is a gang with inputs for the allocation tests.
+type allocCase struct {
+	name            string
+	tree            *gang.Tree
+	counts, pending []int64
+}
+
+func allocCases(tb testing.TB) []allocCase {
+	var out []allocCase
+	for _, size := range []int{10, 1000} {
+		tree, counts, pending := benchGang(tb, size)
+		out = append(out, allocCase{fmt.Sprintf("%d SubGroups", size), tree, counts, pending})
+	}
+	tree, counts, pending := flatGang(tb)
+	return append(out, allocCase{"1000 flat", tree, counts, pending})
+}
 
 func BenchmarkReadiness(b *testing.B) {
 	for _, size := range benchSizes {

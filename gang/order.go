@@ -189,8 +189,8 @@ func (t *Tree) plan(pending []int64, st *Status) {
 	}
 }
 
-// sortRanked sorts siblings into ranking order. Children lists are usually short, and
-// insertion sort allocates nothing; long lists fall back to slices.SortFunc.
+// sortRanked sorts siblings into ranking order: insertion sort for the usual short
+// lists of children, where it is fastest, slices.SortFunc for long ones.
 func sortRanked(t *Tree, st *Status, s []int32) {
 	if len(s) > 12 {
 		slices.SortFunc(s, func(a, b int32) int {

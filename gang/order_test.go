@@ -159,16 +159,15 @@ func TestNextStepRejects(t *testing.T) {
 
 // NextStep on a compiled tree allocates nothing once Status and Step have grown.
 func TestNextStepAllocs(t *testing.T) {
-	for _, size := range []int{10, 1000} {
-		tree, counts, pending := benchGang(t, size)
+	for _, c := range allocCases(t) {
 		var st gang.Status
 		var step gang.Step
 		allocs := testing.AllocsPerRun(50, func() {
-			if err := tree.NextStep(counts, pending, &st, &step); err != nil {
+			if err := c.tree.NextStep(c.counts, c.pending, &st, &step); err != nil {
 				t.Fatal(err)
 			}
 		})
-		assert.Zero(t, allocs, "%d SubGroups", size)
-		assert.Equal(t, gang.StepGang, step.Kind)
+		assert.Zero(t, allocs, c.name)
+		assert.Equal(t, gang.StepGang, step.Kind, c.name)
 	}
 }

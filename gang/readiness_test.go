@@ -150,14 +150,13 @@ func TestLeafCounts(t *testing.T) {
 
 // Readiness on a compiled tree allocates nothing once the Status has grown.
 func TestReadinessAllocs(t *testing.T) {
-	for _, size := range []int{10, 1000} {
-		tree, counts, _ := benchGang(t, size)
+	for _, c := range allocCases(t) {
 		var st gang.Status
 		allocs := testing.AllocsPerRun(100, func() {
-			if err := tree.Readiness(counts, &st); err != nil {
+			if err := c.tree.Readiness(c.counts, &st); err != nil {
 				t.Fatal(err)
 			}
 		})
-		assert.Zero(t, allocs, "%d SubGroups", size)
+		assert.Zero(t, allocs, c.name)
 	}
 }
