@@ -16,7 +16,9 @@ type section struct {
 	run   func(w io.Writer)
 }
 
-var sections = []section{}
+var sections = []section{
+	{"naming", "pool and subpool names, KAI queue names, roles and access", tourNaming},
+}
 
 func main() {
 	w := os.Stdout
