@@ -94,16 +94,26 @@ func ParseStatus(s string) (Status, error) {
 	return 0, &ParseError{What: "status", Input: s, Reason: "must be ONLINE, OFFLINE or MAINTENANCE"}
 }
 
-// MarshalText implements encoding.TextMarshaler; an invalid Status is an error.
+// MarshalText implements encoding.TextMarshaler. The zero Status, which events of
+// subpools and workflows carry in their unused pool fields, marshals to empty text; any
+// other invalid Status is an error.
 func (s Status) MarshalText() ([]byte, error) {
+	if s == 0 {
+		return nil, nil
+	}
 	if !s.IsValid() {
 		return nil, &ParseError{What: "status", Input: s.String(), Reason: "must be ONLINE, OFFLINE or MAINTENANCE"}
 	}
 	return []byte(s.String()), nil
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler with ParseStatus.
+// UnmarshalText implements encoding.TextUnmarshaler with ParseStatus; empty text is
+// the zero Status.
 func (s *Status) UnmarshalText(text []byte) error {
+	if len(text) == 0 {
+		*s = 0
+		return nil
+	}
 	v, err := ParseStatus(string(text))
 	if err != nil {
 		return err

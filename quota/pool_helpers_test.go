@@ -28,6 +28,9 @@ func describePools(p *PoolSet) string {
 		}
 	}
 	slices.SortFunc(roots, naming.Compare)
+	if len(roots) == 0 {
+		return "no pools\n"
+	}
 	var b strings.Builder
 	for _, root := range roots {
 		if info, ok := p.Pool(root); ok {
