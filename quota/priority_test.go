@@ -47,7 +47,7 @@ func TestPriorityOrderAndClasses(t *testing.T) {
 		t.Fatalf("highest first: %v", ps)
 	}
 	for _, tc := range []struct {
-		p                        Priority
+		p                       Priority
 		guaranteed, preemptible bool
 	}{{High, true, false}, {Normal, true, false}, {Low, false, true}, {Priority(5), false, false}} {
 		if tc.p.Guaranteed() != tc.guaranteed || tc.p.Preemptible() != tc.preemptible {
