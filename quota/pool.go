@@ -21,6 +21,13 @@
 // parent is: they stay queryable for audit and become reactivatable if the parent is
 // added back. Running counts workflows of every priority, LOW included.
 //
+// Reading. Lookup answers the static OSMO gate (SPEC §5) in one call that allocates
+// nothing: whether a name exists, whether it takes new work, its status (a subpool's is
+// its parent's) and the cap on a HIGH/NORMAL task group (Target.Cap). Pools,
+// LiveSubpools and PoolInfo.Unallocated are what the dynamic quota tree of SPEC §7 is
+// built from; KAIQueues and Route give the same shape as KAI queues; PoolList and
+// FormatPoolList give `osmo pool list`; Subpools gives the history, ARCHIVED included.
+//
 // Errors. Every refusal is a *PoolError naming the operation, the pool and the PoolRule
 // broken, and every operation decides before it changes anything: a failed operation
 // leaves the set exactly as it was. Successful operations return Event values for the
