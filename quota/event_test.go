@@ -2,6 +2,7 @@ package quota
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -78,4 +79,28 @@ func TestEventJSON(t *testing.T) {
 	if err := json.Unmarshal(out, &back); err != nil || back != ev {
 		t.Fatalf("round trip: %+v, %v", back, err)
 	}
+}
+
+// FuzzParseEnums: the status, subpool-state and event-kind parsers never panic, and
+// whatever they accept marshals back to the same word, up to letter case.
+func FuzzParseEnums(f *testing.F) {
+	for _, s := range []string{"ONLINE", "maintenance", "-", "Archived", "SUBPOOL_CREATED", "", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		check := func(text []byte, err error) {
+			if err != nil || !equalFoldASCII(s, strings.ToUpper(string(text))) {
+				t.Fatalf("%q came back as %q, %v", s, text, err)
+			}
+		}
+		if v, err := ParseStatus(s); err == nil {
+			check(v.MarshalText())
+		}
+		if v, err := ParseSubpoolState(s); err == nil {
+			check(v.MarshalText())
+		}
+		if v, err := ParseEventKind(s); err == nil {
+			check(v.MarshalText())
+		}
+	})
 }

@@ -252,7 +252,7 @@ func (p *PoolSet) Pool(name naming.Name) (PoolInfo, bool) {
 		return PoolInfo{}, false
 	}
 	r, ok := p.pools[name]
-	if !ok || name.IsSubpool() {
+	if !ok {
 		return PoolInfo{}, false
 	}
 	return newPoolInfo(name, r), true

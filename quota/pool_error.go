@@ -118,16 +118,19 @@ type PoolError struct {
 // Error returns, for instance:
 //
 //	create subpool "team--d": quota exceeds the parent's unallocated GPUs (11 requested, 10 unallocated in "team")
+//	start workflow "wf-1" in "team--c": subpool accepts no new work (DELETING)
 func (e *PoolError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Op)
-	if e.Workflow != "" {
-		b.WriteByte(' ')
-		b.WriteString(strconv.Quote(string(e.Workflow)))
-		b.WriteString(" in")
-	}
 	b.WriteByte(' ')
-	b.WriteString(strconv.Quote(e.Name.String()))
+	switch {
+	case e.Workflow == "":
+		b.WriteString(strconv.Quote(e.Name.String()))
+	case e.Name.IsValid():
+		b.WriteString(strconv.Quote(string(e.Workflow)) + " in " + strconv.Quote(e.Name.String()))
+	default:
+		b.WriteString(strconv.Quote(string(e.Workflow)))
+	}
 	b.WriteString(": ")
 	b.WriteString(e.Rule.Error())
 	if e.Detail != "" {
