@@ -46,6 +46,10 @@
 //     its queued work, which can no longer start there.
 //   - Finished workflow IDs are forgotten, so an ID may be reused after it finishes and a
 //     second Finish of the same ID reports ErrWorkflowNotRunning.
+//   - A subpool event carries effective quotas, so a delete reads "quota 30 → 0" and the
+//     GPUs returned show in the parent's unallocated; SubpoolInfo.Quota keeps the last
+//     configured quota of a DELETING or ARCHIVED subpool for the record.
+//   - The zero Priority is NORMAL, the default; empty text unmarshals to it.
 //   - In the KAI queue set, subpool and --shared leaves carry no limit of their own (the
 //     pool queue's limit caps them) and weight 1; the root's guarantee is the sum of the
 //     pools' quotas.
