@@ -18,6 +18,7 @@ type section struct {
 
 var sections = []section{
 	{"naming", "pool and subpool names, KAI queue names, roles and access", tourNaming},
+	{"pools and subpools", "quota partitions, their lifecycle, the pool list and the KAI queue set", tourPools},
 }
 
 func main() {
