@@ -166,28 +166,30 @@ func checkShort(what, input, part, s string) error {
 // checkComponent applies OSMO's pool-name rule, ^[a-zA-Z]([a-zA-Z0-9_.-]*[a-zA-Z0-9])?$,
 // plus the 63-character limit and the delimiter ban, to one component s of input.
 func checkComponent(what, input, part, s string) error {
-	p := partOr(part, s)
-	switch {
-	case s == "":
-		return nameError(what, input, p, ErrEmpty, "")
-	case utf8.RuneCountInString(s) > MaxLen:
-		return nameError(what, input, p, ErrTooLong, lengthDetail(utf8.RuneCountInString(s), MaxLen))
+	fail := func(rule Rule, detail string) error {
+		return nameError(what, input, partOr(part, s), rule, detail)
+	}
+	if s == "" {
+		return fail(ErrEmpty, "")
+	}
+	if n := utf8.RuneCountInString(s); n > MaxLen {
+		return fail(ErrTooLong, lengthDetail(n, MaxLen))
 	}
 	pos := 0
 	for _, r := range s {
 		if !(isLetter(r) || isDigit(r) || r == '_' || r == '.' || r == '-') {
-			return nameError(what, input, p, ErrCharacter, strconv.QuoteRune(r)+" at position "+strconv.Itoa(pos))
+			return fail(ErrCharacter, strconv.QuoteRune(r)+" at position "+strconv.Itoa(pos))
 		}
 		pos++
 	}
 	if !isLetter(rune(s[0])) {
-		return nameError(what, input, p, ErrFirst, "")
+		return fail(ErrFirst, "")
 	}
 	if last := rune(s[len(s)-1]); !isLetter(last) && !isDigit(last) {
-		return nameError(what, input, p, ErrLast, "")
+		return fail(ErrLast, "")
 	}
 	if strings.Contains(s, Delimiter) {
-		return nameError(what, input, p, ErrDelimiter, "")
+		return fail(ErrDelimiter, "")
 	}
 	return nil
 }

@@ -189,3 +189,14 @@ func TestRuleErrorText(t *testing.T) {
 	assert.Equal(t, "naming rule 0", Rule(0).Error())
 	assert.Equal(t, "naming rule 200", Rule(200).Error())
 }
+
+func TestParseAllocatesNothing(t *testing.T) {
+	for _, s := range []string{"team", "team--a"} {
+		allocs := testing.AllocsPerRun(100, func() {
+			if _, err := Parse(s); err != nil {
+				t.Fatal(err)
+			}
+		})
+		assert.Zero(t, allocs, "Parse(%q)", s)
+	}
+}
