@@ -1,0 +1,5 @@
+package gen
+
+import "reflect"
+
+var reflectString = reflect.TypeOf("")

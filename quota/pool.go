@@ -1,0 +1,418 @@
+// Pools and subpools
+//
+// A PoolSet holds OSMO's pools and their dynamic subpools (SPEC §4, seed 000): top-level
+// pools with a GPU quota (finite or Unlimited), a maximum, an over-quota weight and a
+// status the host sets; subpools that split a parent's finite quota into guaranteed
+// slices; and ledgers the host feeds as workflows start and finish. It is a pure state
+// machine: the host calls an operation, persists the Event it returns, and acts on it
+// (creates KAI queues, shows the pool list). Nothing is read from a clock or a database.
+//
+// Accounting. unallocated(parent) = quota(parent) − Σ effectiveQuota(child), where the
+// effective quota is the quota of an ACTIVE subpool, 0 for a DELETING one (its quota
+// returns to the parent the moment it is deleted), and ARCHIVED subpools do not count.
+// After every operation unallocated ≥ 0. Used counts HIGH and NORMAL GPUs only;
+// Available = effective quota − Used for a subpool and unallocated − direct Used for a
+// parent, and is negative while a soft decrease or a delete drains.
+//
+// Lifecycle. create → ACTIVE; delete → ARCHIVED at once when nothing runs there, else
+// DELETING; Reconcile moves every drained DELETING subpool to ARCHIVED. DELETING and
+// ARCHIVED subpools take no update, delete or new work. Creating a subpool under a name
+// that is ARCHIVED reactivates it. ARCHIVED subpools are never removed, even when their
+// parent is: they stay queryable for audit and become reactivatable if the parent is
+// added back. Running counts workflows of every priority, LOW included.
+//
+// Reading. Lookup answers the static OSMO gate (SPEC §5) in one call that allocates
+// nothing: whether a name exists, whether it takes new work, its status (a subpool's is
+// its parent's) and the cap on a HIGH/NORMAL task group (Target.Cap). Pools,
+// LiveSubpools and PoolInfo.Unallocated are what the dynamic quota tree of SPEC §7 is
+// built from; KAIQueues and Route give the same shape as KAI queues; PoolList and
+// FormatPoolList give `osmo pool list`; Subpools gives the history, ARCHIVED included.
+//
+// Errors. Every refusal is a *PoolError naming the operation, the pool and the PoolRule
+// broken, and every operation decides before it changes anything: a failed operation
+// leaves the set exactly as it was. Successful operations return Event values for the
+// host's audit log. Values returned never alias the set.
+//
+// Decisions where SPEC §4 is silent:
+//   - A pool's maximum is at least its quota, since it caps all usage and §7 builds the
+//     borrowing limit maximum − quota. The over-quota weight is a non-negative integer.
+//   - A subpool quota is a finite whole number of GPUs: nothing is rounded here (the
+//     seed's "floor" rounding happens at the host's edge, and any remainder simply stays
+//     unallocated in the parent).
+//   - A top-level pool with running workflows cannot be removed, so that every ledger
+//     entry keeps a home and a later Finish still finds it.
+//   - Start records work that holds a pool's GPUs; it is refused in a DELETING or ARCHIVED
+//     subpool like a submission. A host that deletes a subpool decides what happens to
+//     its queued work, which can no longer start there.
+//   - Finished workflow IDs are forgotten, so an ID may be reused after it finishes and a
+//     second Finish of the same ID reports ErrWorkflowNotRunning.
+//   - A subpool event carries effective quotas, so a delete reads "quota 30 → 0" and the
+//     GPUs returned show in the parent's unallocated; SubpoolInfo.Quota keeps the last
+//     configured quota of a DELETING or ARCHIVED subpool for the record.
+//   - The zero Priority is NORMAL, the default; empty text unmarshals to it.
+//   - In the KAI queue set, subpool and --shared leaves carry no limit of their own (the
+//     pool queue's limit caps them) and weight 1; the root's guarantee is the sum of the
+//     pools' quotas.
+//
+// Concurrency. A PoolSet is not safe for concurrent mutation. Its read methods do not
+// modify it and may run concurrently with each other while no write runs. Clone returns
+// an independent copy that another goroutine may read or write freely.
+
+package quota
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/poolgate/poolgate/naming"
+)
+
+// Status is a top-level pool's status, set by the host. Subpools take their parent's.
+// The zero Status is not valid: a PoolConfig must say what its pool is.
+type Status uint8
+
+// The pool statuses.
+const (
+	// Online pools schedule normally.
+	Online Status = iota + 1
+	// Offline pools accept submissions, which wait in the scheduler.
+	Offline
+	// Maintenance pools, and their subpools, accept submissions from admins only.
+	Maintenance
+)
+
+var statusText = [...]string{Online: "ONLINE", Offline: "OFFLINE", Maintenance: "MAINTENANCE"}
+
+// IsValid reports whether s is Online, Offline or Maintenance.
+func (s Status) IsValid() bool { return s >= Online && s <= Maintenance }
+
+// String returns ONLINE, OFFLINE or MAINTENANCE, and Status(n) for an invalid value.
+func (s Status) String() string {
+	if s.IsValid() {
+		return statusText[s]
+	}
+	return "Status(" + strconv.Itoa(int(s)) + ")"
+}
+
+// ParseStatus parses ONLINE, OFFLINE or MAINTENANCE, in any letter case.
+func ParseStatus(s string) (Status, error) {
+	for v := Online; v <= Maintenance; v++ {
+		if equalFoldASCII(s, statusText[v]) {
+			return v, nil
+		}
+	}
+	return 0, &ParseError{What: "status", Input: s, Reason: "must be ONLINE, OFFLINE or MAINTENANCE"}
+}
+
+// MarshalText implements encoding.TextMarshaler. The zero Status, which events of
+// subpools and workflows carry in their unused pool fields, marshals to empty text; any
+// other invalid Status is an error.
+func (s Status) MarshalText() ([]byte, error) {
+	if s == 0 {
+		return nil, nil
+	}
+	if !s.IsValid() {
+		return nil, &ParseError{What: "status", Input: s.String(), Reason: "must be ONLINE, OFFLINE or MAINTENANCE"}
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler with ParseStatus; empty text is
+// the zero Status.
+func (s *Status) UnmarshalText(text []byte) error {
+	if len(text) == 0 {
+		*s = 0
+		return nil
+	}
+	v, err := ParseStatus(string(text))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// PoolConfig is what the host configures on a top-level pool. Build one with
+// NewPoolConfig, which fills in the defaults, and change fields from there: the zero
+// PoolConfig is refused (its Status is unset and its Maximum of 0 is a real cap).
+type PoolConfig struct {
+	// Quota is the GPUs guaranteed to HIGH and NORMAL work, finite or Unlimited.
+	Quota Quantity
+	// Maximum caps the pool's usage at every priority, LOW included; Unlimited when the
+	// pool has no cap. It is at least Quota.
+	Maximum Quantity
+	// Weight is the pool's share of over-quota GPUs relative to its siblings (KAI's
+	// overQuotaWeight), at least 0.
+	Weight int64
+	// Status is set by the host.
+	Status Status
+}
+
+// NewPoolConfig returns the configuration of an ONLINE pool with the given quota, no
+// maximum (Unlimited) and weight 1.
+func NewPoolConfig(quota Quantity) PoolConfig {
+	return PoolConfig{Quota: quota, Maximum: Unlimited, Weight: 1, Status: Online}
+}
+
+// check reports the first rule c breaks, with its detail.
+func (c PoolConfig) check() (PoolRule, string) {
+	switch {
+	case c.Quota < 0:
+		return ErrNegative, "quota " + c.Quota.String()
+	case c.Maximum < 0:
+		return ErrNegative, "maximum " + c.Maximum.String()
+	case c.Weight < 0:
+		return ErrNegative, "weight " + strconv.FormatInt(c.Weight, 10)
+	case !c.Status.IsValid():
+		return ErrInvalidStatus, c.Status.String()
+	case c.Maximum < c.Quota:
+		return ErrMaximumBelowQuota, "maximum " + c.Maximum.String() + ", quota " + c.Quota.String()
+	}
+	return 0, ""
+}
+
+// PoolSet is a set of top-level pools with their subpools and ledgers; see the section
+// "Pools and subpools" of the package documentation.
+//
+// The zero PoolSet is an empty set, ready to use. A PoolSet must not be copied by value
+// once used (copies would share maps); use Clone.
+//
+// Write operations are not safe for concurrent use; read operations are, as long as no
+// write runs at the same time. Clones are independent.
+type PoolSet struct {
+	// pools holds the top-level pools by name.
+	pools map[naming.Name]poolRec
+	// names holds the keys of pools in naming.Compare order.
+	names []naming.Name
+	// subs holds every subpool ever created, ARCHIVED ones included, also after their
+	// parent has been removed: the audit history.
+	subs map[naming.Name]subRec
+	// kids holds, per top-level name, the names of its entries in subs, sorted. It is
+	// never shortened.
+	kids map[naming.Name][]naming.Name
+	// runs holds the running workflows. Each one's pool is in pools or is an entry of
+	// subs that is ACTIVE or DELETING, and that pool's ledger includes it.
+	runs map[WorkflowID]Workflow
+}
+
+// poolRec is a top-level pool.
+type poolRec struct {
+	cfg PoolConfig
+	// allocated is Σ quota of the pool's ACTIVE subpools; live counts its ACTIVE and
+	// DELETING subpools. live > 0 implies a finite cfg.Quota ≥ allocated.
+	allocated Quantity
+	live      int
+	// ledger is the pool's direct usage: work submitted to the parent itself.
+	ledger Ledger
+}
+
+func (r poolRec) unallocated() Quantity { return r.cfg.Quota.Sub(r.allocated) }
+
+// subRec is a subpool. An ARCHIVED subpool has an empty ledger.
+type subRec struct {
+	state SubpoolState
+	// quota is the configured quota: the last one set, kept through DELETING and
+	// ARCHIVED for the record. The effective quota is quota while ACTIVE and 0 otherwise.
+	quota  Quantity
+	ledger Ledger
+}
+
+func (r subRec) effective() Quantity {
+	if r.state == Active {
+		return r.quota
+	}
+	return 0
+}
+
+// PoolInfo is a read-only view of a top-level pool.
+type PoolInfo struct {
+	Name   naming.Name
+	Config PoolConfig
+	// Allocated is Σ effective quota of the pool's subpools.
+	Allocated Quantity
+	// Unallocated is Config.Quota − Allocated: what direct submissions are guaranteed.
+	Unallocated Quantity
+	// Subpools counts the pool's ACTIVE and DELETING subpools.
+	Subpools int
+	// Ledger is the pool's direct usage, not its subpools'.
+	Ledger Ledger
+}
+
+// HasSubpools reports whether the pool has an ACTIVE or DELETING subpool (rule 10).
+func (i PoolInfo) HasSubpools() bool { return i.Subpools > 0 }
+
+// Available returns Unallocated − direct HIGH/NORMAL usage. It is negative while usage
+// that predates a subpool's creation, or a parent decrease, drains.
+func (i PoolInfo) Available() Quantity { return i.Unallocated.Sub(i.Ledger.Used) }
+
+func newPoolInfo(name naming.Name, r poolRec) PoolInfo {
+	return PoolInfo{Name: name, Config: r.cfg, Allocated: r.allocated, Unallocated: r.unallocated(), Subpools: r.live, Ledger: r.ledger}
+}
+
+// Pool returns the top-level pool name, and false when there is none.
+func (p *PoolSet) Pool(name naming.Name) (PoolInfo, bool) {
+	if p == nil {
+		return PoolInfo{}, false
+	}
+	r, ok := p.pools[name]
+	if !ok {
+		return PoolInfo{}, false
+	}
+	return newPoolInfo(name, r), true
+}
+
+// Len returns the number of top-level pools.
+func (p *PoolSet) Len() int {
+	if p == nil {
+		return 0
+	}
+	return len(p.pools)
+}
+
+// AddPool adds the top-level pool name with configuration cfg. Subpools ARCHIVED under
+// a former pool of that name stay ARCHIVED, and can be reactivated by CreateSubpool.
+func (p *PoolSet) AddPool(name naming.Name, cfg PoolConfig) (Event, error) {
+	const op = "add pool"
+	if err := p.checkTopLevel(op, name); err != nil {
+		return Event{}, err
+	}
+	if _, ok := p.pools[name]; ok {
+		return Event{}, poolErr(op, name, ErrPoolExists, "")
+	}
+	if rule, detail := cfg.check(); rule != 0 {
+		return Event{}, poolErr(op, name, rule, detail)
+	}
+	p.init()
+	r := poolRec{cfg: cfg}
+	p.pools[name] = r
+	p.names = insertSorted(p.names, name)
+	return Event{Kind: PoolAdded, Name: name, QuotaAfter: cfg.Quota, UnallocatedAfter: r.unallocated(), PoolAfter: cfg}, nil
+}
+
+// UpdatePool replaces the configuration of the top-level pool name: quota, maximum,
+// weight and status. A pool with subpools cannot become Unlimited (rule 10), nor drop
+// its quota below the quotas of its subpools (rule 5). A decrease below current usage
+// is soft: nothing is evicted and Available goes negative.
+func (p *PoolSet) UpdatePool(name naming.Name, cfg PoolConfig) (Event, error) {
+	const op = "update pool"
+	r, err := p.lookupPool(op, name)
+	if err != nil {
+		return Event{}, err
+	}
+	if rule, detail := cfg.check(); rule != 0 {
+		return Event{}, poolErr(op, name, rule, detail)
+	}
+	if r.live > 0 {
+		if cfg.Quota.IsUnlimited() {
+			return Event{}, poolErr(op, name, ErrHasSubpools, strconv.Itoa(r.live)+" ACTIVE or DELETING; an Unlimited quota needs none")
+		}
+		if cfg.Quota < r.allocated {
+			return Event{}, poolErr(op, name, ErrBelowAllocated, "quota "+cfg.Quota.String()+", subpools hold "+r.allocated.String())
+		}
+	}
+	before := r
+	r.cfg = cfg
+	p.pools[name] = r
+	return Event{Kind: PoolUpdated, Name: name,
+		QuotaBefore: before.cfg.Quota, QuotaAfter: cfg.Quota,
+		UnallocatedBefore: before.unallocated(), UnallocatedAfter: r.unallocated(),
+		PoolBefore: before.cfg, PoolAfter: cfg}, nil
+}
+
+// RemovePool removes the top-level pool name. It is refused while the pool has ACTIVE
+// or DELETING subpools (rule 11) or running workflows. Its ARCHIVED subpools stay in
+// the history.
+func (p *PoolSet) RemovePool(name naming.Name) (Event, error) {
+	const op = "remove pool"
+	r, err := p.lookupPool(op, name)
+	if err != nil {
+		return Event{}, err
+	}
+	if r.live > 0 {
+		return Event{}, poolErr(op, name, ErrHasSubpools, strconv.Itoa(r.live)+" ACTIVE or DELETING; delete them first")
+	}
+	if r.ledger.Running > 0 {
+		return Event{}, poolErr(op, name, ErrPoolBusy, strconv.Itoa(r.ledger.Running)+" running")
+	}
+	delete(p.pools, name)
+	if i, ok := slices.BinarySearchFunc(p.names, name, naming.Compare); ok {
+		p.names = slices.Delete(p.names, i, i+1)
+	}
+	return Event{Kind: PoolRemoved, Name: name,
+		QuotaBefore: r.cfg.Quota, UnallocatedBefore: r.unallocated(), PoolBefore: r.cfg}, nil
+}
+
+// Clone returns an independent copy of p: changes to either never show in the other.
+// It costs time and memory linear in the number of pools, subpools and running
+// workflows.
+func (p *PoolSet) Clone() *PoolSet {
+	if p == nil {
+		return &PoolSet{}
+	}
+	c := &PoolSet{
+		pools: maps.Clone(p.pools),
+		names: slices.Clone(p.names),
+		subs:  maps.Clone(p.subs),
+		runs:  maps.Clone(p.runs),
+	}
+	if p.kids != nil {
+		c.kids = make(map[naming.Name][]naming.Name, len(p.kids))
+		for k, v := range p.kids {
+			c.kids[k] = slices.Clone(v)
+		}
+	}
+	return c
+}
+
+func (p *PoolSet) init() {
+	if p.pools == nil {
+		p.pools = make(map[naming.Name]poolRec)
+		p.subs = make(map[naming.Name]subRec)
+		p.kids = make(map[naming.Name][]naming.Name)
+		p.runs = make(map[WorkflowID]Workflow)
+	}
+}
+
+// checkTopLevel reports why name cannot name a top-level pool in operation op.
+func (p *PoolSet) checkTopLevel(op string, name naming.Name) error {
+	switch {
+	case p == nil:
+		return poolErr(op, name, ErrNilPoolSet, "")
+	case !name.IsValid():
+		return poolErr(op, name, ErrInvalidName, "the zero Name")
+	case name.IsSubpool():
+		return poolErr(op, name, ErrNotTopLevel, "")
+	}
+	return nil
+}
+
+// lookupPool returns the existing top-level pool name, or why op cannot use it.
+func (p *PoolSet) lookupPool(op string, name naming.Name) (poolRec, error) {
+	if err := p.checkTopLevel(op, name); err != nil {
+		return poolRec{}, err
+	}
+	r, ok := p.pools[name]
+	if !ok {
+		return poolRec{}, poolErr(op, name, ErrPoolNotFound, "")
+	}
+	return r, nil
+}
+
+// equalFoldASCII is strings.EqualFold for the ASCII words of this package; it keeps
+// the parsers free of Unicode folding surprises (the Kelvin sign is not a K).
+func equalFoldASCII(s, upper string) bool {
+	if len(s) != len(upper) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		if c != upper[i] {
+			return false
+		}
+	}
+	return true
+}

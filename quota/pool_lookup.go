@@ -1,0 +1,93 @@
+package quota
+
+import (
+	"iter"
+
+	"github.com/poolgate/poolgate/naming"
+)
+
+// Target is what the static OSMO gate (SPEC §5) needs to know about the pool a
+// submission names, in one lookup. It is a small value; Lookup allocates nothing.
+type Target struct {
+	// Name is the pool or subpool looked up.
+	Name naming.Name
+	// State is the subpool's state, and zero for a top-level pool.
+	State SubpoolState
+	// Status is the top-level pool's status, which its subpools share. It is zero only
+	// for an ARCHIVED subpool whose parent has been removed.
+	Status Status
+	// Quota is the pool's quota, or the subpool's effective quota.
+	Quota Quantity
+	// Unallocated is the top-level pool's unallocated GPUs.
+	Unallocated Quantity
+	// HasSubpools reports whether the top-level pool has ACTIVE or DELETING subpools.
+	HasSubpools bool
+}
+
+// Open reports whether the target accepts new work: a top-level pool, or an ACTIVE
+// subpool. DELETING and ARCHIVED subpools are closed to every priority.
+func (t Target) Open() bool { return !t.Name.IsSubpool() || t.State == Active }
+
+// Cap returns the most GPUs one task group may request at HIGH or NORMAL priority
+// (SPEC §5 rule 4): the subpool's quota for a subpool, the unallocated GPUs for a parent
+// with subpools, and the quota otherwise; Unlimited for a pool with an Unlimited quota.
+// A group above Cap is rejected; LOW is never capped.
+func (t Target) Cap() Quantity {
+	if t.HasSubpools && !t.Name.IsSubpool() {
+		return t.Unallocated
+	}
+	return t.Quota
+}
+
+// Lookup returns the Target for name: a top-level pool, or a subpool in any state,
+// ARCHIVED included (it exists, closed). It returns false for a name never created, or
+// for a removed top-level pool. Lookup allocates nothing.
+func (p *PoolSet) Lookup(name naming.Name) (Target, bool) {
+	if p == nil {
+		return Target{}, false
+	}
+	t := Target{Name: name}
+	if name.IsSubpool() {
+		s, ok := p.subs[name]
+		if !ok {
+			return Target{}, false
+		}
+		t.State, t.Quota = s.state, s.effective()
+	}
+	r, ok := p.pools[name.Root()]
+	if !ok {
+		if !name.IsSubpool() {
+			return Target{}, false
+		}
+		return t, true
+	}
+	if !name.IsSubpool() {
+		t.Quota = r.cfg.Quota
+	}
+	t.Status, t.Unallocated, t.HasSubpools = r.cfg.Status, r.unallocated(), r.live > 0
+	return t, true
+}
+
+// Pools yields the top-level pools in name order. With LiveSubpools it gives what the
+// dynamic quota tree of SPEC §7 is built from: per pool its quota and maximum, per
+// ACTIVE or DELETING subpool its effective quota, and the unallocated GPUs of the
+// parent's shared leaf.
+func (p *PoolSet) Pools() iter.Seq[PoolInfo] {
+	return func(yield func(PoolInfo) bool) {
+		if p == nil {
+			return
+		}
+		for _, n := range p.names {
+			if !yield(newPoolInfo(n, p.pools[n])) {
+				return
+			}
+		}
+	}
+}
+
+// quotas returns the quota of the pool, or effective quota of the subpool, name, and its
+// top-level pool's unallocated GPUs; zeros for what does not exist.
+func (p *PoolSet) quotas(name naming.Name) (quota, unallocated Quantity) {
+	t, _ := p.Lookup(name)
+	return t.Quota, t.Unallocated
+}
