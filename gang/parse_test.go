@@ -1,0 +1,121 @@
+package gang_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/gang"
+)
+
+func TestParseSpecKAIFields(t *testing.T) {
+	spec := mustParse(t, `{
+	  "minMember": 0, "minSubGroup": 1, "queue": "osmo-pool-ns-team", "priorityClassName": "normal",
+	  "markUnschedulable": true, "schedulingBackoff": 1, "futureField": {"x": [1, 2]},
+	  "topologyConstraint": {"preferredTopologyLevel": "rack", "requiredTopologyLevel": "zone", "topology": "default"},
+	  "subGroups": [
+	    {"name": "a", "minMember": 2, "topologyConstraint": {"requiredTopologyLevel": "rack"}, "unknown": 1},
+	    {"name": "b", "parent": null, "minMember": 1, "minSubGroup": null}
+	  ]
+	}`)
+	assert.Equal(t, gang.Spec{
+		MinMember:         new(int32(0)),
+		MinSubGroup:       new(int32(1)),
+		Queue:             "osmo-pool-ns-team",
+		PriorityClassName: "normal",
+		TopologyConstraint: &gang.TopologyConstraint{
+			PreferredTopologyLevel: "rack", RequiredTopologyLevel: "zone", Topology: "default",
+		},
+		SubGroups: []gang.SubGroup{
+			{Name: "a", MinMember: new(int32(2)), TopologyConstraint: &gang.TopologyConstraint{RequiredTopologyLevel: "rack"}},
+			{Name: "b", MinMember: new(int32(1))},
+		},
+	}, spec)
+}
+
+func TestParseSpecSeed001Constraints(t *testing.T) {
+	spec := mustParse(t, seed001Ex2)
+	tc := spec.TopologyConstraints
+	require.NotNil(t, tc)
+	assert.Nil(t, tc.Global)
+	assert.Equal(t, gang.TopologyConstraint{RequiredTopologyLevel: "rack"}, tc.SubGroups["decode-leaders"])
+	assert.Equal(t, []gang.SubGroupSet{
+		{SubGroups: []string{"decode-workers", "decode-leaders"}, Constraint: gang.TopologyConstraint{RequiredTopologyLevel: "block"}},
+		{SubGroups: []string{"prefill-workers", "prefill-leaders"}, Constraint: gang.TopologyConstraint{RequiredTopologyLevel: "block"}},
+	}, tc.SubGroupSets)
+	assert.Equal(t, "decode", *spec.SubGroups[1].Parent)
+}
+
+// Field names match exactly, as the Kubernetes API server does; encoding/json alone
+// would accept "MinMember" for "minMember".
+func TestParseSpecCaseSensitive(t *testing.T) {
+	spec := mustParse(t, `{"MinMember": 3, "subgroups": [{"name": "a"}]}`)
+	assert.Nil(t, spec.MinMember)
+	assert.Nil(t, spec.SubGroups)
+}
+
+func TestParseSpecErrors(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+	}{
+		{`{"minMember": "8"}`, `spec.minMember: want an integer in the int32 range, got "8"`},
+		{`{"minMember": 2.5}`, `spec.minMember: want an integer in the int32 range, got 2.5`},
+		{`{"minMember": 3000000000}`, `spec.minMember: want an integer in the int32 range, got 3000000000`},
+		{`{"queue": 7}`, `spec.queue: want a string, got 7`},
+		{`{"subGroups": {"name": "a"}}`, `spec.subGroups: want an array, got {"name": "a"}`},
+		{`{"subGroups": [{"name": "a"}, 3]}`, `spec.subGroups[1]: want an object, got 3`},
+		{`{"subGroups": [{"name": "a", "parent": 1}]}`, `spec.subGroups[0].parent: want a string, got 1`},
+		{`{"subGroups": [{"name": "a", "minSubGroup": true}]}`, `spec.subGroups[0].minSubGroup: want an integer in the int32 range, got true`},
+		{`{"subGroups": [{"name": "a", "topologyConstraint": "rack"}]}`, `spec.subGroups[0].topologyConstraint: want an object, got "rack"`},
+		{`{"topologyConstraints": {"subGroups": {"a": {"requiredTopologyLevel": 1}}}}`,
+			`spec.topologyConstraints.subGroups[a].requiredTopologyLevel: want a string, got 1`},
+		{`{"topologyConstraints": {"subGroupSets": [{"subGroups": ["a", null]}]}}`,
+			`spec.topologyConstraints.subGroupSets[0].subGroups[1]: want a string, got null`},
+		{`{"topologyConstraints": {"global": []}}`, `spec.topologyConstraints.global: want an object, got []`},
+		// At most 40 bytes of the value, cut at a rune boundary.
+		{`{"minMember": "ééééééééééééééééééééééé"}`,
+			`spec.minMember: want an integer in the int32 range, got "ééééééééééééééééééé…`},
+		{`[1]`, `spec: want an object, got [1]`},
+		{`{"minMember": 1`, `spec: invalid JSON: unexpected end of JSON input`},
+		{``, `spec: invalid JSON: unexpected end of JSON input`},
+	}
+	for _, tt := range tests {
+		_, err := gang.ParseSpec([]byte(tt.in))
+		assert.EqualError(t, err, tt.want, "ParseSpec(%s)", tt.in)
+		var fe *gang.FieldError
+		assert.True(t, errors.As(err, &fe))
+	}
+}
+
+func TestParseSpecNull(t *testing.T) {
+	spec, err := gang.ParseSpec([]byte(` null `))
+	require.NoError(t, err)
+	assert.Equal(t, gang.Spec{}, spec)
+}
+
+// A Spec embedded in a host's own type decodes with the same rules, and its JSON
+// round-trips.
+func TestSpecJSONRoundTrip(t *testing.T) {
+	var obj struct {
+		Kind string    `json:"kind"`
+		Spec gang.Spec `json:"spec"`
+	}
+	in := `{"kind": "PodGroup", "spec": ` + seed001Ex2 + `}`
+	require.NoError(t, json.Unmarshal([]byte(in), &obj))
+	assert.Equal(t, mustParse(t, seed001Ex2), obj.Spec)
+
+	out, err := json.Marshal(obj.Spec)
+	require.NoError(t, err)
+	again, err := gang.ParseSpec(out)
+	require.NoError(t, err)
+	assert.Equal(t, obj.Spec, again)
+
+	err = json.Unmarshal([]byte(`{"spec": {"minMember": "x"}}`), &obj)
+	var fe *gang.FieldError
+	require.True(t, errors.As(err, &fe))
+	assert.Equal(t, "spec.minMember", fe.Path)
+}

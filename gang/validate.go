@@ -1,0 +1,369 @@
+package gang
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Result is everything Validate finds in a spec. Errors make the spec unusable;
+// warnings point at legal but probably unintended input.
+type Result struct {
+	// Errors are in the fixed order documented on Validate.
+	Errors []*FieldError
+	// Warnings follow the same order; they never stop compilation.
+	Warnings []*FieldError
+}
+
+// Err returns a *ValidationError holding a copy of r.Errors, or nil when there are none.
+func (r Result) Err() error {
+	if len(r.Errors) == 0 {
+		return nil
+	}
+	return &ValidationError{Errors: cloneFieldErrors(r.Errors)}
+}
+
+// Validate checks a spec against SPEC §8 and reports every problem at once. Problems
+// come in this order, each group in spec order:
+//
+//  1. SubGroup names: non-empty, valid label values, unique;
+//  2. parents exist;
+//  3. no parent cycles (a self-parent is the shortest cycle);
+//  4. minMember and minSubGroup are mutually exclusive on every node;
+//  5. leaf and mid-level rules: a leaf needs minMember ≥ 1 and takes no minSubGroup, a
+//     mid-level SubGroup takes no minMember, a PodGroup without SubGroups needs a
+//     minMember ≥ 1;
+//  6. 1 ≤ minSubGroup ≤ number of direct child SubGroups;
+//  7. each SubGroup is listed in at most one SubGroupSet;
+//  8. names in topology constraints exist, and a scope's constraint is given once;
+//  9. the constraints are laminar: any two constrained pod sets are disjoint or
+//     nested. This is checked only when groups 1–3 found nothing, because pod sets
+//     are not defined on a broken tree.
+//
+// Follow-on problems are not reported again: a node that breaks rule 4, or that is in
+// a parent cycle, is not checked by rules 5 and 6, and two SubGroupSets that list the
+// same SubGroup are not checked against each other by rule 9.
+func Validate(spec Spec) Result {
+	_, r := build(spec)
+	return r
+}
+
+// labelValueMax is the longest Kubernetes label value; pods carry their SubGroup's
+// name in the kai.scheduler/subgroup-name label.
+const labelValueMax = 63
+
+// checkLabelValue returns why name is not a valid label value, or "".
+func checkLabelValue(name string) string {
+	if len(name) > labelValueMax {
+		return fmt.Sprintf("must be at most %d characters, has %d", labelValueMax, len(name))
+	}
+	alnum := func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !alnum(c) && c != '-' && c != '_' && c != '.' {
+			return fmt.Sprintf("must contain only letters, digits, '-', '_' and '.', has %q", name[i:i+1])
+		}
+	}
+	if !alnum(name[0]) || !alnum(name[len(name)-1]) {
+		return "must start and end with a letter or digit"
+	}
+	return ""
+}
+
+// structure is the SubGroup graph as the spec states it, before it is known to be a
+// tree. Indices are spec indices.
+type structure struct {
+	byName   map[string]int // first SubGroup of each name
+	parent   []int          // spec index of the parent; -1 root-level; -2 unknown parent
+	children [][]int        // in spec order
+	rootKids []int          // in spec order
+	inCycle  []bool
+	broken   bool // names, parents or cycles are wrong
+}
+
+const (
+	parentRoot    = -1
+	parentUnknown = -2
+)
+
+// problems collects field errors and warnings.
+type problems struct{ r Result }
+
+func (p *problems) errorf(path, format string, args ...any) {
+	p.r.Errors = append(p.r.Errors, &FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+func (p *problems) warnf(path, format string, args ...any) {
+	p.r.Warnings = append(p.r.Warnings, &FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+func sgPath(i int) string { return fmt.Sprintf("spec.subGroups[%d]", i) }
+
+func setPath(j int) string { return fmt.Sprintf("spec.topologyConstraints.subGroupSets[%d]", j) }
+
+// checkStructure runs rule groups 1–3.
+func checkStructure(spec Spec, p *problems) *structure {
+	n := len(spec.SubGroups)
+	st := &structure{
+		byName:   make(map[string]int, n),
+		parent:   make([]int, n),
+		children: make([][]int, n),
+		inCycle:  make([]bool, n),
+	}
+	before := len(p.r.Errors)
+	for i, sg := range spec.SubGroups {
+		switch {
+		case sg.Name == "":
+			p.errorf(sgPath(i)+".name", "SubGroup name must not be empty")
+			continue
+		case checkLabelValue(sg.Name) != "":
+			p.errorf(sgPath(i)+".name", "SubGroup name %q is not a valid label value: %s", sg.Name, checkLabelValue(sg.Name))
+		}
+		if first, dup := st.byName[sg.Name]; dup {
+			p.errorf(sgPath(i)+".name", "duplicate SubGroup name %q: already used by %s", sg.Name, sgPath(first))
+			continue
+		}
+		st.byName[sg.Name] = i
+	}
+	for i, sg := range spec.SubGroups {
+		if sg.Parent == nil || *sg.Parent == "" {
+			st.parent[i] = parentRoot
+			st.rootKids = append(st.rootKids, i)
+			continue
+		}
+		j, ok := st.byName[*sg.Parent]
+		if !ok {
+			st.parent[i] = parentUnknown
+			p.errorf(sgPath(i)+".parent", "parent %q of SubGroup %q does not exist", *sg.Parent, sg.Name)
+			continue
+		}
+		st.parent[i] = j
+		st.children[j] = append(st.children[j], i)
+	}
+	checkCycles(spec, st, p)
+	st.broken = len(p.r.Errors) > before
+	return st
+}
+
+// checkCycles reports each parent cycle once, at its member with the lowest spec index,
+// listing the cycle along parent links from there.
+func checkCycles(spec Spec, st *structure, p *problems) {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make([]uint8, len(spec.SubGroups))
+	var cycleStarts []int
+	var path []int
+	for i := range spec.SubGroups {
+		path = path[:0]
+		j := i
+		for j >= 0 && state[j] == unseen {
+			state[j] = onPath
+			path = append(path, j)
+			j = st.parent[j]
+		}
+		if j >= 0 && state[j] == onPath {
+			low := j
+			st.inCycle[j] = true
+			for k := st.parent[j]; k != j; k = st.parent[k] {
+				low = min(low, k)
+				st.inCycle[k] = true
+			}
+			cycleStarts = append(cycleStarts, low)
+		}
+		for _, k := range path {
+			state[k] = done
+		}
+	}
+	sort.Ints(cycleStarts)
+	for _, i := range cycleStarts {
+		name := spec.SubGroups[i].Name
+		if st.parent[i] == i {
+			p.errorf(sgPath(i)+".parent", "SubGroup %q is its own parent", name)
+			continue
+		}
+		names := []string{name}
+		for k := st.parent[i]; k != i; k = st.parent[k] {
+			names = append(names, spec.SubGroups[k].Name)
+		}
+		names = append(names, name)
+		p.errorf(sgPath(i)+".parent", "SubGroup %q is in a parent cycle: %s", name, strings.Join(names, " -> "))
+	}
+}
+
+// checkCounts runs rule groups 4–6.
+func checkCounts(spec Spec, st *structure, p *problems) {
+	both := func(mm, msg *int32) bool { return mm != nil && *mm != 0 && msg != nil }
+	exclusive := make([]bool, len(spec.SubGroups)+1) // index 0 is the PodGroup
+	if both(spec.MinMember, spec.MinSubGroup) {
+		exclusive[0] = true
+		p.errorf("spec.minSubGroup", "PodGroup sets both minMember (%d) and minSubGroup (%d); they are mutually exclusive",
+			*spec.MinMember, *spec.MinSubGroup)
+	}
+	for i, sg := range spec.SubGroups {
+		if both(sg.MinMember, sg.MinSubGroup) {
+			exclusive[i+1] = true
+			p.errorf(sgPath(i)+".minSubGroup", "SubGroup %q sets both minMember (%d) and minSubGroup (%d); they are mutually exclusive",
+				sg.Name, *sg.MinMember, *sg.MinSubGroup)
+		}
+	}
+
+	hasSubGroups := len(spec.SubGroups) > 0
+	if !exclusive[0] {
+		switch {
+		case !hasSubGroups && spec.MinSubGroup != nil:
+			p.errorf("spec.minSubGroup", "minSubGroup (%d) is not allowed on a PodGroup without SubGroups", *spec.MinSubGroup)
+		case !hasSubGroups && spec.MinMember == nil:
+			p.errorf("spec.minMember", "PodGroup without SubGroups needs minMember of at least 1")
+		case !hasSubGroups && *spec.MinMember < 1:
+			p.errorf("spec.minMember", "PodGroup without SubGroups needs minMember of at least 1, got %d", *spec.MinMember)
+		case hasSubGroups && spec.MinMember != nil && *spec.MinMember < 0:
+			p.errorf("spec.minMember", "minMember (%d) must not be negative", *spec.MinMember)
+		}
+	}
+	for i, sg := range spec.SubGroups {
+		if exclusive[i+1] || st.inCycle[i] {
+			continue
+		}
+		kids := len(st.children[i])
+		switch {
+		case kids == 0 && sg.MinSubGroup != nil:
+			p.errorf(sgPath(i)+".minSubGroup", "minSubGroup is not allowed on leaf SubGroup %q: it has no child SubGroups", sg.Name)
+		case kids == 0 && sg.MinMember == nil:
+			p.errorf(sgPath(i)+".minMember", "leaf SubGroup %q needs minMember of at least 1", sg.Name)
+		case kids == 0 && *sg.MinMember < 1:
+			p.errorf(sgPath(i)+".minMember", "leaf SubGroup %q needs minMember of at least 1, got %d", sg.Name, *sg.MinMember)
+		case kids > 0 && sg.MinMember != nil && *sg.MinMember != 0:
+			p.errorf(sgPath(i)+".minMember", "minMember (%d) is not allowed on mid-level SubGroup %q (%d child SubGroups); use minSubGroup to count child SubGroups",
+				*sg.MinMember, sg.Name, kids)
+		}
+	}
+
+	if !exclusive[0] && hasSubGroups && spec.MinSubGroup != nil {
+		k, kids := *spec.MinSubGroup, len(st.rootKids)
+		switch {
+		case k < 1:
+			p.errorf("spec.minSubGroup", "minSubGroup (%d) must be at least 1", k)
+		case int(k) > kids:
+			p.errorf("spec.minSubGroup", "minSubGroup (%d) exceeds the number of direct child SubGroups (%d)", k, kids)
+		}
+	}
+	for i, sg := range spec.SubGroups {
+		kids := len(st.children[i])
+		if exclusive[i+1] || st.inCycle[i] || kids == 0 || sg.MinSubGroup == nil {
+			continue
+		}
+		switch k := *sg.MinSubGroup; {
+		case k < 1:
+			p.errorf(sgPath(i)+".minSubGroup", "minSubGroup (%d) of SubGroup %q must be at least 1", k, sg.Name)
+		case int(k) > kids:
+			p.errorf(sgPath(i)+".minSubGroup", "minSubGroup (%d) of SubGroup %q exceeds the number of direct child SubGroups (%d)", k, sg.Name, kids)
+		}
+	}
+}
+
+// checkSets runs rule group 7.
+func checkSets(spec Spec, p *problems) {
+	if spec.TopologyConstraints == nil {
+		return
+	}
+	inSet := map[string]int{}
+	for j, set := range spec.TopologyConstraints.SubGroupSets {
+		for m, name := range set.SubGroups {
+			first, seen := inSet[name]
+			switch {
+			case !seen:
+				inSet[name] = j
+			case first == j:
+				p.errorf(fmt.Sprintf("%s.subGroups[%d]", setPath(j), m), "SubGroup %q is listed twice in this SubGroupSet", name)
+			default:
+				p.errorf(fmt.Sprintf("%s.subGroups[%d]", setPath(j), m), "SubGroup %q is already in %s; a SubGroup belongs to at most one SubGroupSet", name, setPath(first))
+			}
+		}
+	}
+}
+
+// checkConstraintNames runs rule group 8 and warns about constraints without effect.
+func checkConstraintNames(spec Spec, st *structure, p *problems) {
+	noLevel := func(path string, c TopologyConstraint, emptyIsDefault bool) {
+		switch {
+		case c.hasLevel():
+		case c.Topology != "":
+			p.warnf(path, "names topology %q but no topology level; it has no effect", c.Topology)
+		case !emptyIsDefault:
+			p.warnf(path, "sets no topology level; it has no effect")
+		}
+	}
+	if spec.TopologyConstraint != nil {
+		noLevel("spec.topologyConstraint", *spec.TopologyConstraint, true)
+	}
+	for i, sg := range spec.SubGroups {
+		if sg.TopologyConstraint != nil {
+			noLevel(sgPath(i)+".topologyConstraint", *sg.TopologyConstraint, true)
+		}
+	}
+	tc := spec.TopologyConstraints
+	if tc == nil {
+		return
+	}
+	if g := tc.Global; g != nil {
+		const path = "spec.topologyConstraints.global"
+		if k := spec.TopologyConstraint; k != nil && !k.isZero() && !g.isZero() {
+			if *k != *g {
+				p.errorf(path, "conflicts with spec.topologyConstraint; give the PodGroup's constraint once")
+			} else {
+				p.warnf(path, "repeats spec.topologyConstraint")
+			}
+		}
+		noLevel(path, *g, true)
+	}
+	names := make([]string, 0, len(tc.SubGroups))
+	for name := range tc.SubGroups {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		path := "spec.topologyConstraints.subGroups[" + name + "]"
+		c := tc.SubGroups[name]
+		i, ok := st.byName[name]
+		if !ok {
+			p.errorf(path, "topology constraint names unknown SubGroup %q", name)
+			continue
+		}
+		if k := spec.SubGroups[i].TopologyConstraint; k != nil && !k.isZero() && !c.isZero() {
+			if *k != c {
+				p.errorf(path, "conflicts with %s.topologyConstraint; give the constraint of SubGroup %q once", sgPath(i), name)
+			} else {
+				p.warnf(path, "repeats %s.topologyConstraint", sgPath(i))
+			}
+		}
+		noLevel(path, c, false)
+	}
+	for j, set := range tc.SubGroupSets {
+		if len(set.SubGroups) == 0 {
+			p.errorf(setPath(j)+".subGroups", "SubGroupSet lists no SubGroups")
+		}
+		for m, name := range set.SubGroups {
+			if _, ok := st.byName[name]; !ok {
+				p.errorf(fmt.Sprintf("%s.subGroups[%d]", setPath(j), m), "SubGroupSet names unknown SubGroup %q", name)
+			}
+		}
+		noLevel(setPath(j)+".constraint", set.Constraint, false)
+	}
+}
+
+func cloneFieldErrors(in []*FieldError) []*FieldError {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]*FieldError, len(in))
+	for i, fe := range in {
+		c := *fe
+		out[i] = &c
+	}
+	return out
+}

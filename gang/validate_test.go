@@ -1,0 +1,304 @@
+package gang_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/gang"
+)
+
+// fe is an expected field error: path and message.
+type fe struct{ path, msg string }
+
+func fieldErrors(fes []*gang.FieldError) []fe {
+	out := []fe{}
+	for _, e := range fes {
+		out = append(out, fe{e.Path, e.Message})
+	}
+	return out
+}
+
+func TestValidateErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		spec string
+		want []fe
+	}{
+		{
+			name: "duplicate names",
+			spec: `{"subGroups": [{"name": "a", "minMember": 1}, {"name": "b", "minMember": 1}, {"name": "a", "minMember": 2}]}`,
+			want: []fe{{"spec.subGroups[2].name", `duplicate SubGroup name "a": already used by spec.subGroups[0]`}},
+		},
+		{
+			name: "empty and invalid names",
+			spec: `{"subGroups": [{"minMember": 1}, {"name": "-a", "minMember": 1}, {"name": "a b", "minMember": 1},
+			  {"name": "` + strings.Repeat("x", 64) + `", "minMember": 1}]}`,
+			want: []fe{
+				{"spec.subGroups[0].name", "SubGroup name must not be empty"},
+				{"spec.subGroups[1].name", `SubGroup name "-a" is not a valid label value: must start and end with a letter or digit`},
+				{"spec.subGroups[2].name", `SubGroup name "a b" is not a valid label value: must contain only letters, digits, '-', '_' and '.', has " "`},
+				{"spec.subGroups[3].name", `SubGroup name "` + strings.Repeat("x", 64) + `" is not a valid label value: must be at most 63 characters, has 64`},
+			},
+		},
+		{
+			name: "missing parent",
+			spec: `{"subGroups": [{"name": "decode"}, {"name": "decode-workers", "parent": "decod", "minMember": 4}]}`,
+			want: []fe{
+				{"spec.subGroups[1].parent", `parent "decod" of SubGroup "decode-workers" does not exist`},
+				{"spec.subGroups[0].minMember", `leaf SubGroup "decode" needs minMember of at least 1`},
+			},
+		},
+		{
+			name: "cycle",
+			spec: `{"subGroups": [{"name": "top", "minMember": 1}, {"name": "b", "parent": "c"}, {"name": "c", "parent": "d"},
+			  {"name": "d", "parent": "b"}, {"name": "e", "parent": "d", "minMember": 1}]}`,
+			want: []fe{{"spec.subGroups[1].parent", `SubGroup "b" is in a parent cycle: b -> c -> d -> b`}},
+		},
+		{
+			name: "self-parent",
+			spec: `{"subGroups": [{"name": "a", "parent": "a", "minMember": 1}, {"name": "b", "minMember": 1}]}`,
+			want: []fe{{"spec.subGroups[0].parent", `SubGroup "a" is its own parent`}},
+		},
+		{
+			name: "both fields on one node",
+			spec: `{"subGroups": [{"name": "decode", "minMember": 5, "minSubGroup": 2},
+			  {"name": "w", "parent": "decode", "minMember": 4}, {"name": "l", "parent": "decode", "minMember": 1},
+			  {"name": "leaf", "minMember": 2, "minSubGroup": 1}]}`,
+			want: []fe{
+				{"spec.subGroups[0].minSubGroup", `SubGroup "decode" sets both minMember (5) and minSubGroup (2); they are mutually exclusive`},
+				{"spec.subGroups[3].minSubGroup", `SubGroup "leaf" sets both minMember (2) and minSubGroup (1); they are mutually exclusive`},
+			},
+		},
+		{
+			name: "both fields on the PodGroup",
+			spec: `{"minMember": 24, "minSubGroup": 9, "subGroups": [{"name": "a", "minMember": 1}]}`,
+			want: []fe{{"spec.minSubGroup", "PodGroup sets both minMember (24) and minSubGroup (9); they are mutually exclusive"}},
+		},
+		{
+			name: "minMember 0 next to minSubGroup is unset",
+			spec: `{"minMember": 0, "minSubGroup": 1, "subGroups": [{"name": "a", "minMember": 1}]}`,
+			want: []fe{},
+		},
+		{
+			name: "minSubGroup on a leaf",
+			spec: `{"subGroups": [{"name": "prefill-0", "minSubGroup": 1}]}`,
+			want: []fe{{"spec.subGroups[0].minSubGroup", `minSubGroup is not allowed on leaf SubGroup "prefill-0": it has no child SubGroups`}},
+		},
+		{
+			name: "leaf without minMember",
+			spec: `{"subGroups": [{"name": "a"}, {"name": "b", "minMember": 0}, {"name": "c", "minMember": -2}]}`,
+			want: []fe{
+				{"spec.subGroups[0].minMember", `leaf SubGroup "a" needs minMember of at least 1`},
+				{"spec.subGroups[1].minMember", `leaf SubGroup "b" needs minMember of at least 1, got 0`},
+				{"spec.subGroups[2].minMember", `leaf SubGroup "c" needs minMember of at least 1, got -2`},
+			},
+		},
+		{
+			name: "minMember on a mid-level SubGroup",
+			spec: `{"subGroups": [{"name": "decode", "minMember": 2},
+			  {"name": "w", "parent": "decode", "minMember": 4}, {"name": "l", "parent": "decode", "minMember": 1}]}`,
+			want: []fe{{"spec.subGroups[0].minMember", `minMember (2) is not allowed on mid-level SubGroup "decode" (2 child SubGroups); use minSubGroup to count child SubGroups`}},
+		},
+		{
+			name: "minSubGroup 0",
+			spec: `{"minSubGroup": 0, "subGroups": [{"name": "decode", "minSubGroup": 0},
+			  {"name": "w", "parent": "decode", "minMember": 4}, {"name": "l", "parent": "decode", "minMember": 1}]}`,
+			want: []fe{
+				{"spec.minSubGroup", "minSubGroup (0) must be at least 1"},
+				{"spec.subGroups[0].minSubGroup", `minSubGroup (0) of SubGroup "decode" must be at least 1`},
+			},
+		},
+		{
+			name: "minSubGroup above the child count",
+			spec: `{"minSubGroup": 2, "subGroups": [{"name": "decode", "minSubGroup": 3},
+			  {"name": "w", "parent": "decode", "minMember": 4}, {"name": "l", "parent": "decode", "minMember": 1}]}`,
+			want: []fe{
+				{"spec.minSubGroup", "minSubGroup (2) exceeds the number of direct child SubGroups (1)"},
+				{"spec.subGroups[0].minSubGroup", `minSubGroup (3) of SubGroup "decode" exceeds the number of direct child SubGroups (2)`},
+			},
+		},
+		{
+			name: "PodGroup without SubGroups",
+			spec: `{"minSubGroup": 1}`,
+			want: []fe{{"spec.minSubGroup", "minSubGroup (1) is not allowed on a PodGroup without SubGroups"}},
+		},
+		{
+			name: "PodGroup without SubGroups or minMember",
+			spec: `{"queue": "q"}`,
+			want: []fe{{"spec.minMember", "PodGroup without SubGroups needs minMember of at least 1"}},
+		},
+		{
+			name: "negative PodGroup floor",
+			spec: `{"minMember": -1, "subGroups": [{"name": "a", "minMember": 1}]}`,
+			want: []fe{{"spec.minMember", "minMember (-1) must not be negative"}},
+		},
+		{
+			name: "a SubGroup in two SubGroupSets",
+			spec: `{"subGroups": [{"name": "a", "minMember": 1}, {"name": "b", "minMember": 1}, {"name": "c", "minMember": 1}],
+			  "topologyConstraints": {"subGroupSets": [
+			    {"subGroups": ["a", "b"], "constraint": {"requiredTopologyLevel": "block"}},
+			    {"subGroups": ["c", "b", "c"], "constraint": {"requiredTopologyLevel": "block"}}]}}`,
+			want: []fe{
+				{"spec.topologyConstraints.subGroupSets[1].subGroups[1]", `SubGroup "b" is already in spec.topologyConstraints.subGroupSets[0]; a SubGroup belongs to at most one SubGroupSet`},
+				{"spec.topologyConstraints.subGroupSets[1].subGroups[2]", `SubGroup "c" is listed twice in this SubGroupSet`},
+			},
+		},
+		{
+			name: "a constraint naming an unknown SubGroup",
+			spec: `{"subGroups": [{"name": "a", "minMember": 1}],
+			  "topologyConstraints": {
+			    "subGroups": {"zz": {"requiredTopologyLevel": "rack"}, "a": {"requiredTopologyLevel": "rack"}},
+			    "subGroupSets": [{"subGroups": ["a", "y"], "constraint": {"requiredTopologyLevel": "block"}},
+			                     {"subGroups": [], "constraint": {"requiredTopologyLevel": "block"}}]}}`,
+			want: []fe{
+				{"spec.topologyConstraints.subGroups[zz]", `topology constraint names unknown SubGroup "zz"`},
+				{"spec.topologyConstraints.subGroupSets[0].subGroups[1]", `SubGroupSet names unknown SubGroup "y"`},
+				{"spec.topologyConstraints.subGroupSets[1].subGroups", "SubGroupSet lists no SubGroups"},
+			},
+		},
+		{
+			name: "one scope given two different constraints",
+			spec: `{"topologyConstraint": {"requiredTopologyLevel": "zone"},
+			  "subGroups": [{"name": "a", "minMember": 1, "topologyConstraint": {"requiredTopologyLevel": "rack"}}],
+			  "topologyConstraints": {"global": {"requiredTopologyLevel": "block"},
+			    "subGroups": {"a": {"requiredTopologyLevel": "hostname"}}}}`,
+			want: []fe{
+				{"spec.topologyConstraints.global", "conflicts with spec.topologyConstraint; give the PodGroup's constraint once"},
+				{"spec.topologyConstraints.subGroups[a]", `conflicts with spec.subGroups[0].topologyConstraint; give the constraint of SubGroup "a" once`},
+			},
+		},
+		{
+			name: "a non-laminar constraint set",
+			// p = {a, a2}, q = {b}; the set {a, b} cuts p.
+			spec: `{"subGroups": [{"name": "p"}, {"name": "a", "parent": "p", "minMember": 1}, {"name": "a2", "parent": "p", "minMember": 1},
+			    {"name": "q"}, {"name": "b", "parent": "q", "minMember": 1}],
+			  "topologyConstraints": {
+			    "subGroups": {"p": {"requiredTopologyLevel": "block"}},
+			    "subGroupSets": [{"subGroups": ["a", "b"], "constraint": {"requiredTopologyLevel": "zone"}}]}}`,
+			want: []fe{{"spec.topologyConstraints.subGroupSets[0]",
+				`overlaps the topology constraint of SubGroup "p" without nesting: both cover SubGroup "a", only this one covers "b", only that one covers "a2"`}},
+		},
+		{
+			name: "a non-laminar set whose first leaf no other constraint covers",
+			spec: `{"subGroups": [{"name": "b", "minMember": 1}, {"name": "p"}, {"name": "a", "parent": "p", "minMember": 1}, {"name": "a2", "parent": "p", "minMember": 1}],
+			  "topologyConstraints": {
+			    "subGroups": {"p": {"requiredTopologyLevel": "block"}},
+			    "subGroupSets": [{"subGroups": ["b", "a"], "constraint": {"requiredTopologyLevel": "zone"}}]}}`,
+			want: []fe{{"spec.topologyConstraints.subGroupSets[0]",
+				`overlaps the topology constraint of SubGroup "p" without nesting: both cover SubGroup "a", only this one covers "b", only that one covers "a2"`}},
+		},
+		{
+			name: "non-laminar sets",
+			spec: `{"subGroups": [{"name": "p", "minSubGroup": 1}, {"name": "a", "parent": "p", "minMember": 1}, {"name": "b", "minMember": 1}, {"name": "c", "minMember": 1}],
+			  "topologyConstraints": {"subGroupSets": [
+			    {"subGroups": ["p", "b"], "constraint": {"requiredTopologyLevel": "zone"}},
+			    {"subGroups": ["a", "c"], "constraint": {"preferredTopologyLevel": "rack"}}]}}`,
+			want: []fe{{"spec.topologyConstraints.subGroupSets[1]",
+				`overlaps the topology constraint of spec.topologyConstraints.subGroupSets[0] without nesting: both cover SubGroup "a", only this one covers "c", only that one covers "b"`}},
+		},
+		{
+			name: "every group in order",
+			spec: `{"minMember": 3, "minSubGroup": 1, "subGroups": [
+			    {"name": "x", "minSubGroup": 1},
+			    {"name": "x", "parent": "nope", "minMember": 1},
+			    {"name": "m", "minMember": 2},
+			    {"name": "k", "parent": "m", "minMember": 1},
+			    {"name": "s", "parent": "s"}],
+			  "topologyConstraints": {"subGroupSets": [{"subGroups": ["k"]}, {"subGroups": ["k", "ghost"]}]}}`,
+			want: []fe{
+				{"spec.subGroups[1].name", `duplicate SubGroup name "x": already used by spec.subGroups[0]`},
+				{"spec.subGroups[1].parent", `parent "nope" of SubGroup "x" does not exist`},
+				{"spec.subGroups[4].parent", `SubGroup "s" is its own parent`},
+				{"spec.minSubGroup", "PodGroup sets both minMember (3) and minSubGroup (1); they are mutually exclusive"},
+				{"spec.subGroups[0].minSubGroup", `minSubGroup is not allowed on leaf SubGroup "x": it has no child SubGroups`},
+				{"spec.subGroups[2].minMember", `minMember (2) is not allowed on mid-level SubGroup "m" (1 child SubGroups); use minSubGroup to count child SubGroups`},
+				{"spec.topologyConstraints.subGroupSets[1].subGroups[0]", `SubGroup "k" is already in spec.topologyConstraints.subGroupSets[0]; a SubGroup belongs to at most one SubGroupSet`},
+				{"spec.topologyConstraints.subGroupSets[1].subGroups[1]", `SubGroupSet names unknown SubGroup "ghost"`},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := mustParse(t, tt.spec)
+			r := gang.Validate(spec)
+			assert.Equal(t, tt.want, fieldErrors(r.Errors))
+			tree, err := gang.Compile(spec)
+			if len(tt.want) == 0 {
+				assert.NoError(t, err)
+				assert.NotNil(t, tree)
+				return
+			}
+			assert.Nil(t, tree)
+			var verr *gang.ValidationError
+			require.True(t, errors.As(err, &verr))
+			assert.Equal(t, tt.want, fieldErrors(verr.Errors))
+			var first *gang.FieldError
+			require.True(t, errors.As(err, &first), "errors.As reaches the field errors")
+			assert.Equal(t, tt.want[0], fe{first.Path, first.Message})
+		})
+	}
+}
+
+func TestValidateWarnings(t *testing.T) {
+	tests := []struct {
+		name string
+		spec string
+		want []fe
+	}{
+		{
+			name: "seed-001 minMember counting SubGroups",
+			spec: `{"minMember": 2, "subGroups": [{"name": "decode", "minMember": 4}, {"name": "prefill", "minMember": 1}]}`,
+			want: []fe{{"spec.minMember", "minMember (2) with SubGroups is a floor on descendant pods, and the SubGroups already need at least 5 pods; to count SubGroups, use minSubGroup"}},
+		},
+		{
+			name: "a floor above the SubGroups' minimum is meant",
+			spec: `{"minMember": 6, "subGroups": [{"name": "decode", "minMember": 4}, {"name": "prefill", "minMember": 1}]}`,
+			want: []fe{},
+		},
+		{
+			name: "constraints without effect and repeated ones",
+			spec: `{"topologyConstraint": {"requiredTopologyLevel": "zone"},
+			  "subGroups": [{"name": "a", "minMember": 1, "topologyConstraint": {"topology": "t"}}, {"name": "b", "minMember": 1, "topologyConstraint": {}}],
+			  "topologyConstraints": {"global": {"requiredTopologyLevel": "zone"},
+			    "subGroups": {"b": {}},
+			    "subGroupSets": [{"subGroups": ["a"], "constraint": {}}]}}`,
+			want: []fe{
+				{"spec.subGroups[0].topologyConstraint", `names topology "t" but no topology level; it has no effect`},
+				{"spec.topologyConstraints.global", "repeats spec.topologyConstraint"},
+				{"spec.topologyConstraints.subGroups[b]", "sets no topology level; it has no effect"},
+				{"spec.topologyConstraints.subGroupSets[0].constraint", "sets no topology level; it has no effect"},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := mustParse(t, tt.spec)
+			r := gang.Validate(spec)
+			assert.Empty(t, r.Errors)
+			assert.Equal(t, tt.want, fieldErrors(r.Warnings))
+			tree, err := gang.Compile(spec)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, fieldErrors(tree.Warnings()))
+		})
+	}
+}
+
+func TestValidationErrorText(t *testing.T) {
+	_, err := gang.Compile(mustParse(t, `{"subGroups": [{"name": "a"}, {"name": "a", "minMember": 1}]}`))
+	assert.EqualError(t, err, "invalid PodGroup spec: 2 problems\n"+
+		"\tspec.subGroups[1].name: duplicate SubGroup name \"a\": already used by spec.subGroups[0]\n"+
+		"\tspec.subGroups[0].minMember: leaf SubGroup \"a\" needs minMember of at least 1")
+
+	// The returned errors are copies: editing them changes nothing for the next caller.
+	spec := mustParse(t, `{"subGroups": [{"name": "a"}]}`)
+	r := gang.Validate(spec)
+	var verr *gang.ValidationError
+	require.True(t, errors.As(r.Err(), &verr))
+	verr.Errors[0].Message = "changed"
+	assert.Equal(t, `leaf SubGroup "a" needs minMember of at least 1`, r.Errors[0].Message)
+	assert.NoError(t, gang.Result{}.Err())
+}
