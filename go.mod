@@ -8,4 +8,7 @@ require (
 	golang.org/x/exp v0.0.0-20261014143641-f0251eb4aa3e
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	github.com/google/btree v1.1.3 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
