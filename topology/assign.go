@@ -124,7 +124,7 @@ func (s *searcher) liveFit(i int32, k int32) int64 {
 	nr := len(s.c.res)
 	row := s.c.free[int(i)*nr : (int(i)+1)*nr]
 	used := s.used[i]
-	n := s.q.total
+	n := int64(maxPods)
 	for j, q := range kd.vec {
 		if q > 0 {
 			f := row[j]

@@ -11,6 +11,10 @@ import (
 	"github.com/poolgate/poolgate/internal/sat"
 )
 
+// maxNodes bounds a cluster's nodes so that sums of per-node pod counts (each at most
+// maxPods) cannot overflow.
+const maxNodes = 1 << 24
+
 // Node describes one node of a cluster: its name, its place in the topology (a value per
 // level, keyed by level name) and its free capacity.
 type Node struct {
@@ -39,7 +43,7 @@ type Cluster struct {
 	levelIdx map[string]int // user level name → internal level
 	res      []string       // resource names, sorted; the columns of free
 	resIdx   map[string]int
-	slots    int // column of Pods in res, -1 when no node limits slots
+	slots    int    // column of Pods in res, -1 when no node limits slots
 	slotted  []bool // per node: whether it was given a slot count
 
 	names   []string            // node names in internal order
@@ -85,6 +89,9 @@ func NewCluster(levels []string, nodes []Node) (*Cluster, error) {
 	}
 	c.levels = slices.Clone(levels)
 
+	if len(nodes) > maxNodes {
+		return nil, clusterErr("nodes", fmt.Sprint(len(nodes)), fmt.Sprintf("a cluster has at most %d nodes", maxNodes))
+	}
 	seen := make(map[string]bool, len(nodes))
 	resSet := map[string]bool{}
 	for i, n := range nodes {

@@ -20,7 +20,7 @@ type compiled struct {
 	leaves []int32 // group index of each leaf id
 	kinds  []kind
 	cons   []ccons
-	total  int64 // pods of every leaf, extras included: the most any node or domain is asked to hold
+	total  int64 // pods of every leaf, extras included
 }
 
 type cgroup struct {
@@ -45,8 +45,8 @@ type kind struct {
 type ccons struct {
 	scope    string
 	asked    Constraint // as requested, for the placement
-	req      int // internal level, -1 for none
-	pref     int // internal level, -1 for none; always narrower than req
+	req      int        // internal level, -1 for none
+	pref     int        // internal level, -1 for none; always narrower than req
 	parent   int32
 	children []int32
 	leaves   []bool  // covered leaf ids

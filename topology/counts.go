@@ -9,9 +9,8 @@ import (
 // domain's count is one subtraction), the pods reserved in each domain by the choices made
 // so far, and a best-fit index per level and kind.
 //
-// Node counts are capped at the request's total pods: a node or domain that can hold the
-// whole request is as good as any larger one for feasibility, and the cap keeps every sum
-// far from overflowing.
+// Node counts are capped at maxPods, which no request exceeds; with at most maxNodes nodes
+// no sum of counts can overflow.
 type counts struct {
 	c        *Cluster
 	q        *compiled
@@ -48,7 +47,7 @@ func newCounts(c *Cluster, q *compiled) *counts {
 	for k := range q.kinds {
 		p := make([]int64, n+1)
 		for i := 0; i < n; i++ {
-			p[i+1] = p[i] + nodeFit(c.free[i*nr:(i+1)*nr], &q.kinds[k], q.total)
+			p[i+1] = p[i] + nodeFit(c.free[i*nr:(i+1)*nr], &q.kinds[k], maxPods)
 		}
 		s.prefix[k] = p
 	}

@@ -84,3 +84,53 @@ func TestSeedExample2(t *testing.T) {
 		"prefill-workers: rack b1/r4\n"+
 		"prefill-leaders: rack b1/r2\n", p.String())
 }
+
+// TestSeedUserStory2: one SubGroup must share a rack, the other may go anywhere.
+func TestSeedUserStory2(t *testing.T) {
+	req := topology.Request{Root: topology.Group{Name: "story-2", Children: []topology.Group{
+		leaf("decode", 6, rack), leaf("prefill", 5, topology.Constraint{}),
+	}}}
+	p := place(t, seedCluster(t), req)
+	// decode takes the tightest rack that holds 6 (b1/r4 has 8 free); prefill then takes
+	// the fewest nodes with least left over anywhere: a 4 and a 1.
+	require.Equal(t, ""+
+		"decode: b1-r4-n1×2 b1-r4-n2×2 b1-r4-n3×2\n"+
+		"prefill: b1-r2-n1×1 b2-r1-n1×4\n"+
+		"decode: rack b1/r4\n", p.String())
+}
+
+// TestSeedExample1: both SubGroups rack-required, each in its own tightest rack.
+func TestSeedExample1(t *testing.T) {
+	req := topology.Request{Root: topology.Group{Name: "example-1", Children: []topology.Group{
+		leaf("decode", 4, rack), leaf("prefill", 1, rack),
+	}}}
+	p := place(t, seedCluster(t), req)
+	require.Equal(t, ""+
+		"decode: b1-r1-n1×2 b1-r1-n2×2\n"+
+		"prefill: b2-r3-n1×1\n"+
+		"decode: rack b1/r1\n"+
+		"prefill: rack b2/r3\n", p.String())
+}
+
+// TestSeedExplanation: decode-workers needs 17 pods in one rack and no rack has them.
+func TestSeedExplanation(t *testing.T) {
+	req := example2()
+	req.Root.Children[0].Children[0].Pods = 17
+	res, err := seedCluster(t).Place(req, topology.Options{})
+	require.NoError(t, err)
+	require.Equal(t, topology.NoFit, res.Outcome)
+	var got []string
+	for _, r := range res.Reasons {
+		got = append(got, r.String())
+	}
+	require.Equal(t, []string{
+		"rack b2/r1 can host 16 of 17 pods of decode-workers",
+		"rack b1/r4 can host 8 of 17 pods of decode-workers",
+		"rack b2/r2 can host 5 of 17 pods of decode-workers",
+		"rack b1/r1 can host 4 of 17 pods of decode-workers",
+		"rack b1/r2 can host 3 of 17 pods of decode-workers",
+		"rack b2/r3 can host 1 of 17 pods of decode-workers",
+		"rack b1/r3 can host 0 of 17 pods of decode-workers",
+		"rack b2/r4 can host 0 of 17 pods of decode-workers",
+	}, got)
+}
