@@ -1,4 +1,4 @@
-package sat
+package sat_test
 
 import (
 	"math"
@@ -11,14 +11,15 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	pgen "github.com/poolgate/poolgate/internal/gen"
+	"github.com/poolgate/poolgate/internal/sat"
 )
 
 func TestBounds(t *testing.T) {
-	assert.Equal(t, int64(math.MaxInt64), Max[int64]())
-	assert.Equal(t, int64(math.MinInt64), Min[int64]())
-	assert.Equal(t, int8(127), Max[int8]())
-	assert.Equal(t, int8(-128), Min[int8]())
-	assert.Equal(t, int32(math.MaxInt32), Max[int32]())
+	assert.Equal(t, int64(math.MaxInt64), sat.Max[int64]())
+	assert.Equal(t, int64(math.MinInt64), sat.Min[int64]())
+	assert.Equal(t, int8(127), sat.Max[int8]())
+	assert.Equal(t, int8(-128), sat.Min[int8]())
+	assert.Equal(t, int32(math.MaxInt32), sat.Max[int32]())
 }
 
 func TestAddSub(t *testing.T) {
@@ -37,20 +38,20 @@ func TestAddSub(t *testing.T) {
 		{0, math.MinInt64, math.MinInt64, inf},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.add, Add(tt.a, tt.b), "Add(%d, %d)", tt.a, tt.b)
-		assert.Equal(t, tt.sub, Sub(tt.a, tt.b), "Sub(%d, %d)", tt.a, tt.b)
+		assert.Equal(t, tt.add, sat.Add(tt.a, tt.b), "Add(%d, %d)", tt.a, tt.b)
+		assert.Equal(t, tt.sub, sat.Sub(tt.a, tt.b), "Sub(%d, %d)", tt.a, tt.b)
 	}
 }
 
 func TestAddChecked(t *testing.T) {
-	s, ok := AddChecked[int64](2, 3)
+	s, ok := sat.AddChecked[int64](2, 3)
 	assert.True(t, ok)
 	assert.Equal(t, int64(5), s)
-	_, ok = AddChecked[int64](math.MaxInt64-1, 1)
+	_, ok = sat.AddChecked[int64](math.MaxInt64-1, 1)
 	assert.False(t, ok, "reaching Unlimited is an overflow")
-	_, ok = AddChecked[int64](math.MaxInt64, 0)
+	_, ok = sat.AddChecked[int64](math.MaxInt64, 0)
 	assert.False(t, ok, "Unlimited is not a bounded operand")
-	_, ok = AddChecked[int64](math.MinInt64, -1)
+	_, ok = sat.AddChecked[int64](math.MinInt64, -1)
 	assert.False(t, ok)
 }
 
@@ -72,7 +73,7 @@ func TestAddMatchesBigInt(t *testing.T) {
 		if a == 127 || b == 127 {
 			want = 127
 		}
-		return Add(a, b) == want
+		return sat.Add(a, b) == want
 	}, gen.Int8(), gen.Int8()))
 	props.Property("Sub saturates exact differences", prop.ForAll(func(a, b int8) bool {
 		want := clamp(new(big.Int).Sub(big.NewInt(int64(a)), big.NewInt(int64(b))))
@@ -82,7 +83,7 @@ func TestAddMatchesBigInt(t *testing.T) {
 		case b == 127:
 			want = -128
 		}
-		return Sub(a, b) == want
+		return sat.Sub(a, b) == want
 	}, gen.Int8(), gen.Int8()))
 	props.TestingRun(t)
 }
