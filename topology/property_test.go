@@ -128,3 +128,20 @@ func TestPropertyApplyRemove(t *testing.T) {
 	}, gen.TopologyCases(smallMixed)))
 	props.TestingRun(t)
 }
+
+// TestPropertyIndexMatchesScan: the best-fit index changes how candidates are found, not
+// which are chosen: placing with it and with the scanning baseline gives equal results.
+func TestPropertyIndexMatchesScan(t *testing.T) {
+	props := gopter.NewProperties(gen.Params(t, 200))
+	props.Property("index and scan agree", prop.ForAll(func(c gen.TopologyCase) bool {
+		cl := build(t, c)
+		a, err1 := cl.Place(c.Request, extrasOnToo)
+		b, err2 := topology.PlaceScan(cl, c.Request, extrasOnToo)
+		if a.Outcome == topology.BudgetExhausted || b.Outcome == topology.BudgetExhausted {
+			return true
+		}
+		return err1 == nil && err2 == nil && a.Outcome == b.Outcome &&
+			reflect.DeepEqual(a.Placement, b.Placement) && reflect.DeepEqual(a.Reasons, b.Reasons)
+	}, gen.TopologyCases(smallMixed)))
+	props.TestingRun(t)
+}
