@@ -250,11 +250,15 @@ func (q *compiled) sets(c *Cluster, sets []Set, names map[string]int32, decl *[]
 			}
 		}
 		cc.scope = s.Name
+		_, clash := names[cc.scope]
+		clash = clash || labels[cc.scope]
 		if cc.scope == "" {
 			cc.scope = strings.Join(s.Groups, "+")
-		}
-		if _, clash := names[cc.scope]; clash || labels[cc.scope] {
-			return requestErr(field+".name", fmt.Sprintf("%q", cc.scope), "a set's label must differ from every group name and other set label")
+			if _, c := names[cc.scope]; c || labels[cc.scope] {
+				cc.scope = field
+			}
+		} else if clash {
+			return requestErr(field+".name", fmt.Sprintf("%q", cc.scope), "a set's name must differ from every group name and other set label")
 		}
 		labels[cc.scope] = true
 		cc.asked = s.Constraint

@@ -58,8 +58,9 @@ func (c Constraint) IsZero() bool { return c == Constraint{} }
 
 // Set constrains the pods of several groups together, as a SubGroupSet does.
 type Set struct {
-	// Name labels the set in placements and explanations; when empty, the label is the
-	// group names joined by '+'.
+	// Name labels the set in placements and explanations; it must differ from every group
+	// name. When empty, the label is the group names joined by '+' (e.g.
+	// "decode-workers+decode-leaders"), or "sets[i]" if that is taken.
 	Name string
 	// Groups names the groups whose pods the constraint covers.
 	Groups []string

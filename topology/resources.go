@@ -64,7 +64,7 @@ func mulChecked(a, b int64) (int64, bool) {
 	if a == 0 || b == 0 {
 		return 0, true
 	}
-	if a >= Unlimited/b {
+	if a > (Unlimited-1)/b {
 		return 0, false
 	}
 	return a * b, true
