@@ -42,7 +42,9 @@ func TestNewClusterErrors(t *testing.T) {
 
 func TestPlaceErrors(t *testing.T) {
 	c := mk(t, br, "b1/r1 n1 gpu=4")
-	g := func(name string, pods int64) topology.Group { return topology.Group{Name: name, Pods: pods, Shape: gpu1} }
+	g := func(name string, pods int64) topology.Group {
+		return topology.Group{Name: name, Pods: pods, Shape: gpu1}
+	}
 	tests := []struct {
 		name string
 		req  topology.Request
