@@ -16,7 +16,9 @@ type section struct {
 	run   func(w io.Writer)
 }
 
-var sections = []section{}
+var sections = []section{
+	{"topology", "placing gangs into block / rack trees", tourTopology},
+}
 
 func main() {
 	w := os.Stdout
