@@ -143,8 +143,11 @@ func (s *searcher) take(leaf, k int32, node int32, x int64, elastic bool) {
 		u = make([]int64, len(s.c.res))
 		s.used[node] = u
 	}
+	// On a bounded column x × q is at most the free quantity; on an Unlimited one the
+	// sum may saturate, which liveFit never reads back (Unlimited minus anything stays
+	// Unlimited).
 	for j, q := range s.q.kinds[k].vec {
-		u[j] += x * q
+		u[j] = sat.Add(u[j], mulSat(x, q))
 	}
 	s.log = append(s.log, assignment{leaf: leaf, node: node, n: x, elastic: elastic})
 }
@@ -154,7 +157,7 @@ func (s *searcher) untake() {
 	s.log = s.log[:len(s.log)-1]
 	u := s.used[a.node]
 	for j, q := range s.q.kinds[s.q.groups[s.q.leaves[a.leaf]].kind].vec {
-		u[j] -= a.n * q
+		u[j] = sat.Sub(u[j], mulSat(a.n, q))
 	}
 }
 

@@ -6,6 +6,9 @@ import (
 	"strings"
 )
 
+// maxDepth bounds the nesting of a request's groups.
+const maxDepth = 64
+
 // maxPods bounds the pods of one request so that every count and sum of counts stays far
 // from overflowing int64.
 const maxPods = 1 << 30
@@ -61,8 +64,11 @@ func (c *Cluster) compile(r Request) (*compiled, error) {
 	kindOf := map[string]int32{}
 	var decl []ccons
 
-	var walk func(g *Group, field string, parent int32) error
-	walk = func(g *Group, field string, parent int32) error {
+	var walk func(g *Group, field string, parent int32, depth int) error
+	walk = func(g *Group, field string, parent int32, depth int) error {
+		if depth > maxDepth {
+			return requestErr(field, "", fmt.Sprintf("groups nest at most %d deep", maxDepth))
+		}
 		if g.Name == "" {
 			return requestErr(field+".name", `""`, "a group needs a name")
 		}
@@ -103,13 +109,13 @@ func (c *Cluster) compile(r Request) (*compiled, error) {
 		}
 		q.groups[gi].need = need
 		for i := range g.Children {
-			if err := walk(&g.Children[i], fmt.Sprintf("%s.children[%d]", field, i), gi); err != nil {
+			if err := walk(&g.Children[i], fmt.Sprintf("%s.children[%d]", field, i), gi, depth+1); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if err := walk(&r.Root, "root", -1); err != nil {
+	if err := walk(&r.Root, "root", -1, 0); err != nil {
 		return nil, err
 	}
 	for i, cc := range decl {

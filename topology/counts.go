@@ -13,7 +13,6 @@ import (
 // no sum of counts can overflow.
 type counts struct {
 	c        *Cluster
-	q        *compiled
 	prefix   [][]int64          // per kind: prefix[k][i] = Σ count of nodes [0, i)
 	rprefix  map[int][]int64    // per resource column: prefix sums of clamped free quantities
 	reserved map[rkey]int64     // pods of a kind reserved in a domain and in its ancestors
@@ -42,7 +41,7 @@ func lessItem(a, b domItem) bool {
 
 func newCounts(c *Cluster, q *compiled) *counts {
 	n := len(c.names)
-	s := &counts{c: c, q: q, prefix: make([][]int64, len(q.kinds)), reserved: map[rkey]int64{}, index: map[ikey]*domIndex{}}
+	s := &counts{c: c, prefix: make([][]int64, len(q.kinds)), reserved: map[rkey]int64{}, index: map[ikey]*domIndex{}}
 	nr := len(c.res)
 	for k := range q.kinds {
 		p := make([]int64, n+1)

@@ -2,6 +2,7 @@ package topology_test
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -196,4 +197,14 @@ func TestBudgetExhausted(t *testing.T) {
 	require.Equal(t, 50, res.Steps)
 	require.Equal(t, "the search budget of 50 steps ran out before a placement of svc was found or ruled out", res.Reasons[0].String())
 	require.False(t, errors.Is(nil, topology.ErrInvalidRequest))
+}
+
+func TestDeepRequestRejected(t *testing.T) {
+	g := topology.Group{Name: "leaf", Pods: 1}
+	for i := range 70 {
+		g = topology.Group{Name: fmt.Sprintf("g%d", i), Children: []topology.Group{g}}
+	}
+	_, err := mk(t, br, "b1/r1 n1 gpu=1").Place(topology.Request{Root: g}, topology.Options{})
+	require.ErrorIs(t, err, topology.ErrInvalidRequest)
+	require.ErrorContains(t, err, "groups nest at most 64 deep")
 }

@@ -82,18 +82,6 @@ func (p Placement) String() string {
 	return b.String()
 }
 
-// clone returns a deep copy of p.
-func (p Placement) clone() Placement {
-	out := Placement{Assignments: slices.Clone(p.Assignments), Constraints: slices.Clone(p.Constraints)}
-	for i := range out.Assignments {
-		out.Assignments[i].Shape = out.Assignments[i].Shape.clone()
-	}
-	for i := range out.Constraints {
-		out.Constraints[i].Preferred = slices.Clone(out.Constraints[i].Preferred)
-	}
-	return out
-}
-
 // placement builds the Placement held by a successful search.
 func (s *searcher) placement() Placement {
 	q := s.q

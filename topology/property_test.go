@@ -29,7 +29,7 @@ func build(t *testing.T, c gen.TopologyCase) *topology.Cluster {
 // TestPropertySound: every placement respects node capacity, every required constraint
 // and the gang's K-of-N rules, as checked by the independent validator.
 func TestPropertySound(t *testing.T) {
-	props := gopter.NewProperties(gen.Params(t, 400))
+	props := gopter.NewProperties(gen.Params(t, 600))
 	props.Property("placements are valid", prop.ForAll(func(c gen.TopologyCase) string {
 		for _, o := range []topology.Options{{}, extrasOnToo} {
 			res, err := build(t, c).Place(c.Request, o)
@@ -76,11 +76,11 @@ func boolText(b bool) string {
 
 // TestPropertyCompleteSingleShape: whenever every pod shares one shape, a request
 // reported infeasible has no placement at all.
-func TestPropertyCompleteSingleShape(t *testing.T) { complete(t, tinySingle, 300) }
+func TestPropertyCompleteSingleShape(t *testing.T) { complete(t, tinySingle, 600) }
 
 // TestPropertyCompleteMixed: with several shapes too, NoFit is a proof, since the search
 // tries every distribution when shapes share nodes.
-func TestPropertyCompleteMixed(t *testing.T) { complete(t, tinyMixed, 200) }
+func TestPropertyCompleteMixed(t *testing.T) { complete(t, tinyMixed, 400) }
 
 // TestPropertyDeterministic: equal input gives equal results, on the cluster and a clone.
 func TestPropertyDeterministic(t *testing.T) {

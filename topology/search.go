@@ -3,6 +3,8 @@ package topology
 import (
 	"cmp"
 	"slices"
+
+	"github.com/poolgate/poolgate/internal/sat"
 )
 
 // region is where a constraint's pods may go: the union of some domains of one level.
@@ -244,13 +246,17 @@ func (s *searcher) candidate(ci int32, base region, l int, fn func(region) bool)
 			if !ok || !s.step() {
 				return false
 			}
-			if fn(region{l, []int32{it.d}}) {
+			from = domItem{it.avail, it.d + 1}
+			r := region{l, []int32{it.d}}
+			if !s.fits(ci, r) {
+				continue
+			}
+			if fn(r) {
 				return true
 			}
 			if s.exhausted {
 				return false
 			}
-			from = domItem{it.avail, it.d + 1}
 		}
 	}
 	for _, r := range s.candidates(ci, base, l) {
@@ -367,13 +373,13 @@ func (s *searcher) leftover(ci int32, r region) int64 {
 	for _, d := range r.ids {
 		have += s.cn.units(col, r.l, d)
 		for k := range s.q.kinds {
-			have -= s.cn.reserved[rkey{int32(k), int32(r.l), d}] * s.q.kinds[k].vec[col]
+			have = sat.Sub(have, mulSat(s.cn.reserved[rkey{int32(k), int32(r.l), d}], s.q.kinds[k].vec[col]))
 		}
 	}
 	for k, n := range s.dem[ci] {
-		want += n * s.q.kinds[k].vec[col]
+		want = sat.Add(want, mulSat(n, s.q.kinds[k].vec[col]))
 	}
-	return have - want
+	return sat.Sub(have, want)
 }
 
 // scarcest returns the resource column that constraint ci's pods ask the largest share
@@ -409,7 +415,7 @@ func (s *searcher) spreadSet(ci int32, w region, p int) (region, bool) {
 			if single {
 				have = s.room(k, p, d)
 			} else {
-				have = s.leftover(ci, region{p, []int32{d}}) + s.leftoverBase(ci)
+				have = sat.Add(s.leftover(ci, region{p, []int32{d}}), s.leftoverBase(ci))
 			}
 			if have > 0 {
 				ids = append(ids, d)
@@ -442,7 +448,7 @@ func (s *searcher) leftoverBase(ci int32) int64 {
 	}
 	var want int64
 	for k, n := range s.dem[ci] {
-		want += n * s.q.kinds[k].vec[col]
+		want = sat.Add(want, mulSat(n, s.q.kinds[k].vec[col]))
 	}
 	return want
 }

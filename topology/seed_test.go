@@ -134,3 +134,10 @@ func TestSeedExplanation(t *testing.T) {
 		"rack b2/r4 can host 0 of 17 pods of decode-workers",
 	}, got)
 }
+
+func TestPlacementPods(t *testing.T) {
+	p := place(t, seedCluster(t), example2())
+	require.Equal(t, int64(10), p.Pods(""))
+	require.Equal(t, int64(4), p.Pods("decode-workers"))
+	require.Equal(t, int64(0), p.Pods("nobody"))
+}
