@@ -3,7 +3,10 @@ package quota
 import (
 	"testing"
 
+	"github.com/leanovate/gopter"
 	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/internal/gen"
 )
 
 // none marks an unset limit in the compact quota notation of the tests.
@@ -49,4 +52,12 @@ func mustRes(t testing.TB, tr *Tree, name string) ResourceID {
 	r, ok := tr.Resource(name)
 	require.True(t, ok, "resource %q", name)
 	return r
+}
+
+// checkProp runs one gopter property for n cases with a logged seed.
+func checkProp(t *testing.T, n int, name string, p gopter.Prop) {
+	t.Helper()
+	props := gopter.NewProperties(gen.Params(t, n))
+	props.Property(name, p)
+	props.TestingRun(t)
 }
