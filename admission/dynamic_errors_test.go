@@ -1,0 +1,98 @@
+package admission
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// TestDynamicInputErrors: malformed input is a typed error naming the input and the
+// rule, and changes nothing.
+func TestDynamicInputErrors(t *testing.T) {
+	g := poolGate(t, 4, "p:2", "team:2", "team--a:1")
+	running(t, g, wl("run", "p", quota.Normal, 1, 0))
+	submit(t, g, wl("wait", "p", quota.Normal, 1, 0))
+	before := g.Tree().Mermaid()
+	tests := []struct {
+		name string
+		w    Workload
+		kind error
+		msg  string
+	}{
+		{"empty ID", wl("", "p", quota.Normal, 1, 1), ErrInvalidValue, `invalid workload.id "": must not be empty`},
+		{"invalid priority", wl("x", "p", 5, 1, 1), ErrInvalidValue, `invalid workload.priority "Priority(5)": must be HIGH, NORMAL or LOW`},
+		{"unknown queue", wl("x", "nope", quota.Normal, 1, 1), ErrUnknownQueue, `invalid workload.queue "nope": no such queue`},
+		{"cohort", wl("x", RootCohort, quota.Normal, 1, 1), ErrUnknownQueue, `invalid workload.queue "(root)": is a cohort; workloads go to queues`},
+		{"negative request", wl("x", "p", quota.Low, -1, 1), ErrInvalidValue, `invalid workload.request[gpu] "-1": must be finite and not negative`},
+		{"Unlimited request", Workload{ID: "x", Queue: "p", Request: []quota.Quantity{quota.Unlimited}}, ErrInvalidValue,
+			`invalid workload.request[gpu] "Unlimited": must be finite and not negative`},
+		{"wrong length", Workload{ID: "x", Queue: "p", Request: []quota.Quantity{1, 2}}, ErrInvalidValue,
+			`invalid workload.request "x": has 2 amounts for 1 resources`},
+		{"request and gang", Workload{ID: "x", Queue: "p", Request: []quota.Quantity{1}, Gang: &Gang{}}, ErrInvalidValue,
+			`invalid workload.request "x": must be empty for a gang, whose request is its minimum requirement`},
+		{"uncompiled gang", Workload{ID: "x", Queue: "p", Gang: &Gang{}}, ErrInvalidValue, `invalid workload.gang.tree "x": must be a compiled gang`},
+		{"running ID", wl("run", "p", quota.Normal, 1, 1), ErrDuplicateWorkload, `invalid workload.id "run": is already running`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := g.Decide(tt.w)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, tt.kind)
+			assert.EqualError(t, err, tt.msg)
+			var ie *InputError
+			assert.True(t, errors.As(err, &ie))
+			assert.Error(t, g.Submit(tt.w), "Submit refuses what Decide refuses")
+			assert.Error(t, g.AddRunning(tt.w, at(1), nil), "AddRunning refuses what Decide refuses")
+		})
+	}
+	err := g.Submit(wl("wait", "p", quota.Normal, 1, 1))
+	assert.EqualError(t, err, `invalid workload.id "wait": is already pending`)
+	assert.ErrorIs(t, err, ErrDuplicateWorkload)
+	_, err = g.Decide(wl("wait", "p", quota.Normal, 1, 1))
+	assert.NoError(t, err, "a pending workload may be decided")
+	_, err = g.Release("wait")
+	assert.EqualError(t, err, `invalid workload.id "wait": is not running`)
+	assert.ErrorIs(t, err, ErrUnknownWorkload)
+	_, err = g.Evict("nope")
+	assert.ErrorIs(t, err, ErrUnknownWorkload)
+	_, err = g.Withdraw("run")
+	assert.EqualError(t, err, `invalid workload.id "run": is not pending`)
+	assert.ErrorIs(t, g.SetStrategy("p", Strategy(9)), ErrInvalidValue)
+	assert.ErrorIs(t, g.SetStrategy("nope", StrictFIFO), ErrUnknownQueue)
+	assert.ErrorIs(t, g.AddRunning(wl("y", "p", quota.Low, 1, 1), at(1), &topology.Placement{}), ErrInvalidValue)
+	assert.Equal(t, before, g.Tree().Mermaid(), "refusals change nothing")
+	assert.Equal(t, []string{"run"}, runningIDs(g))
+	assert.Equal(t, []string{"wait"}, pendingIDs(g))
+}
+
+func TestGateConfigErrors(t *testing.T) {
+	_, err := NewForPools(poolSet(t, "a:3", "b:2"), 4, Options{})
+	assert.EqualError(t, err, `invalid capacity "4": is less than the pools' quotas, which add up to 5`)
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	_, err = NewForPools(poolSet(t, "a:3"), -1, Options{})
+	assert.EqualError(t, err, `invalid capacity "-1": must not be negative`)
+	_, err = NewForPools(poolSet(t, "a:3"), 3, Options{Strategy: 7})
+	assert.ErrorIs(t, err, ErrInvalidValue)
+	g, err := NewForPools(nil, quota.Unlimited, Options{})
+	require.NoError(t, err, "a nil pool set is empty")
+	assert.Equal(t, []string{GPU}, g.Resources())
+
+	_, err = New(nil, Options{})
+	assert.EqualError(t, err, `invalid tree "": must not be nil`)
+	used, err := quota.NewTree(quota.TreeSpec{Resources: []string{"gpu"}, Nodes: []quota.NodeSpec{
+		{Name: "q", Kind: quota.KindQueue, Quotas: map[string]quota.NodeQuota{"gpu": {Nominal: 4}}, Usage: map[string]quota.Quantity{"gpu": 1}}}})
+	require.NoError(t, err)
+	_, err = New(used, Options{})
+	assert.EqualError(t, err, `invalid tree "q": holds usage 1; record running work with AddRunning instead`)
+
+	g = poolGate(t, 4, "p:4")
+	cpu, err := quota.NewTree(quota.TreeSpec{Resources: []string{"cpu"}, Nodes: []quota.NodeSpec{{Name: "q", Kind: quota.KindQueue}}})
+	require.NoError(t, err)
+	assert.EqualError(t, g.Reconfigure(cpu), `invalid tree.resources "[cpu]": must be the gate's resources [gpu]`)
+	assert.ErrorIs(t, g.ReconfigurePools(poolSet(t, "p:4"), 3), ErrInvalidConfig)
+}
