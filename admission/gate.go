@@ -259,7 +259,8 @@ func (g *Gate) reconfigure(l layout) error {
 	return nil
 }
 
-// records returns every running and pending record, in no particular order.
+// records returns every running and pending record by ID, so that errors about them
+// do not depend on map order.
 func (g *Gate) records() []*record {
 	out := make([]*record, 0, len(g.running)+g.pending.len())
 	for _, r := range g.running {
@@ -268,6 +269,7 @@ func (g *Gate) records() []*record {
 	for _, r := range g.pending.byID {
 		out = append(out, r)
 	}
+	slices.SortFunc(out, func(a, b *record) int { return cmp.Compare(a.w.ID, b.w.ID) })
 	return out
 }
 
