@@ -72,7 +72,11 @@ func (g *Gate) Cycle(now time.Time) CycleResult {
 				blocked[r.leaf] = r.w.ID
 			}
 		}
-		d.Workload, d.Request, d.leaf, d.place = r.w.clone(), slices.Clone(r.vec), 0, nil
+		// One copy serves as both the request and a plain workload's Request.
+		d.Workload, d.Request, d.leaf, d.place = r.w, slices.Clone(r.vec), 0, nil
+		if d.Workload.Gang == nil {
+			d.Workload.Request = d.Request
+		}
 		res.Decisions = append(res.Decisions, d)
 		return true
 	})

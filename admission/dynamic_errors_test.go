@@ -96,3 +96,20 @@ func TestGateConfigErrors(t *testing.T) {
 	assert.EqualError(t, g.Reconfigure(cpu), `invalid tree.resources "[cpu]": must be the gate's resources [gpu]`)
 	assert.ErrorIs(t, g.ReconfigurePools(poolSet(t, "p:4"), 3), ErrInvalidConfig)
 }
+
+// TestDecideAllocatesNothing: the fit part of dynamic admission — a HIGH, NORMAL or
+// LOW decision without a plan, admitted or pending — allocates nothing.
+func TestDecideAllocatesNothing(t *testing.T) {
+	g := poolGate(t, 8, "p:4", "q:4")
+	running(t, g, wl("l", "p", quota.Low, 2, 0), wl("n", "q", quota.Normal, 4, 0))
+	for _, w := range []Workload{
+		wl("a", "p", quota.Normal, 1, 1), wl("b", "p", quota.High, 2, 1), wl("c", "p", quota.Low, 2, 1),
+		wl("d", "q", quota.High, 1, 1), wl("e", "p", quota.Low, 3, 1),
+	} {
+		d, err := g.Decide(w)
+		require.NoError(t, err)
+		require.Empty(t, d.Plan, "%s needs no plan", w.ID)
+		allocs := testing.AllocsPerRun(200, func() { _, _ = g.Decide(w) })
+		assert.Zero(t, allocs, "Decide(%s) → %s", w.ID, d.Message())
+	}
+}
