@@ -19,8 +19,8 @@ type Fit struct {
 	Request Quantity
 	// Allowed is the most of Resource that Node lets the queue take: the queue's path's
 	// unused guaranteed quota below Node plus Node's room, which is what Node may still
-	// lend its subtree (and borrow, up to its borrowing limit). It is negative when Node
-	// is over-admitted, and Unlimited only for an Unlimited request.
+	// lend its subtree (and borrow, up to its borrowing limit). It may be negative when
+	// Node is over-admitted.
 	Allowed Quantity
 	// Shortfall is Request − Allowed, more than 0: what Node lacks. Request minus the
 	// queue's Available is what the whole path lacks, which may be more.
@@ -28,7 +28,7 @@ type Fit struct {
 }
 
 // String returns "fits", or for instance
-// `does not fit: cohort "research" allows 2 of 5 "gpu" (short by 3)`.
+// `does not fit: node "research" allows 2 of 5 "gpu" (short by 3)`.
 func (f Fit) String() string {
 	if f.OK {
 		return "fits"
