@@ -262,6 +262,36 @@ func TestFromGangCheapestFirst(t *testing.T) {
 	assert.Equal(t, []int64{0, 2, 2}, gp.Minimum.Counts)
 }
 
+// TestFromGangSets: SubGroupSets become Sets in the order the spec lists them (gang's
+// constraint tree has the wider one first); an exact request keeps only the members
+// it places, and drops sets left empty.
+func TestFromGangSets(t *testing.T) {
+	tree := compileGang(t, `{
+	  "minSubGroup": 1,
+	  "subGroups": [{"name": "a", "minMember": 1}, {"name": "b", "minMember": 2}, {"name": "c", "minMember": 2}],
+	  "topologyConstraints": {"subGroupSets": [
+	    {"subGroups": ["a"], "constraint": {"requiredTopologyLevel": "rack"}},
+	    {"subGroups": ["c", "b"], "constraint": {"requiredTopologyLevel": "block", "preferredTopologyLevel": "rack"}}
+	  ]}
+	}`)
+	c := seedCluster(t)
+	req := oneGPU(t, tree)
+	gpu := topology.Resources{"gpu": 1}
+	assert.Equal(t, topology.Request{
+		Root: topology.Group{Name: "PodGroup", Need: 1, Children: []topology.Group{
+			{Name: "a", Pods: 1, Shape: gpu}, {Name: "b", Pods: 2, Shape: gpu}, {Name: "c", Pods: 2, Shape: gpu},
+		}},
+		Sets: []topology.Set{
+			{Groups: []string{"a"}, Constraint: rack},
+			{Groups: []string{"c", "b"}, Constraint: topology.Constraint{Required: "block", Preferred: "rack"}},
+		},
+	}, fromGang(t, c, tree, req, topology.GangOptions{}))
+	assert.Equal(t, topology.Request{
+		Root: topology.Group{Name: "PodGroup", Children: []topology.Group{{Name: "a", Pods: 1, Shape: gpu}}},
+		Sets: []topology.Set{{Groups: []string{"a"}, Constraint: rack}},
+	}, fromGang(t, c, tree, req, topology.GangOptions{Exact: true}))
+}
+
 // TestFromGangFloor: a PodGroup minMember floor above what the SubGroups need gets its
 // missing pods where gang's MinRequest puts them, so placement and charge agree.
 func TestFromGangFloor(t *testing.T) {
