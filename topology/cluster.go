@@ -1,0 +1,341 @@
+package topology
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/poolgate/poolgate/internal/sat"
+)
+
+// maxNodes bounds a cluster's nodes so that sums of per-node pod counts (each at most
+// maxPods) cannot overflow.
+const maxNodes = 1 << 24
+
+// Node describes one node of a cluster: its name, its place in the topology (a value per
+// level, keyed by level name) and its free capacity.
+type Node struct {
+	// Name identifies the node; it is unique in a cluster and not empty.
+	Name string
+	// Labels maps a level name to the node's value at that level, e.g. "rack": "r1".
+	// Labels for names that are not levels are ignored. A node whose label is missing or
+	// empty for any level is outside the topology (see the package doc).
+	Labels map[string]string
+	// Free is the capacity still free on the node; Free[Pods], when present, is its count
+	// of free pod slots.
+	Free Resources
+}
+
+// Cluster is a topology (ordered levels, widest first) together with its nodes and their
+// free capacity. It places requests (Place) and keeps the free capacity up to date when
+// the host commits placements (Apply, Remove).
+//
+// Concurrency: the structure (levels, nodes, domains) never changes after NewCluster.
+// Read methods (Place, FromGang, Fit, Free, Nodes, Domains, Levels, Clone) may run
+// concurrently with each other; Apply and Remove must not run concurrently with any other
+// method on the same Cluster. Clones share only immutable structure, so distinct clones
+// may be used from different goroutines without coordination.
+type Cluster struct {
+	levels   []string       // user level names, widest first
+	levelIdx map[string]int // user level name → internal level
+	res      []string       // resource names, sorted; the columns of free
+	resIdx   map[string]int
+	slots    int    // column of Pods in res, -1 when no node limits slots
+	slotted  []bool // per node: whether it was given a slot count
+
+	names   []string            // node names in internal order
+	labels  []map[string]string // per node, a copy of its labels
+	nodeIdx map[string]int32
+	inTopo  int // nodes[:inTopo] are inside the topology, sorted by path then name
+
+	// free holds len(res) quantities per node; the Pods column is Unlimited for a node
+	// that does not limit its slots.
+	free []int64
+
+	// lv[0] is the whole cluster (one domain, every node), lv[1] the topology (one domain,
+	// the nodes inside it), lv[i+2] the user level levels[i]. Domains of a level are
+	// sorted by path, component by component, so every domain's nodes and descendants
+	// are contiguous ranges.
+	lv []domainLevel
+}
+
+// domainLevel holds the domains of one internal level.
+type domainLevel struct {
+	path   [][]string // path[d] is the values of domain d, one per user level down to this one
+	start  []int32    // nodes of domain d are [start[d], start[d+1])
+	parent []int32    // domain at the level above; -1 at level 0
+	child  []int32    // first domain at the level below; child[len] closes the last range
+}
+
+func (l *domainLevel) count() int { return len(l.path) }
+
+// NewCluster returns a cluster with the given levels (widest first, e.g. "zone", "block",
+// "rack", "hostname") and nodes. It rejects empty or repeated level and node names, the
+// reserved level name Pods, label values that contain '/', and negative quantities.
+func NewCluster(levels []string, nodes []Node) (*Cluster, error) {
+	c := &Cluster{levelIdx: make(map[string]int, len(levels)), resIdx: map[string]int{}, slots: -1}
+	for i, l := range levels {
+		field := fmt.Sprintf("levels[%d]", i)
+		if l == "" {
+			return nil, clusterErr(field, `""`, "a level needs a name")
+		}
+		if _, dup := c.levelIdx[l]; dup {
+			return nil, clusterErr(field, fmt.Sprintf("%q", l), "level names must be unique")
+		}
+		c.levelIdx[l] = i + 2
+	}
+	c.levels = slices.Clone(levels)
+
+	if len(nodes) > maxNodes {
+		return nil, clusterErr("nodes", fmt.Sprint(len(nodes)), fmt.Sprintf("a cluster has at most %d nodes", maxNodes))
+	}
+	seen := make(map[string]bool, len(nodes))
+	resSet := map[string]bool{}
+	for i, n := range nodes {
+		field := fmt.Sprintf("nodes[%d]", i)
+		if n.Name == "" {
+			return nil, clusterErr(field+".name", `""`, "a node needs a name")
+		}
+		if seen[n.Name] {
+			return nil, clusterErr(field+".name", fmt.Sprintf("%q", n.Name), "node names must be unique")
+		}
+		seen[n.Name] = true
+		for _, l := range levels {
+			if v := n.Labels[l]; strings.Contains(v, "/") {
+				return nil, clusterErr(fmt.Sprintf("%s.labels[%q]", field, l), fmt.Sprintf("%q", v), "a level value must not contain '/'")
+			}
+		}
+		for r, q := range n.Free {
+			if r == "" {
+				return nil, clusterErr(field+".free", `""`, "a resource needs a name")
+			}
+			if q < 0 {
+				return nil, clusterErr(fmt.Sprintf("%s.free[%q]", field, r), fmt.Sprint(q), "quantities must not be negative")
+			}
+			resSet[r] = true
+		}
+	}
+	for r := range resSet {
+		c.res = append(c.res, r)
+	}
+	slices.Sort(c.res)
+	for i, r := range c.res {
+		c.resIdx[r] = i
+		if r == Pods {
+			c.slots = i
+		}
+	}
+
+	order := c.sortNodes(nodes)
+	nr := len(c.res)
+	c.names = make([]string, len(order))
+	c.labels = make([]map[string]string, len(order))
+	c.nodeIdx = make(map[string]int32, len(order))
+	c.free = make([]int64, len(order)*nr)
+	c.slotted = make([]bool, len(order))
+	for i, ni := range order {
+		n := nodes[ni]
+		c.names[i] = n.Name
+		c.labels[i] = maps.Clone(n.Labels)
+		c.nodeIdx[n.Name] = int32(i)
+		row := c.free[i*nr : (i+1)*nr]
+		if c.slots >= 0 {
+			row[c.slots] = Unlimited
+			_, c.slotted[i] = n.Free[Pods]
+		}
+		for r, q := range n.Free {
+			row[c.resIdx[r]] = q
+		}
+	}
+	c.buildDomains(nodes, order)
+	return c, nil
+}
+
+// sortNodes returns node indices: nodes inside the topology by path then name, then the
+// nodes outside it by name. It sets c.inTopo.
+func (c *Cluster) sortNodes(nodes []Node) []int {
+	inside := func(n Node) bool {
+		for _, l := range c.levels {
+			if n.Labels[l] == "" {
+				return false
+			}
+		}
+		return true
+	}
+	order := make([]int, len(nodes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		na, nb := nodes[a], nodes[b]
+		ia, ib := inside(na), inside(nb)
+		if ia != ib {
+			if ia {
+				return -1
+			}
+			return 1
+		}
+		if ia {
+			for _, l := range c.levels {
+				if r := cmp.Compare(na.Labels[l], nb.Labels[l]); r != 0 {
+					return r
+				}
+			}
+		}
+		return cmp.Compare(na.Name, nb.Name)
+	})
+	for _, i := range order {
+		if inside(nodes[i]) {
+			c.inTopo++
+		}
+	}
+	return order
+}
+
+func (c *Cluster) buildDomains(nodes []Node, order []int) {
+	n := int32(len(order))
+	c.lv = make([]domainLevel, len(c.levels)+2)
+	c.lv[0] = domainLevel{path: [][]string{nil}, start: []int32{0, n}, parent: []int32{-1}}
+	c.lv[1] = domainLevel{path: [][]string{nil}, start: []int32{0, int32(c.inTopo)}, parent: []int32{0}}
+	for li := range c.levels {
+		l := &c.lv[li+2]
+		up := &c.lv[li+1]
+		var prev []string
+		parent := int32(0)
+		for i := 0; i < c.inTopo; i++ {
+			labels := nodes[order[i]].Labels
+			for int(parent)+1 < up.count() && int32(i) >= up.start[parent+1] {
+				parent++
+			}
+			path := make([]string, 0, li+1)
+			for _, ln := range c.levels[:li+1] {
+				path = append(path, labels[ln])
+			}
+			if prev == nil || !slices.Equal(prev, path) {
+				l.path = append(l.path, path)
+				l.start = append(l.start, int32(i))
+				l.parent = append(l.parent, parent)
+				prev = path
+			}
+		}
+		l.start = append(l.start, int32(c.inTopo))
+	}
+	for li := 0; li+1 < len(c.lv); li++ {
+		l, down := &c.lv[li], &c.lv[li+1]
+		l.child = make([]int32, l.count()+1)
+		j := int32(0)
+		for d := 0; d <= l.count(); d++ {
+			for int(j) < down.count() && down.parent[j] < int32(d) {
+				j++
+			}
+			l.child[d] = j
+		}
+	}
+	last := &c.lv[len(c.lv)-1]
+	last.child = make([]int32, last.count()+1)
+}
+
+// Levels returns the topology's level names, widest first.
+func (c *Cluster) Levels() []string { return slices.Clone(c.levels) }
+
+// Nodes returns every node with its current free capacity: the nodes inside the topology
+// ordered by path then name, then the nodes outside it by name. The result is a copy.
+func (c *Cluster) Nodes() []Node {
+	out := make([]Node, len(c.names))
+	for i := range c.names {
+		out[i] = Node{Name: c.names[i], Labels: maps.Clone(c.labels[i]), Free: c.freeOf(int32(i))}
+	}
+	return out
+}
+
+// Free returns the free capacity of the named node, and false when there is no such node.
+// A Pods entry appears only for nodes that limit their slots.
+func (c *Cluster) Free(node string) (Resources, bool) {
+	i, ok := c.nodeIdx[node]
+	if !ok {
+		return nil, false
+	}
+	return c.freeOf(i), true
+}
+
+func (c *Cluster) freeOf(i int32) Resources {
+	nr := len(c.res)
+	r := make(Resources, nr)
+	for j, q := range c.free[int(i)*nr : (int(i)+1)*nr] {
+		if j == c.slots && !c.slotted[i] {
+			continue
+		}
+		r[c.res[j]] = q
+	}
+	return r
+}
+
+// Clone returns an independent copy: Apply and Remove on one do not affect the other.
+func (c *Cluster) Clone() *Cluster {
+	d := *c
+	d.free = slices.Clone(c.free)
+	return &d
+}
+
+// Domains returns the domains of the named level in path order, or nil for an unknown
+// level. Nodes outside the topology belong to no domain.
+func (c *Cluster) Domains(level string) []Domain {
+	li, ok := c.levelIdx[level]
+	if !ok {
+		return nil
+	}
+	out := make([]Domain, c.lv[li].count())
+	for d := range out {
+		out[d] = c.domain(li, int32(d))
+	}
+	return out
+}
+
+// domain returns the exported form of internal domain (li, d).
+func (c *Cluster) domain(li int, d int32) Domain {
+	if li < 2 {
+		return Domain{}
+	}
+	return Domain{Level: c.levels[li-2], Path: strings.Join(c.lv[li].path[d], "/")}
+}
+
+// ancestor returns the domain at level up (up ≤ li) that contains domain (li, d).
+func (c *Cluster) ancestor(li int, d int32, up int) int32 {
+	for ; li > up; li-- {
+		d = c.lv[li].parent[d]
+	}
+	return d
+}
+
+// descendants returns the range of domains at level down (down ≥ li) inside (li, d).
+func (c *Cluster) descendants(li int, d int32, down int) (lo, hi int32) {
+	lo, hi = d, d+1
+	for ; li < down; li++ {
+		lo, hi = c.lv[li].child[lo], c.lv[li].child[hi]
+	}
+	return lo, hi
+}
+
+// nodeDomain returns the domain at level li that holds node n, or -1 when the node is
+// outside the topology and li ≥ 1.
+func (c *Cluster) nodeDomain(n int32, li int) int32 {
+	if li == 0 {
+		return 0
+	}
+	if int(n) >= c.inTopo {
+		return -1
+	}
+	l := &c.lv[li]
+	// The last domain whose range starts at or before n.
+	d := sort.Search(l.count(), func(d int) bool { return l.start[d] > n })
+	return int32(d - 1)
+}
+
+// addFree adds delta × shape to node i's free capacity, saturating on Unlimited.
+func (c *Cluster) addFree(i int32, col int, delta int64) {
+	p := &c.free[int(i)*len(c.res)+col]
+	*p = sat.Add(*p, delta)
+}

@@ -1,0 +1,143 @@
+// Package topology decides whether, and where, a gang fits a cluster's topology: an
+// ordered tree of levels such as zone / block / rack / hostname.
+//
+// A [Cluster] holds the levels, the nodes with their place in the tree and their free
+// capacity. [Cluster.Place] takes a [Request] — a tree of groups with K-of-N needs, leaf
+// pod counts and shapes, and required / preferred constraints on groups and sets of groups
+// — and returns a [Result]: a [Placement] (pods per node per leaf group, the domains each
+// constraint landed in), or NoFit with per-domain [Reason]s (`rack b1/r1 can host 3 of 4
+// pods of decode-workers`), or BudgetExhausted. [Cluster.Apply] and [Cluster.Remove]
+// commit a placement to the free capacity and give it back.
+//
+// [Cluster.FromGang] turns a compiled gang of package gang (a KAI PodGroup) into a
+// Request, and [ToGang] reads the placement back in the gang's terms: pods per node by
+// SubGroup name for binding, and the placed pods as gang configurations with the resources
+// admission charges, ready for gang's readiness check:
+//
+//	tree, _ := gang.Compile(spec)
+//	req, _ := tree.Requests([]string{"gpu", "cpu"}, perPodByLeaf)
+//	r, _ := cluster.FromGang(tree, req, topology.GangOptions{Name: "inference"})
+//	res, _ := cluster.Place(r, topology.Options{})
+//	gp, _ := topology.ToGang(tree, req, res.Placement) // gp.Nodes, gp.Minimum.Request
+//
+// # Non-goals
+//
+// It knows nothing of pools, quotas, priorities or preemption (package admission composes
+// those). It reads PodGroups only through package gang's compiled trees: the request model
+// is plain data onto which a gang tree maps one to one (see [Request] and
+// [Cluster.FromGang]). It does not discover topology, watch nodes or bind pods; the host
+// feeds it snapshots and applies its answers. One Cluster is one topology; a host with
+// several topologies keeps one Cluster per topology.
+//
+// # Concurrency
+//
+// Everything is pure: no I/O, goroutines, clock, environment or global mutable state.
+// A Cluster's structure never changes after [NewCluster]; Place and the other read methods
+// may run concurrently, while Apply and Remove need exclusive access to their Cluster.
+// [Cluster.Clone] is cheap (it copies the free capacity only) and clones are independent.
+// Values returned to callers never alias the Cluster's state.
+//
+// # How placement works
+//
+// Counts follow SPEC §9: the pods of one shape that fit on a node are the minimum over
+// requested resources of floor(free / request), and the node's free pod slots; a domain's
+// count is the sum over its nodes. Place computes them once per request as prefix sums
+// over the node order (nodes are sorted by path, so every domain is a contiguous range)
+// and keeps, per level and shape, a btree of domains ordered by pods still available, then
+// path: the best fit for a demand is the first item at or above it.
+//
+// The search chooses, in preference order and backtracking on failure: which children of
+// each K-of-N group are placed (any K, subsets in spec order); for each constraint,
+// outermost first, its domain; then it reserves each constraint's own pods in its domain.
+// With one pod shape, a reservation that keeps every domain within its count satisfies
+// Hall's condition on the laminar family of domains, so the reservations always turn into
+// node assignments, narrowest domain first; with several shapes sharing nodes the
+// assignment step tries every distribution in turn. Hence:
+//
+//   - soundness: every returned placement keeps every node's capacity across all shapes
+//     and every required constraint (an independent validator checks this in tests);
+//   - completeness: NoFit means no placement exists. The search tries every choice, so it
+//     is complete for every request, mixes of shapes included, as long as the budget
+//     ([Options.Budget]) lasts; when the budget runs out the outcome is BudgetExhausted,
+//     never NoFit. Requests whose pods share one shape need no distribution search and
+//     rarely come near the budget; mixes that crowd the same nodes can.
+//   - determinism: equal input gives an equal result.
+//
+// # Decisions where the spec is silent
+//
+//   - A node whose label is missing or empty for any level is outside the topology: it
+//     belongs to no domain, and only pods that no constraint covers may use it. Pods under
+//     a preferred-only constraint stay inside the topology too, since a preference is
+//     about where in the topology the pods go.
+//   - Preference order for a constraint with a preferred level (SPEC §9): one domain of
+//     the preferred level, best fit among all of them inside the parent's domain (or the
+//     required domain); else the fewest preferred-level domains inside one domain of the
+//     narrowest wider level that fits, that wider domain chosen by best fit; else, so that a
+//     preference never makes a feasible request fail, the required domain with no
+//     preference. A preferred level at or above the required one is ignored.
+//   - Best fit is measured in pods of the constraint's shape left over; for a constraint
+//     with several shapes, in units of its scarcest requested resource (the one whose
+//     demand is the largest share of the topology's free quantity). Ties go to the domain
+//     first in path order. Per-node counts are capped at the request limit (2^30 pods),
+//     so domains beyond that compare as equal.
+//   - Spreading: among the sets with the fewest domains, the one with least left over;
+//     ties go to the set found first when visiting larger domains first, then path order.
+//     Pods are spread over the chosen domains most-room first. The same rule picks nodes
+//     inside a domain, so pods pack onto the fewest nodes with least left over.
+//   - Constraints nest by inclusion of their pod sets; equal sets nest in declaration
+//     order (group constraints in preorder, then sets). A nested constraint whose level is
+//     wider than its parent's domain is met by that domain.
+//   - K-of-N: exactly K children are placed, the first K-subset in lexicographic spec order
+//     that fits; unplaced children are not placed as extras.
+//   - Elastic extras (Options.Extras) are placed after the minimum, leaf by leaf in spec
+//     order, as many as still fit within the region chosen for the leaf's narrowest
+//     constraint; they never move or block the minimum.
+//   - Explanations look at the configuration with the fewest pods and list, per constraint
+//     that no domain can hold on its own, up to eight candidate domains with how many of the
+//     pods each could host, closest first.
+//
+// # From a gang to a request, and back
+//
+// FromGang maps a gang tree one to one, names included, so that placements and
+// explanations speak of SubGroups (`rack b1/r1 can host 3 of 4 pods of decode-workers`):
+//
+//   - the PodGroup is the Root, named by GangOptions.Name ("PodGroup" when empty, which
+//     must not be a SubGroup's name); a PodGroup without SubGroups is a single leaf;
+//   - a leaf SubGroup is a leaf Group: Pods = minMember, Shape = the request of one pod
+//     (zero quantities left out; a request of one Pods slot is what every pod takes, and
+//     any other Pods request is an error), Extra = GangOptions.Extra;
+//   - a mid-level SubGroup or the PodGroup is an inner Group, Need = minSubGroup (0 when
+//     every child is required);
+//   - gang's effective constraint tree (gang.Tree.Constraints, not re-derived here): the
+//     PodGroup's or global constraint is the Root's, a SubGroup's its Group's, a
+//     SubGroupSet's a Set of its members with the default label
+//     ("decode-workers+decode-leaders"). Constraints over equal pod sets nest in the same
+//     order in both packages: the PodGroup's, SubGroups' from the shallowest, then sets.
+//
+// Decisions:
+//
+//   - Levels are matched by name. A level the cluster does not have is an error that names
+//     the constraint by its spec path and the level, before anything is placed: a gang
+//     written for another topology should not silently lose a constraint. The constraint's
+//     topology name is checked only when GangOptions.Topology says which one this cluster
+//     is.
+//   - Charge and placement agree. Admission charges gang.Tree.MinRequest; where a
+//     minSubGroup leaves a choice, FromGang lists MinRequest's chosen children first (each
+//     part in spec order), and since Place takes the first K-subset that fits, MinRequest's
+//     configuration is placed whenever it fits. When it does not, Place may choose other
+//     children: ToGang reports what was placed, which is then what admission charges (it is
+//     never less than MinRequest, which is the cheapest). GangOptions.Exact forbids other
+//     choices.
+//   - The PodGroup's backward-compatible minMember floor has no counterpart in a Request.
+//     When the fewest pods of any configuration already reach it, it is left out: it holds
+//     whatever Place chooses. Otherwise the request is exact: it asks for MinRequest's
+//     configuration, which gang completes by adding the missing pods to the leaf with the
+//     cheapest pod, so that the pods placed meet the floor and are the ones charged. A
+//     floor together with a minSubGroup below it thus loses the choice of children.
+//   - Elastic extras: a leaf's Extra is what GangOptions.Extra asks beyond minMember, less
+//     the pods the floor already gave it. Only leaves that are placed get extras; replicas
+//     beyond the K placed are not added as extras.
+//   - ToGang counts an assignment's Elastic pods as elastic and the rest as the minimum; it
+//     checks names and shapes against the tree and the requests. A PodGroup without
+//     SubGroups reads back under the name "", as in gang.Tree.LeafCounts.
+package topology

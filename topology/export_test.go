@@ -1,0 +1,6 @@
+package topology
+
+// PlaceScan runs Place with every candidate lookup scanning all domains of its level
+// instead of using the best-fit index: the baseline of the benchmarks, and a second
+// opinion for the property tests.
+func PlaceScan(c *Cluster, r Request, o Options) (Result, error) { return c.place(r, o, true) }

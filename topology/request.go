@@ -1,0 +1,69 @@
+package topology
+
+// Request asks for a gang to be placed: a tree of groups, plus constraints on sets of
+// groups. It is plain data, independent of any PodGroup format, and maps one to one onto a
+// compiled gang tree (Cluster.FromGang builds it from one):
+//
+//   - a leaf SubGroup is a leaf Group: Pods = minMember, Shape = the request of one pod,
+//     Extra = the elastic pods wanted beyond minMember;
+//   - a mid-level SubGroup or the PodGroup is an inner Group: Need = minSubGroup (0 when
+//     every child is required);
+//   - a SubGroup's topology constraint is its Group's Constraint; the PodGroup's constraint
+//     (or seed 001's global one) is the Root's;
+//   - a SubGroupSet's constraint is a Set naming its SubGroups.
+//
+// Constraints must be laminar: the pods of any two are disjoint or nested. Nested
+// constraints are placed inside the domain chosen for the constraint around them.
+type Request struct {
+	// Root is the gang as a whole.
+	Root Group
+	// Sets constrain several groups together; each group appears in at most one set.
+	Sets []Set
+}
+
+// Group is one node of a request's tree: a leaf with pods of one shape, or an inner group
+// that needs Need of its Children (all of them when Need is 0). Names are unique in a
+// request and not empty.
+type Group struct {
+	// Name identifies the group in placements and explanations.
+	Name string
+	// Pods is a leaf's minimum pod count (at least 1); zero on inner groups.
+	Pods int64
+	// Extra is a leaf's count of elastic pods wanted beyond Pods, placed only when
+	// Options.Extras is set and only where they fit.
+	Extra int64
+	// Shape is the request of one pod of a leaf, e.g. {"gpu": 1, "cpu": 8000}. It must not
+	// list Pods: every pod takes one slot.
+	Shape Resources
+	// Need is how many Children must be placed (K of N); 0 means all of them.
+	Need int
+	// Children are the group's subgroups, in spec order.
+	Children []Group
+	// Constraint applies to every pod placed in the group's subtree.
+	Constraint Constraint
+}
+
+// Constraint is a topology constraint on a set of pods. Levels are level names of the
+// cluster; an empty level means none.
+type Constraint struct {
+	// Required is the level at which all the pods must share one domain (or a narrower one).
+	Required string
+	// Preferred is the level at which the pods should share one domain when possible. A
+	// preferred level at or above the required one adds nothing and is ignored.
+	Preferred string
+}
+
+// IsZero reports whether c constrains nothing.
+func (c Constraint) IsZero() bool { return c == Constraint{} }
+
+// Set constrains the pods of several groups together, as a SubGroupSet does.
+type Set struct {
+	// Name labels the set in placements and explanations; it must differ from every group
+	// name. When empty, the label is the group names joined by '+' (e.g.
+	// "decode-workers+decode-leaders"), or "sets[i]" if that is taken.
+	Name string
+	// Groups names the groups whose pods the constraint covers.
+	Groups []string
+	// Constraint applies to all the pods of the named groups together.
+	Constraint Constraint
+}

@@ -1,0 +1,80 @@
+package topology
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Pods is the reserved resource name for a node's free pod slots. A node that lists it
+// can take at most that many more pods; a node that does not list it has no slot limit.
+// Every pod takes exactly one slot, so a pod shape must not list it.
+const Pods = "pods"
+
+// Unlimited is the quantity that stands for "no limit". Arithmetic on it saturates:
+// placing pods on an Unlimited resource leaves it Unlimited.
+const Unlimited int64 = math.MaxInt64
+
+// Resources is a resource vector: quantities in each resource's base unit (GPUs as whole
+// devices, CPU in milli-cores, memory in bytes) keyed by resource name. Used for a node's
+// free capacity and for the request of one pod (its shape). Missing names are zero.
+type Resources map[string]int64
+
+// String formats r with names in byte order, e.g. `{cpu:4000 gpu:1}`.
+func (r Resources) String() string {
+	names := make([]string, 0, len(r))
+	for n := range r {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, n := range names {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s:%d", n, r[n])
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// clone returns a copy of r without its zero entries, nil when nothing is left.
+func (r Resources) clone() Resources {
+	var out Resources
+	for n, q := range r {
+		if q == 0 {
+			continue
+		}
+		if out == nil {
+			out = make(Resources, len(r))
+		}
+		out[n] = q
+	}
+	return out
+}
+
+// shapeKey is a canonical text of a pod shape, used to give equal shapes one kind.
+func (r Resources) shapeKey() string { return r.clone().String() }
+
+// mulSat returns a × b for non-negative operands, or Unlimited when the product would
+// reach it.
+func mulSat(a, b int64) int64 {
+	if p, ok := mulChecked(a, b); ok {
+		return p
+	}
+	return Unlimited
+}
+
+// mulChecked returns a × b for non-negative operands, or false when the product would
+// reach Unlimited.
+func mulChecked(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	if a > (Unlimited-1)/b {
+		return 0, false
+	}
+	return a * b, true
+}
