@@ -2,6 +2,7 @@ package quota
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -13,8 +14,10 @@ import (
 // (node levels on the path, root and queue included), with resources resources.
 type benchShape struct{ queues, depth, resources int }
 
+// String names the shape so that bench/chart plots cost against the number of queues:
+// q=N is the only numeric key.
 func (s benchShape) String() string {
-	return fmt.Sprintf("q=%d/depth=%d/res=%d", s.queues, s.depth, s.resources)
+	return fmt.Sprintf("q=%d/depth%d/res%d", s.queues, s.depth, s.resources)
 }
 
 var benchShapes = func() []benchShape {
@@ -134,10 +137,14 @@ var (
 	sinkTree *Tree
 )
 
-// BenchmarkTreeFits: Fits of a borrowing request on a queue at full depth.
+// BenchmarkTreeFits: Fits of a borrowing request on a queue at full depth ("tree"),
+// beside two baselines: "naive" recomputes every subtree quota, usage and walk term of
+// the tree from scratch, as a checker without incremental state would, then fits;
+// "bare" is the floor, a loop of depth × resources steps, each an add and a compare on
+// a dense slice, with nothing else.
 func BenchmarkTreeFits(b *testing.B) {
 	for _, s := range benchShapes {
-		b.Run(s.String(), func(b *testing.B) {
+		b.Run(s.String()+"/tree", func(b *testing.B) {
 			f := buildBench(b, s)
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -145,47 +152,9 @@ func BenchmarkTreeFits(b *testing.B) {
 				sinkFit, _ = f.tr.Fits(f.target, f.req)
 			}
 		})
-	}
-}
-
-// BenchmarkTreeAddRemove: Add then Remove of the same request (a what-if step).
-func BenchmarkTreeAddRemove(b *testing.B) {
-	for _, s := range benchShapes {
-		b.Run(s.String(), func(b *testing.B) {
+		b.Run(s.String()+"/naive", func(b *testing.B) {
 			f := buildBench(b, s)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				_ = f.tr.Add(f.target, f.req)
-				_ = f.tr.Remove(f.target, f.req)
-			}
-		})
-	}
-}
-
-// BenchmarkTreeClone: Clone of the whole tree, once per admission cycle.
-func BenchmarkTreeClone(b *testing.B) {
-	for _, s := range benchShapes {
-		b.Run(s.String(), func(b *testing.B) {
-			f := buildBench(b, s)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				sinkTree = f.tr.Clone()
-			}
-		})
-	}
-}
-
-// BenchmarkTreeNaiveFits is the baseline: recompute every subtree quota, usage and walk
-// term of the tree from scratch, as a checker without incremental state would, then fit.
-func BenchmarkTreeNaiveFits(b *testing.B) {
-	for _, s := range benchShapes {
-		b.Run(s.String(), func(b *testing.B) {
-			f := buildBench(b, s)
-			scratch := *f.tr
-			scratch.cfg, scratch.usage, scratch.walk, scratch.height =
-				slices.Clone(f.tr.cfg), slices.Clone(f.tr.usage), slices.Clone(f.tr.walk), slices.Clone(f.tr.height)
+			scratch := deepCopy(f.tr)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
@@ -193,14 +162,7 @@ func BenchmarkTreeNaiveFits(b *testing.B) {
 				sinkFit, _ = scratch.Fits(f.target, f.req)
 			}
 		})
-	}
-}
-
-// BenchmarkTreeBareLoop is the floor: the same number of steps as Fits (depth ×
-// resources), each an add and a compare on a dense slice, with nothing else.
-func BenchmarkTreeBareLoop(b *testing.B) {
-	for _, s := range benchShapes {
-		b.Run(s.String(), func(b *testing.B) {
+		b.Run(s.String()+"/bare", func(b *testing.B) {
 			cells := make([]walkCell, s.depth*s.resources)
 			for k := range cells {
 				cells[k] = walkCell{a: Quantity(k % 3), c: 1 << 20}
@@ -224,4 +186,74 @@ func BenchmarkTreeBareLoop(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkTreeAddRemove: Add then Remove of the same request (a what-if step), beside
+// "naive": the same usage change followed each time by a full recompute.
+func BenchmarkTreeAddRemove(b *testing.B) {
+	for _, s := range benchShapes {
+		b.Run(s.String()+"/tree", func(b *testing.B) {
+			f := buildBench(b, s)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				_ = f.tr.Add(f.target, f.req)
+				_ = f.tr.Remove(f.target, f.req)
+			}
+		})
+		b.Run(s.String()+"/naive", func(b *testing.B) {
+			f := buildBench(b, s)
+			scratch := deepCopy(f.tr)
+			k := f.target.index() * s.resources
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				for j, x := range f.req {
+					scratch.usage[k+j] += x
+				}
+				scratch.recomputeAll()
+				for j, x := range f.req {
+					scratch.usage[k+j] -= x
+				}
+				scratch.recomputeAll()
+			}
+		})
+	}
+}
+
+// BenchmarkTreeClone: Clone of the whole tree, once per admission cycle, beside "deep":
+// a copy of every slice and map, configuration and structure included.
+func BenchmarkTreeClone(b *testing.B) {
+	for _, s := range benchShapes {
+		b.Run(s.String()+"/tree", func(b *testing.B) {
+			f := buildBench(b, s)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				sinkTree = f.tr.Clone()
+			}
+		})
+		b.Run(s.String()+"/deep", func(b *testing.B) {
+			f := buildBench(b, s)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				sinkTree = deepCopy(f.tr)
+			}
+		})
+	}
+}
+
+// deepCopy copies every slice and map of t, what a clone without shared immutable
+// configuration would cost, and gives the baselines a tree of their own.
+func deepCopy(t *Tree) *Tree {
+	c := *t
+	c.resNames, c.names, c.kind, c.parent = slices.Clone(t.resNames), slices.Clone(t.names), slices.Clone(t.kind), slices.Clone(t.parent)
+	c.height, c.cfg, c.usage, c.walk, c.total = slices.Clone(t.height), slices.Clone(t.cfg), slices.Clone(t.usage), slices.Clone(t.walk), slices.Clone(t.total)
+	c.resIndex, c.index = maps.Clone(t.resIndex), maps.Clone(t.index)
+	c.children = make([][]int32, len(t.children))
+	for i, ch := range t.children {
+		c.children[i] = slices.Clone(ch)
+	}
+	return &c
 }
