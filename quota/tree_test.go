@@ -154,6 +154,7 @@ func TestEdits(t *testing.T) {
 		{"move root under child", func() error { _, err := tr.MoveByName("company", "research"); return err }, ErrCycle},
 		{"move with limits to root", func() error { _, err := tr.Move(research, 0); return err }, ErrLimitWithoutParent},
 		{"move under unknown", func() error { _, err := tr.Move(research, 42); return err }, ErrUnknownParent},
+		{"move under a negative handle", func() error { _, err := tr.Move(research, -1); return err }, ErrUnknownParent},
 		{"limit on root", func() error { _, err := tr.SetQuotaByName("company", "gpu", nq(1, 0, none)); return err }, ErrLimitWithoutParent},
 		{"queue lends above nominal", func() error { _, err := tr.SetQuota(vision, gpu, nq(1, none, 2)); return err }, ErrLendingAboveNominal},
 		{"unknown resource", func() error { _, err := tr.SetQuota(vision, 7, nq(1, none, none)); return err }, ErrUnknownResource},
