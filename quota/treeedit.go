@@ -62,7 +62,7 @@ func (t *Tree) Move(n, parent NodeID) ([]Overdraft, error) {
 	}
 	R := t.numRes()
 	p := -1
-	if parent.IsValid() {
+	if parent != 0 {
 		if p = t.slot(parent); p < 0 {
 			return nil, &TreeError{Op: op, Node: t.names[i], Rule: ErrUnknownParent, Detail: parent.String()}
 		}

@@ -106,8 +106,9 @@ type TreeError struct {
 
 // Error returns, for instance:
 //
-//	new tree: node "b": parent "x": parent does not exist
+//	new tree: node "b": parent does not exist ("x")
 //	new tree: node "q" resource "gpu": a queue's lending limit exceeds its nominal quota (lending limit 5, nominal 3)
+//	fits: no such node (node#7)
 func (e *TreeError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Op)

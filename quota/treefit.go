@@ -19,8 +19,8 @@ type Fit struct {
 	Request Quantity
 	// Allowed is the most of Resource that Node lets the queue take: the queue's path's
 	// unused guaranteed quota below Node plus Node's room, which is what Node may still
-	// lend its subtree (and borrow, up to its borrowing limit). It is negative when Node
-	// is over-admitted, and Unlimited only for an Unlimited request.
+	// lend its subtree (and borrow, up to its borrowing limit). It may be negative when
+	// Node is over-admitted.
 	Allowed Quantity
 	// Shortfall is Request − Allowed, more than 0: what Node lacks. Request minus the
 	// queue's Available is what the whole path lacks, which may be more.
@@ -28,7 +28,7 @@ type Fit struct {
 }
 
 // String returns "fits", or for instance
-// `does not fit: cohort "research" allows 2 of 5 "gpu" (short by 3)`.
+// `does not fit: node "research" allows 2 of 5 "gpu" (short by 3)`.
 func (f Fit) String() string {
 	if f.OK {
 		return "fits"
@@ -44,38 +44,64 @@ func (f Fit) String() string {
 //
 // Fits is O(depth × resources) and allocates nothing.
 func (t *Tree) Fits(q NodeID, v []Quantity) (Fit, error) {
-	i, err := t.checkRequest("fits", q, v)
-	if err != nil {
-		return Fit{}, err
+	i := t.slot(q)
+	if i < 0 || t.kind[i] != KindQueue || len(v) != len(t.resNames) {
+		return Fit{}, t.requestError("fits", q, v)
 	}
 	R := len(v)
-	var f Fit
-	bind := -1 // depth of the binding node found so far
 	for j, want := range v {
-		if want == 0 {
-			continue
+		if want <= 0 {
+			if want < 0 {
+				return Fit{}, t.requestError("fits", q, v)
+			}
+			continue // a zero request always fits, even on an over-admitted path
 		}
 		var acc Quantity // Σ a over the path so far: unused guaranteed quota below
-		for n, depth := i, 0; n >= 0 && (bind < 0 || depth < bind); n, depth = int(t.parent[n]), depth+1 {
+		for n := i; n >= 0; n = int(t.parent[n]) {
 			w := &t.walk[n*R+j]
 			if w.a >= Unlimited-acc {
 				break // unlimited guaranteed quota below: nothing above can bind
 			}
 			acc += w.a
 			if w.c < want-acc {
+				if err := t.requestError("fits", q, v); err != nil {
+					return Fit{}, err // a negative amount further on
+				}
+				return t.binding(i, v), nil
+			}
+		}
+	}
+	return Fit{OK: true}, nil
+}
+
+// binding explains a request that does not fit: for each resource it finds the lowest
+// node whose term is below the request, and keeps the lowest of those, the smallest
+// ResourceID on a tie.
+func (t *Tree) binding(i int, v []Quantity) Fit {
+	R := len(v)
+	var f Fit
+	bind := -1
+	for j, want := range v {
+		if want == 0 {
+			continue
+		}
+		var acc Quantity
+		for n, depth := i, 0; n >= 0 && (bind < 0 || depth < bind); n, depth = int(t.parent[n]), depth+1 {
+			w := &t.walk[n*R+j]
+			if w.a >= Unlimited-acc {
+				break
+			}
+			acc += w.a
+			if w.c < want-acc {
 				bind = depth
 				allowed := acc.Add(w.c)
-				f = Fit{Node: NodeID(n + 1), Resource: ResourceID(j), Request: want,
-					Allowed: allowed, Shortfall: want.Sub(allowed)}
+				f = Fit{Node: NodeID(n + 1), NodeName: t.names[n], Resource: ResourceID(j), ResourceName: t.resNames[j],
+					Request: want, Allowed: allowed, Shortfall: want.Sub(allowed)}
 				break
 			}
 		}
 	}
-	if bind < 0 {
-		return Fit{OK: true}, nil
-	}
-	f.NodeName, f.ResourceName = t.names[f.Node.index()], t.resNames[f.Resource]
-	return f, nil
+	return f
 }
 
 // Available returns how much more of resource r node n can take, counting all current
@@ -168,24 +194,37 @@ func (t *Tree) localAvailable(i, j int) Quantity {
 	return max(0, t.cfg[k].lq.Sub(t.usage[k]))
 }
 
-// checkRequest validates the arguments of Fits, Add and Remove and returns the queue's
-// slot.
+// checkRequest validates the arguments of Add and Remove and returns the queue's slot.
 func (t *Tree) checkRequest(op string, q NodeID, v []Quantity) (int, error) {
+	i := t.slot(q)
+	if i < 0 || t.kind[i] != KindQueue || len(v) != len(t.resNames) {
+		return -1, t.requestError(op, q, v)
+	}
+	for _, x := range v {
+		if x < 0 {
+			return -1, t.requestError(op, q, v)
+		}
+	}
+	return i, nil
+}
+
+// requestError explains why q and v are not a valid request.
+func (t *Tree) requestError(op string, q NodeID, v []Quantity) error {
 	i := t.slot(q)
 	switch {
 	case i < 0:
-		return -1, &TreeError{Op: op, Rule: ErrUnknownNode, Detail: q.String()}
+		return &TreeError{Op: op, Rule: ErrUnknownNode, Detail: q.String()}
 	case t.kind[i] != KindQueue:
-		return -1, &TreeError{Op: op, Node: t.names[i], Rule: ErrNotQueue}
+		return &TreeError{Op: op, Node: t.names[i], Rule: ErrNotQueue}
 	case len(v) != len(t.resNames):
-		return -1, &TreeError{Op: op, Node: t.names[i], Rule: ErrRequestLength,
+		return &TreeError{Op: op, Node: t.names[i], Rule: ErrRequestLength,
 			Detail: strconv.Itoa(len(v)) + " amounts for " + strconv.Itoa(len(t.resNames)) + " resources"}
 	}
 	for j, x := range v {
 		if x < 0 {
-			return -1, &TreeError{Op: op, Node: t.names[i], Resource: t.resNames[j], Rule: ErrNegativeAmount,
+			return &TreeError{Op: op, Node: t.names[i], Resource: t.resNames[j], Rule: ErrNegativeAmount,
 				Detail: "request " + x.String()}
 		}
 	}
-	return i, nil
+	return nil
 }

@@ -111,3 +111,34 @@ func TestAvailableIsLargestFit(t *testing.T) {
 		return true
 	}, lawTrees))
 }
+
+// TestFitExplanation: a refused Fit names the lowest node on the path at which some
+// resource's request exceeds what the node allows (allowedAt, from scratch), with the
+// smallest such resource there, and reports that node's allowance and the shortfall.
+func TestFitExplanation(t *testing.T) {
+	checkProp(t, 500, "Fit names the first breaking node", prop.ForAll(func(g gen.QuotaTree, pick int, a []int64) bool {
+		m := modelOf(g)
+		qs := m.queues()
+		if len(qs) == 0 {
+			return true
+		}
+		tr, err := NewTree(m.spec())
+		require.NoError(t, err)
+		q, v := qs[pick%len(qs)], vec(a, m.R)
+		f, err := tr.Fits(NodeID(q+1), v)
+		require.NoError(t, err)
+		breaks := func(k, r int) bool { return v[r] > 0 && m.allowedAt(q, k, r) < v[r] }
+		for k := q; k >= 0; k = m.nodes[k].parent {
+			for r := range m.R {
+				if !breaks(k, r) {
+					continue
+				}
+				require.False(t, f.OK, "n%d breaks on r%d but Fits says OK", k, r)
+				require.Equal(t, Fit{Node: NodeID(k + 1), NodeName: m.nodes[k].name, Resource: ResourceID(r), ResourceName: resName(r),
+					Request: v[r], Allowed: m.allowedAt(q, k, r), Shortfall: v[r] - m.allowedAt(q, k, r)}, f, "\n%s", tr.Mermaid())
+				return true
+			}
+		}
+		return f.OK
+	}, lawTrees, ggen.IntRange(0, 100), lawAmounts))
+}

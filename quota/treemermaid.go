@@ -61,7 +61,7 @@ func mermaidQuantity(q Quantity) string {
 	return q.String()
 }
 
-// mermaidEscape keeps a name from ending the label or being read as markup: Mermaid
+// mermaidEscaper keeps a name from ending the label or being read as markup: Mermaid
 // takes #code; entities inside quoted labels.
 var mermaidEscaper = strings.NewReplacer(
 	"#", "#35;", `"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;", "\n", " ", "\r", " ")

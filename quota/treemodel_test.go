@@ -175,3 +175,26 @@ func (m treeModel) kepBalanced(r int) bool {
 	}
 	return true
 }
+
+// allowedAt is, from scratch, what node k on queue q's path allows q to take of r: the
+// unused guaranteed quota of the path below and at k, plus k's room (its lendable quota
+// less what spills into it, plus its borrowing limit; at a root its subtree quota less
+// its usage). available(q) is the minimum of allowedAt over the path.
+func (m treeModel) allowedAt(q, k, r int) Quantity {
+	var acc Quantity
+	for i := q; ; i = m.nodes[i].parent {
+		lq, u := m.lq(i, r), m.use(i, r)
+		acc = acc.Add(max(0, lq.Sub(u)))
+		if i == k {
+			n := m.nodes[i]
+			if n.parent < 0 {
+				return acc.Add(m.sq(i, r).Sub(u))
+			}
+			room := m.sq(i, r).Sub(lq).Sub(max(0, u.Sub(lq))).Add(n.bl[r])
+			if n.bl[r] == Unlimited {
+				room = Unlimited
+			}
+			return acc.Add(room)
+		}
+	}
+}

@@ -34,10 +34,10 @@ type Node struct {
 // the host commits placements (Apply, Remove).
 //
 // Concurrency: the structure (levels, nodes, domains) never changes after NewCluster.
-// Read methods (Place, Fit, Free, Nodes, Domains, Levels, Clone) may run concurrently with
-// each other; Apply and Remove must not run concurrently with any other method on the same
-// Cluster. Clones share only immutable structure, so distinct clones may be used from
-// different goroutines without coordination.
+// Read methods (Place, FromGang, Fit, Free, Nodes, Domains, Levels, Clone) may run
+// concurrently with each other; Apply and Remove must not run concurrently with any other
+// method on the same Cluster. Clones share only immutable structure, so distinct clones
+// may be used from different goroutines without coordination.
 type Cluster struct {
 	levels   []string       // user level names, widest first
 	levelIdx map[string]int // user level name → internal level

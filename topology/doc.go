@@ -9,13 +9,25 @@
 // pods of decode-workers`), or BudgetExhausted. [Cluster.Apply] and [Cluster.Remove]
 // commit a placement to the free capacity and give it back.
 //
+// [Cluster.FromGang] turns a compiled gang of package gang (a KAI PodGroup) into a
+// Request, and [ToGang] reads the placement back in the gang's terms: pods per node by
+// SubGroup name for binding, and the placed pods as gang configurations with the resources
+// admission charges, ready for gang's readiness check:
+//
+//	tree, _ := gang.Compile(spec)
+//	req, _ := tree.Requests([]string{"gpu", "cpu"}, perPodByLeaf)
+//	r, _ := cluster.FromGang(tree, req, topology.GangOptions{Name: "inference"})
+//	res, _ := cluster.Place(r, topology.Options{})
+//	gp, _ := topology.ToGang(tree, req, res.Placement) // gp.Nodes, gp.Minimum.Request
+//
 // # Non-goals
 //
 // It knows nothing of pools, quotas, priorities or preemption (package admission composes
-// those), nor of PodGroup formats: the request model is plain data onto which a compiled
-// gang tree maps one to one (see [Request]). It does not discover topology, watch nodes or
-// bind pods; the host feeds it snapshots and applies its answers. One Cluster is one
-// topology; a host with several topologies keeps one Cluster per topology.
+// those). It reads PodGroups only through package gang's compiled trees: the request model
+// is plain data onto which a gang tree maps one to one (see [Request] and
+// [Cluster.FromGang]). It does not discover topology, watch nodes or bind pods; the host
+// feeds it snapshots and applies its answers. One Cluster is one topology; a host with
+// several topologies keeps one Cluster per topology.
 //
 // # Concurrency
 //
@@ -83,4 +95,49 @@
 //   - Explanations look at the configuration with the fewest pods and list, per constraint
 //     that no domain can hold on its own, up to eight candidate domains with how many of the
 //     pods each could host, closest first.
+//
+// # From a gang to a request, and back
+//
+// FromGang maps a gang tree one to one, names included, so that placements and
+// explanations speak of SubGroups (`rack b1/r1 can host 3 of 4 pods of decode-workers`):
+//
+//   - the PodGroup is the Root, named by GangOptions.Name ("PodGroup" when empty, which
+//     must not be a SubGroup's name); a PodGroup without SubGroups is a single leaf;
+//   - a leaf SubGroup is a leaf Group: Pods = minMember, Shape = the request of one pod
+//     (zero quantities left out; a request of one Pods slot is what every pod takes, and
+//     any other Pods request is an error), Extra = GangOptions.Extra;
+//   - a mid-level SubGroup or the PodGroup is an inner Group, Need = minSubGroup (0 when
+//     every child is required);
+//   - gang's effective constraint tree (gang.Tree.Constraints, not re-derived here): the
+//     PodGroup's or global constraint is the Root's, a SubGroup's its Group's, a
+//     SubGroupSet's a Set of its members with the default label
+//     ("decode-workers+decode-leaders"). Constraints over equal pod sets nest in the same
+//     order in both packages: the PodGroup's, SubGroups' from the shallowest, then sets.
+//
+// Decisions:
+//
+//   - Levels are matched by name. A level the cluster does not have is an error that names
+//     the constraint by its spec path and the level, before anything is placed: a gang
+//     written for another topology should not silently lose a constraint. The constraint's
+//     topology name is checked only when GangOptions.Topology says which one this cluster
+//     is.
+//   - Charge and placement agree. Admission charges gang.Tree.MinRequest; where a
+//     minSubGroup leaves a choice, FromGang lists MinRequest's chosen children first (each
+//     part in spec order), and since Place takes the first K-subset that fits, MinRequest's
+//     configuration is placed whenever it fits. When it does not, Place may choose other
+//     children: ToGang reports what was placed, which is then what admission charges (it is
+//     never less than MinRequest, which is the cheapest). GangOptions.Exact forbids other
+//     choices.
+//   - The PodGroup's backward-compatible minMember floor has no counterpart in a Request.
+//     When the fewest pods of any configuration already reach it, it is left out: it holds
+//     whatever Place chooses. Otherwise the request is exact: it asks for MinRequest's
+//     configuration, which gang completes by adding the missing pods to the leaf with the
+//     cheapest pod, so that the pods placed meet the floor and are the ones charged. A
+//     floor together with a minSubGroup below it thus loses the choice of children.
+//   - Elastic extras: a leaf's Extra is what GangOptions.Extra asks beyond minMember, less
+//     the pods the floor already gave it. Only leaves that are placed get extras; replicas
+//     beyond the K placed are not added as extras.
+//   - ToGang counts an assignment's Elastic pods as elastic and the rest as the minimum; it
+//     checks names and shapes against the tree and the requests. A PodGroup without
+//     SubGroups reads back under the name "", as in gang.Tree.LeafCounts.
 package topology

@@ -109,10 +109,10 @@ func (c *Cluster) FromGang(t *gang.Tree, req gang.Requests, o GangOptions) (Requ
 
 	r := Request{Root: b.group(gang.Root)}
 	r.Root.Name = name
-	for _, gc := range b.cons {
-		if gc.Kind != gang.SubGroupSetConstraint {
-			continue
-		}
+	// Sets in the order the spec lists them; Constraints has them in its preorder.
+	sets := slices.DeleteFunc(slices.Clone(b.cons), func(gc gang.Constraint) bool { return gc.Kind != gang.SubGroupSetConstraint })
+	slices.SortFunc(sets, func(x, y gang.Constraint) int { return x.Set - y.Set })
+	for _, gc := range sets {
 		s := Set{Constraint: fromGangConstraint(gc)}
 		for _, m := range gc.Members {
 			if b.included(m) {

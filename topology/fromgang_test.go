@@ -262,6 +262,36 @@ func TestFromGangCheapestFirst(t *testing.T) {
 	assert.Equal(t, []int64{0, 2, 2}, gp.Minimum.Counts)
 }
 
+// TestFromGangSets: SubGroupSets become Sets in the order the spec lists them (gang's
+// constraint tree has the wider one first); an exact request keeps only the members
+// it places, and drops sets left empty.
+func TestFromGangSets(t *testing.T) {
+	tree := compileGang(t, `{
+	  "minSubGroup": 1,
+	  "subGroups": [{"name": "a", "minMember": 1}, {"name": "b", "minMember": 2}, {"name": "c", "minMember": 2}],
+	  "topologyConstraints": {"subGroupSets": [
+	    {"subGroups": ["a"], "constraint": {"requiredTopologyLevel": "rack"}},
+	    {"subGroups": ["c", "b"], "constraint": {"requiredTopologyLevel": "block", "preferredTopologyLevel": "rack"}}
+	  ]}
+	}`)
+	c := seedCluster(t)
+	req := oneGPU(t, tree)
+	gpu := topology.Resources{"gpu": 1}
+	assert.Equal(t, topology.Request{
+		Root: topology.Group{Name: "PodGroup", Need: 1, Children: []topology.Group{
+			{Name: "a", Pods: 1, Shape: gpu}, {Name: "b", Pods: 2, Shape: gpu}, {Name: "c", Pods: 2, Shape: gpu},
+		}},
+		Sets: []topology.Set{
+			{Groups: []string{"a"}, Constraint: rack},
+			{Groups: []string{"c", "b"}, Constraint: topology.Constraint{Required: "block", Preferred: "rack"}},
+		},
+	}, fromGang(t, c, tree, req, topology.GangOptions{}))
+	assert.Equal(t, topology.Request{
+		Root: topology.Group{Name: "PodGroup", Children: []topology.Group{{Name: "a", Pods: 1, Shape: gpu}}},
+		Sets: []topology.Set{{Groups: []string{"a"}, Constraint: rack}},
+	}, fromGang(t, c, tree, req, topology.GangOptions{Exact: true}))
+}
+
 // TestFromGangFloor: a PodGroup minMember floor above what the SubGroups need gets its
 // missing pods where gang's MinRequest puts them, so placement and charge agree.
 func TestFromGangFloor(t *testing.T) {
@@ -635,4 +665,159 @@ func checkGangPlacement(gc gen.FromGangCase, tree *gang.Tree, req gang.Requests,
 
 func equalConfig(a, b gang.Config) bool {
 	return slices.Equal(a.Counts, b.Counts) && a.Pods == b.Pods && slices.Equal(a.Request, b.Request)
+}
+
+// ExampleCluster_FromGang places seed 002's inference service, 3 of 4 prefill replicas
+// each inside one rack: parse and compile the PodGroup spec with package gang, convert
+// it for the cluster, place it, and read the placement back by SubGroup name, with the
+// resources admission charges and gang's verdict on readiness.
+func ExampleCluster_FromGang() {
+	spec, err := gang.ParseSpec([]byte(`{
+	  "minSubGroup": 3,
+	  "subGroups": [
+	    {"name": "prefill-0", "minMember": 2, "topologyConstraint": {"requiredTopologyLevel": "rack"}},
+	    {"name": "prefill-1", "minMember": 2, "topologyConstraint": {"requiredTopologyLevel": "rack"}},
+	    {"name": "prefill-2", "minMember": 2, "topologyConstraint": {"requiredTopologyLevel": "rack"}},
+	    {"name": "prefill-3", "minMember": 2, "topologyConstraint": {"requiredTopologyLevel": "rack"}}
+	  ]
+	}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	tree, err := gang.Compile(spec)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	pod := map[string]int64{"gpu": 1, "cpu": 8000}
+	req, err := tree.Requests([]string{"gpu", "cpu"}, map[string]map[string]int64{
+		"prefill-0": pod, "prefill-1": pod, "prefill-2": pod, "prefill-3": pod,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	node := func(name, rack string, gpus int64) topology.Node {
+		return topology.Node{Name: name, Labels: map[string]string{"rack": rack}, Free: topology.Resources{"gpu": gpus, "cpu": 64000}}
+	}
+	c, err := topology.NewCluster([]string{"rack"}, []topology.Node{
+		node("n1", "r1", 4), node("n2", "r2", 2), node("n3", "r3", 1), node("n4", "r3", 1),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := c.FromGang(tree, req, topology.GangOptions{Name: "inference-service"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := c.Place(r, topology.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Outcome)
+	fmt.Print(res.Placement)
+
+	gp, err := topology.ToGang(tree, req, res.Placement)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("bind:", gp.Nodes)
+	fmt.Println("charge:", gp.Minimum.Resources, gp.Minimum.Request)
+	var st gang.Status
+	_ = tree.Readiness(gp.Minimum.Counts, &st)
+	fmt.Println("ready:", st.Ready())
+	// Output:
+	// placed
+	// prefill-0: n2×2
+	// prefill-1: n3×1 n4×1
+	// prefill-2: n1×2
+	// prefill-0: rack r2
+	// prefill-1: rack r3
+	// prefill-2: rack r1
+	// bind: map[prefill-0:map[n2:2] prefill-1:map[n3:1 n4:1] prefill-2:map[n1:2]]
+	// charge: [gpu cpu] [6 48000]
+	// ready: true
+}
+
+// FuzzFromGang: no PodGroup spec and no requests, extras or options make FromGang, Place
+// or ToGang panic; every placement of FromGang's request is valid, reads back, and makes
+// the gang ready; ToGang rejects or reads any altered placement without panicking.
+func FuzzFromGang(f *testing.F) {
+	for _, spec := range []string{gangExample2, gangStory2, gangExample1,
+		`{"minMember": 10, "subGroups": [{"name": "a", "minMember": 2}, {"name": "m", "minSubGroup": 1},
+		  {"name": "b", "parent": "m", "minMember": 3}, {"name": "c", "parent": "m", "minMember": 5}]}`,
+		`{"minMember": 3, "topologyConstraint": {"requiredTopologyLevel": "rack", "topology": "t"}}`,
+		`{"minSubGroup": 1, "subGroups": [{"name": "PodGroup", "minMember": 1}, {"name": "x", "minMember": 2,
+		  "topologyConstraint": {"preferredTopologyLevel": "zone"}}]}`,
+	} {
+		f.Add([]byte(spec), []byte{})
+		f.Add([]byte(spec), []byte{1, 2, 0, 1, 3, 1, 0, 2, 1, 1, 0, 4, 2, 1})
+		f.Add([]byte(spec), []byte{0, 6, 7, 8, 2, 3, 3, 1, 1, 5, 2, 0, 9, 9})
+	}
+	c := seedCluster(f)
+	f.Fuzz(func(t *testing.T, js, b []byte) {
+		spec, err := gang.ParseSpec(js)
+		if err != nil {
+			return
+		}
+		tree, err := gang.Compile(spec)
+		if err != nil {
+			return
+		}
+		r := &bytesReader{b: b}
+		var req gang.Requests
+		if r.pick(4) > 0 {
+			req.Resources = []string{"gpu", "cpu", topology.Pods}[:1+r.pick(3)]
+			for range tree.NumLeaves() {
+				vec := make([]int64, len(req.Resources))
+				for i := range vec {
+					vec[i] = fuzzQty[r.pick(len(fuzzQty))] % 3
+				}
+				req.PerPod = append(req.PerPod, vec)
+			}
+		}
+		o := topology.GangOptions{
+			Name:     fuzzNames[r.pick(len(fuzzNames))],
+			Exact:    r.pick(2) == 1,
+			Topology: []string{"", "t", "u"}[r.pick(3)],
+		}
+		if r.pick(2) == 1 {
+			for range tree.NumLeaves() {
+				o.Extra = append(o.Extra, fuzzQty[r.pick(len(fuzzQty))])
+			}
+		}
+		rq, err := c.FromGang(tree, req, o)
+		if err != nil {
+			if !errors.Is(err, topology.ErrInvalidRequest) {
+				t.Fatalf("error %v does not match ErrInvalidRequest", err)
+			}
+			return
+		}
+		res, err := c.Place(rq, topology.Options{Extras: r.pick(2) == 1, Budget: 1000})
+		if err != nil || res.Outcome != topology.Placed {
+			return
+		}
+		if err := validate(c.Levels(), c.Nodes(), rq, res.Placement); err != nil {
+			t.Fatalf("invalid placement: %v\n%s", err, res.Placement)
+		}
+		gp, err := topology.ToGang(tree, req, res.Placement)
+		if err != nil {
+			t.Fatalf("to gang: %v", err)
+		}
+		var st gang.Status
+		if err := tree.Readiness(gp.Minimum.Counts, &st); err != nil || !st.Ready() {
+			t.Fatalf("placed minimum %v is not ready", gp.Minimum.Counts)
+		}
+		if len(res.Placement.Assignments) > 0 {
+			a := &res.Placement.Assignments[r.pick(len(res.Placement.Assignments))]
+			a.Pods, a.Elastic = fuzzQty[r.pick(len(fuzzQty))], fuzzQty[r.pick(len(fuzzQty))]
+			a.Group = []string{a.Group, "", "x", "PodGroup"}[r.pick(4)]
+			_, _ = topology.ToGang(tree, req, res.Placement)
+		}
+	})
 }

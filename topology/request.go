@@ -2,7 +2,7 @@ package topology
 
 // Request asks for a gang to be placed: a tree of groups, plus constraints on sets of
 // groups. It is plain data, independent of any PodGroup format, and maps one to one onto a
-// compiled gang tree:
+// compiled gang tree (Cluster.FromGang builds it from one):
 //
 //   - a leaf SubGroup is a leaf Group: Pods = minMember, Shape = the request of one pod,
 //     Extra = the elastic pods wanted beyond minMember;

@@ -1,6 +1,8 @@
 // Command topology places seed 001's Example 2 — decode and prefill, each inside one block,
 // their leaders and workers each inside one rack — on a 2-block × 4-rack × 4-node cluster,
-// and prints where every pod went as a block / rack map.
+// and prints where every pod went as a block / rack map. The gang comes from its KAI
+// PodGroup spec: package gang compiles it, topology converts and places it, and the
+// placement is read back by SubGroup name with what admission charges for it.
 package main
 
 import (
@@ -9,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/poolgate/poolgate/gang"
 	"github.com/poolgate/poolgate/topology"
 )
 
@@ -25,28 +28,58 @@ var freeGPUs = map[string][4]int64{
 	"b2/r1": {4, 4, 4, 4}, "b2/r2": {2, 2, 1, 0}, "b2/r3": {1, 0, 0, 0}, "b2/r4": {0, 0, 0, 0},
 }
 
+// example2 is seed 001's Example 2 as a PodGroup spec, in seed 002's API: minSubGroup
+// counts SubGroups where seed 001 wrote minMember.
+const example2 = `{
+  "minSubGroup": 2,
+  "subGroups": [
+    {"name": "decode", "minSubGroup": 2},
+    {"name": "decode-workers", "parent": "decode", "minMember": 4},
+    {"name": "decode-leaders", "parent": "decode", "minMember": 1},
+    {"name": "prefill", "minSubGroup": 2},
+    {"name": "prefill-workers", "parent": "prefill", "minMember": 4},
+    {"name": "prefill-leaders", "parent": "prefill", "minMember": 1}
+  ],
+  "topologyConstraints": {
+    "subGroups": {
+      "decode-workers": {"requiredTopologyLevel": "rack"},
+      "decode-leaders": {"requiredTopologyLevel": "rack"},
+      "prefill-workers": {"requiredTopologyLevel": "rack"},
+      "prefill-leaders": {"requiredTopologyLevel": "rack"}
+    },
+    "subGroupSets": [
+      {"subGroups": ["decode-workers", "decode-leaders"], "constraint": {"requiredTopologyLevel": "block"}},
+      {"subGroups": ["prefill-workers", "prefill-leaders"], "constraint": {"requiredTopologyLevel": "block"}}
+    ]
+  }
+}`
+
 func run(w io.Writer) error {
 	c, err := cluster()
 	if err != nil {
 		return err
 	}
-	gpu := topology.Resources{"gpu": 1}
-	rack := topology.Constraint{Required: "rack"}
-	block := topology.Constraint{Required: "block"}
-	leaf := func(name string, pods int64) topology.Group {
-		return topology.Group{Name: name, Pods: pods, Shape: gpu, Constraint: rack}
+	spec, err := gang.ParseSpec([]byte(example2))
+	if err != nil {
+		return err
 	}
-	req := topology.Request{
-		Root: topology.Group{Name: "example-2", Children: []topology.Group{
-			{Name: "decode", Children: []topology.Group{leaf("decode-workers", 4), leaf("decode-leaders", 1)}},
-			{Name: "prefill", Children: []topology.Group{leaf("prefill-workers", 4), leaf("prefill-leaders", 1)}},
-		}},
-		Sets: []topology.Set{
-			{Groups: []string{"decode-workers", "decode-leaders"}, Constraint: block},
-			{Groups: []string{"prefill-workers", "prefill-leaders"}, Constraint: block},
-		},
+	tree, err := gang.Compile(spec)
+	if err != nil {
+		return err
 	}
-	res, err := c.Place(req, topology.Options{})
+	perPod := map[string]map[string]int64{}
+	for _, name := range leaves(tree) {
+		perPod[name] = map[string]int64{"gpu": 1}
+	}
+	req, err := tree.Requests([]string{"gpu"}, perPod)
+	if err != nil {
+		return err
+	}
+	r, err := c.FromGang(tree, req, topology.GangOptions{Name: "example-2"})
+	if err != nil {
+		return err
+	}
+	res, err := c.Place(r, topology.Options{})
 	if err != nil {
 		return err
 	}
@@ -57,12 +90,33 @@ func run(w io.Writer) error {
 		}
 		return nil
 	}
-	printMap(w, c, res.Placement)
+	gp, err := topology.ToGang(tree, req, res.Placement)
+	if err != nil {
+		return err
+	}
+	printMap(w, c, tree, gp)
 	fmt.Fprintln(w)
 	for _, cp := range res.Placement.Constraints {
 		fmt.Fprintf(w, "%-31s required %-5s → %s\n", cp.Scope, cp.Constraint.Required, cp.Required)
 	}
+	var st gang.Status
+	if err := tree.Readiness(gp.Minimum.Counts, &st); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nadmission charges %d GPUs for %d pods; the gang is ready once they run: %v\n",
+		gp.Minimum.Request[0], gp.Minimum.Pods, st.Ready())
 	return nil
+}
+
+// leaves returns the names of the tree's leaf SubGroups, in spec order.
+func leaves(tree *gang.Tree) []string {
+	var out []string
+	for l := range tree.NumLeaves() {
+		i, _ := tree.Leaf(l)
+		nd, _ := tree.Node(i)
+		out = append(out, nd.Name)
+	}
+	return out
 }
 
 func cluster() (*topology.Cluster, error) {
@@ -82,12 +136,18 @@ func cluster() (*topology.Cluster, error) {
 	return topology.NewCluster([]string{"block", "rack"}, nodes)
 }
 
-// printMap draws one line per rack: each node as [free GPUs before | pods placed].
-func printMap(w io.Writer, c *topology.Cluster, p topology.Placement) {
+// printMap draws one line per rack: each node as [free GPUs before | pods placed], the
+// pods by SubGroup as the host would bind them.
+func printMap(w io.Writer, c *topology.Cluster, tree *gang.Tree, gp topology.GangPlacement) {
 	tags := map[string]string{"decode-workers": "DW", "decode-leaders": "DL", "prefill-workers": "PW", "prefill-leaders": "PL"}
 	placed := map[string]string{}
-	for _, a := range p.Assignments {
-		placed[a.Node] += fmt.Sprintf("%s×%d ", tags[a.Group], a.Pods)
+	nodes := c.Nodes()
+	for _, sg := range leaves(tree) {
+		for _, n := range nodes {
+			if pods := gp.Nodes[sg][n.Name]; pods > 0 {
+				placed[n.Name] += fmt.Sprintf("%s×%d ", tags[sg], pods)
+			}
+		}
 	}
 	fmt.Fprintln(w, "legend: node = free GPUs before | pods placed (DW/DL decode workers/leaders, PW/PL prefill workers/leaders)")
 	for _, blk := range c.Domains("block") {

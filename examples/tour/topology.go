@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/poolgate/poolgate/gang"
 	"github.com/poolgate/poolgate/topology"
 )
 
-// tourTopology walks package topology through seed 001: Example 2 placed on a 2-block ×
-// 4-rack cluster, a 3-of-4 replica gang that skips the replica that fits nowhere, a
-// request that fits no rack and why, and apply / remove on the free capacity.
+// tourTopology walks package topology through seed 001, with gangs written as KAI
+// PodGroup specs and compiled by package gang: Example 2 placed on a 2-block × 4-rack
+// cluster and read back by SubGroup, a 3-of-4 replica gang whose first three replicas
+// cannot all go, a SubGroup that fits no rack and why, and apply / remove on the free
+// capacity.
 func tourTopology(w io.Writer) {
 	var nodes []topology.Node
 	free := map[string][4]int64{
@@ -32,17 +35,45 @@ func tourTopology(w io.Writer) {
 		fmt.Fprintln(w, err)
 		return
 	}
-	gpu := topology.Resources{"gpu": 1}
-	rack := topology.Constraint{Required: "rack"}
-	leaf := func(name string, pods int64) topology.Group {
-		return topology.Group{Name: name, Pods: pods, Shape: gpu, Constraint: rack}
+
+	// placed is a gang placed on c: its tree, requests and result.
+	type placed struct {
+		tree *gang.Tree
+		req  gang.Requests
+		res  topology.Result
 	}
-	show := func(title string, req topology.Request) topology.Result {
+	show := func(title, name, js string) (placed, bool) {
 		fmt.Fprintf(w, "\n%s\n", title)
-		res, err := c.Place(req, topology.Options{})
+		spec, err := gang.ParseSpec([]byte(js))
 		if err != nil {
 			fmt.Fprintln(w, err)
-			return res
+			return placed{}, false
+		}
+		tree, err := gang.Compile(spec)
+		if err != nil {
+			fmt.Fprintln(w, err)
+			return placed{}, false
+		}
+		perPod := map[string]map[string]int64{}
+		for l := range tree.NumLeaves() {
+			i, _ := tree.Leaf(l)
+			nd, _ := tree.Node(i)
+			perPod[nd.Name] = map[string]int64{"gpu": 1}
+		}
+		req, err := tree.Requests([]string{"gpu"}, perPod)
+		if err != nil {
+			fmt.Fprintln(w, err)
+			return placed{}, false
+		}
+		r, err := c.FromGang(tree, req, topology.GangOptions{Name: name})
+		if err != nil {
+			fmt.Fprintln(w, err)
+			return placed{}, false
+		}
+		res, err := c.Place(r, topology.Options{})
+		if err != nil {
+			fmt.Fprintln(w, err)
+			return placed{}, false
 		}
 		fmt.Fprintf(w, "→ %s\n", res.Outcome)
 		if res.Outcome == topology.Placed {
@@ -51,38 +82,68 @@ func tourTopology(w io.Writer) {
 		for _, r := range res.Reasons {
 			fmt.Fprintln(w, r)
 		}
-		return res
+		return placed{tree, req, res}, res.Outcome == topology.Placed
 	}
 
-	fmt.Fprintln(w, "Cluster: 2 blocks × 4 racks × 4 nodes; block b1 has 15 GPUs free, b2 has 22.")
-	ex2 := show("Seed 001 Example 2: decode and prefill each in one block, workers and leaders each in one rack.\n"+
-		"Best fit keeps the roomier block b2 whole:", topology.Request{
-		Root: topology.Group{Name: "example-2", Children: []topology.Group{
-			{Name: "decode", Children: []topology.Group{leaf("decode-workers", 4), leaf("decode-leaders", 1)}},
-			{Name: "prefill", Children: []topology.Group{leaf("prefill-workers", 4), leaf("prefill-leaders", 1)}},
-		}},
-		Sets: []topology.Set{
-			{Groups: []string{"decode-workers", "decode-leaders"}, Constraint: topology.Constraint{Required: "block"}},
-			{Groups: []string{"prefill-workers", "prefill-leaders"}, Constraint: topology.Constraint{Required: "block"}},
-		},
-	})
-
-	show("3 of 4 replicas, each in one rack; replica-0 needs 20 pods, which no rack has, so the other three go:",
-		topology.Request{Root: topology.Group{Name: "svc", Need: 3, Children: []topology.Group{
-			leaf("replica-0", 20), leaf("replica-1", 4), leaf("replica-2", 4), leaf("replica-3", 4),
-		}}})
-
-	show("decode-workers with 17 pods in one rack: no rack is large enough, and each says how close it comes:",
-		topology.Request{Root: leaf("decode-workers", 17)})
-
-	if ex2.Outcome == topology.Placed {
-		if err := c.Apply(ex2.Placement); err != nil {
+	fmt.Fprintln(w, "Cluster: 2 blocks × 4 racks × 4 nodes; block b1 has 15 GPUs free, b2 has 22. Every pod asks for 1 GPU.")
+	ex2, ok := show("Seed 001 Example 2: decode and prefill each in one block, workers and leaders each in one rack.\n"+
+		"Best fit keeps the roomier block b2 whole:", "example-2", `{
+	  "minSubGroup": 2,
+	  "subGroups": [
+	    {"name": "decode", "minSubGroup": 2},
+	    {"name": "decode-workers", "parent": "decode", "minMember": 4},
+	    {"name": "decode-leaders", "parent": "decode", "minMember": 1},
+	    {"name": "prefill", "minSubGroup": 2},
+	    {"name": "prefill-workers", "parent": "prefill", "minMember": 4},
+	    {"name": "prefill-leaders", "parent": "prefill", "minMember": 1}
+	  ],
+	  "topologyConstraints": {
+	    "subGroups": {
+	      "decode-workers": {"requiredTopologyLevel": "rack"}, "decode-leaders": {"requiredTopologyLevel": "rack"},
+	      "prefill-workers": {"requiredTopologyLevel": "rack"}, "prefill-leaders": {"requiredTopologyLevel": "rack"}
+	    },
+	    "subGroupSets": [
+	      {"subGroups": ["decode-workers", "decode-leaders"], "constraint": {"requiredTopologyLevel": "block"}},
+	      {"subGroups": ["prefill-workers", "prefill-leaders"], "constraint": {"requiredTopologyLevel": "block"}}
+	    ]
+	  }
+	}`)
+	if ok {
+		gp, err := topology.ToGang(ex2.tree, ex2.req, ex2.res.Placement)
+		if err != nil {
 			fmt.Fprintln(w, err)
 			return
 		}
+		var st gang.Status
+		_ = ex2.tree.Readiness(gp.Minimum.Counts, &st)
+		fmt.Fprintf(w, "Read back by SubGroup: decode-workers on %v, decode-leaders on %v;\n", gp.Nodes["decode-workers"], gp.Nodes["decode-leaders"])
+		fmt.Fprintf(w, "admission charges the %d GPUs of gang's minimum, and the gang is ready once its pods run: %v.\n", gp.Minimum.Request[0], st.Ready())
+	}
+
+	show("3 of 4 prefill replicas of 9 pods; replicas 0 and 1 must each sit in one rack, and only rack b2/r1\n"+
+		"has 9 GPUs free, so the first three in spec order cannot all go. Any three may, so 0, 2 and 3 do:", "svc", `{
+	  "minSubGroup": 3,
+	  "subGroups": [
+	    {"name": "prefill-0", "minMember": 9, "topologyConstraint": {"requiredTopologyLevel": "rack"}},
+	    {"name": "prefill-1", "minMember": 9, "topologyConstraint": {"requiredTopologyLevel": "rack"}},
+	    {"name": "prefill-2", "minMember": 9},
+	    {"name": "prefill-3", "minMember": 9}
+	  ]
+	}`)
+
+	show("decode-workers with 17 pods in one rack: no rack is large enough, and each says how close it comes:", "decode", `{
+	  "subGroups": [{"name": "decode-workers", "minMember": 17, "topologyConstraint": {"requiredTopologyLevel": "rack"}}]
+	}`)
+
+	if ok {
+		if err := c.Apply(ex2.res.Placement); err != nil {
+			fmt.Fprintln(w, err)
+			return
+		}
+		gpu := topology.Resources{"gpu": 1}
 		n, _ := c.Fit(gpu, topology.Domain{Level: "block", Path: "b1"})
 		fmt.Fprintf(w, "\nAfter applying Example 2, block b1 can take %d more 1-GPU pods;", n)
-		if err := c.Remove(ex2.Placement); err != nil {
+		if err := c.Remove(ex2.res.Placement); err != nil {
 			fmt.Fprintln(w, err)
 			return
 		}

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand"
 
@@ -55,43 +56,12 @@ type FromGangCase struct {
 
 // String shows the case compactly for failure reports.
 func (c FromGangCase) String() string {
-	s := fmt.Sprintf("seed %d\nspec: %s\nrequests: %v\nextra: %v\nnodes:\n", c.Seed, specText(c.Spec), c.Requests, c.Extra)
+	spec, _ := json.Marshal(c.Spec)
+	s := fmt.Sprintf("seed %d\nspec: %s\nrequests: %v\nextra: %v\nnodes:\n", c.Seed, spec, c.Requests, c.Extra)
 	for _, n := range c.Nodes {
 		s += fmt.Sprintf("  %s %v %v\n", n.Name, n.Labels, n.Free)
 	}
 	return s
-}
-
-func specText(s gang.Spec) string {
-	out := ""
-	if s.MinMember != nil {
-		out += fmt.Sprintf("minMember=%d ", *s.MinMember)
-	}
-	if s.MinSubGroup != nil {
-		out += fmt.Sprintf("minSubGroup=%d ", *s.MinSubGroup)
-	}
-	if s.TopologyConstraint != nil {
-		out += fmt.Sprintf("constraint=%+v ", *s.TopologyConstraint)
-	}
-	if s.TopologyConstraints != nil {
-		out += fmt.Sprintf("constraints=%+v ", *s.TopologyConstraints)
-	}
-	for _, sg := range s.SubGroups {
-		out += "\n  " + sg.Name
-		if sg.Parent != nil {
-			out += " parent=" + *sg.Parent
-		}
-		if sg.MinMember != nil {
-			out += fmt.Sprintf(" minMember=%d", *sg.MinMember)
-		}
-		if sg.MinSubGroup != nil {
-			out += fmt.Sprintf(" minSubGroup=%d", *sg.MinSubGroup)
-		}
-		if sg.TopologyConstraint != nil {
-			out += fmt.Sprintf(" constraint=%+v", *sg.TopologyConstraint)
-		}
-	}
-	return out
 }
 
 // FromGangCases generates gangs with requests on small four-level clusters. Cases are

@@ -1,8 +1,3 @@
-// Package gen holds what the property tests of every package share: test parameters
-// that log their seed, and generators for the domain's values (names, quota trees,
-// gang trees, clusters), one file per domain.
-//
-// It is imported by tests only.
 package gen
 
 import (

@@ -104,12 +104,12 @@ func (k TreeOpKind) String() string {
 }
 
 // TreeOp is one operation on a quota tree as plain data; the test maps it to a call.
-// Node and Other pick nodes (modulo the number of nodes, so that they always name one;
-// Other is the new parent of a move or added node, or with Queue the kind of an added
-// node), Resource picks the resource of SetQuota, Amounts is a request with one amount
-// per resource (trimmed to the tree's), and Quota is nominal, borrowing and lending
-// limit (NoLimit for none) for SetQuota and AddNode. Amounts and quotas are now and then
-// invalid (negative), so that refusals are exercised.
+// Node picks the node operated on and Other the new parent of a move or of an added node
+// (modulo the number of slots, so removed nodes come up too; negative: no parent).
+// Queue is the kind of an added node, Resource the resource of SetQuota, Amounts a
+// request with one amount per resource (trimmed to the tree's), and Quota the nominal
+// quota, borrowing and lending limit (NoLimit for none) of SetQuota and AddNode. Now and
+// then an amount is negative, so that refusals are exercised.
 type TreeOp struct {
 	Kind     TreeOpKind
 	Node     int
