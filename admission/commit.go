@@ -53,6 +53,9 @@ func (g *Gate) Submit(w Workload) error {
 // Withdraw takes the pending workload id out of the queue (the host cancelled it, or
 // does not want a preempted workload rescheduled) and returns it.
 func (g *Gate) Withdraw(id WorkloadID) (Workload, error) {
+	if !g.usable() {
+		return Workload{}, errUnusable()
+	}
 	r, ok := g.pending.remove(id)
 	if !ok {
 		return Workload{}, inputErr(ErrUnknownWorkload, "workload.id", string(id), "is not pending")
@@ -94,6 +97,8 @@ func (g *Gate) AddRunning(w Workload, admitted time.Time, placement *topology.Pl
 // before the gate's running work last changed (decide again).
 func (g *Gate) Commit(d Decision, now time.Time) error {
 	switch {
+	case !g.usable():
+		return errUnusable()
 	case d.gate != g:
 		return inputErr(ErrStaleDecision, "decision", string(d.Workload.ID), "was not made by this gate's Decide")
 	case d.gen != g.usageGen:
@@ -103,13 +108,9 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 	}
 	k := keep(record{w: d.Workload, leaf: d.leaf, vec: d.Request, place: d.place})
 	k.admitted, k.placement = now, clonePlacement(d.Placement)
-	var victims []*record
-	for _, v := range d.Plan {
-		r, ok := g.running[v.Workload.ID]
-		if !ok {
-			return inputErr(ErrStaleDecision, "decision", string(d.Workload.ID), "plans to evict "+string(v.Workload.ID)+", which is not running")
-		}
-		victims = append(victims, r)
+	victims, err := g.victims(d, map[WorkloadID]bool{d.Workload.ID: true})
+	if err != nil {
+		return err
 	}
 	if err := g.carryOut([]step{{victims: victims, admit: k}}); err != nil {
 		return err
@@ -118,6 +119,22 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 		g.queueGen++
 	}
 	return nil
+}
+
+// victims returns the running records of d's plan. A plan that names a workload twice,
+// one already in seen, or one not running does not match the gate's state.
+func (g *Gate) victims(d Decision, seen map[WorkloadID]bool) ([]*record, error) {
+	var out []*record
+	for _, v := range d.Plan {
+		r, ok := g.running[v.Workload.ID]
+		if !ok || seen[v.Workload.ID] {
+			return nil, inputErr(ErrStaleDecision, "decision", string(d.Workload.ID),
+				"plans to evict "+string(v.Workload.ID)+", which this gate cannot evict for it")
+		}
+		seen[v.Workload.ID] = true
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // step is one admission to carry out: evict the victims, then admit.
@@ -165,6 +182,9 @@ func (g *Gate) carryOut(steps []step) error {
 // Release records that the running workload id finished, whatever the outcome, and
 // gives back what it held.
 func (g *Gate) Release(id WorkloadID) (RunningWorkload, error) {
+	if !g.usable() {
+		return RunningWorkload{}, errUnusable()
+	}
 	r, ok := g.running[id]
 	if !ok {
 		return RunningWorkload{}, inputErr(ErrUnknownWorkload, "workload.id", string(id), "is not running")
@@ -180,6 +200,9 @@ func (g *Gate) Release(id WorkloadID) (RunningWorkload, error) {
 // pending queue with its original submit time: for hosts that lose work (a node fails)
 // and reschedule it.
 func (g *Gate) Evict(id WorkloadID) (RunningWorkload, error) {
+	if !g.usable() {
+		return RunningWorkload{}, errUnusable()
+	}
 	r, ok := g.running[id]
 	if !ok {
 		return RunningWorkload{}, inputErr(ErrUnknownWorkload, "workload.id", string(id), "is not running")

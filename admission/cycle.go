@@ -51,6 +51,9 @@ func (c CycleResult) Victims() []RunningWorkload {
 // that stays pending, for any reason, holds back every later workload of its queue
 // (ReasonFIFO); an admission with a plan holds nothing back.
 func (g *Gate) Cycle(now time.Time) CycleResult {
+	if !g.usable() {
+		return CycleResult{Now: now}
+	}
 	s := g.state.clone()
 	res := CycleResult{Now: now, Decisions: make([]Decision, 0, g.pending.len()),
 		gate: g, usageGen: g.usageGen, queueGen: g.queueGen}
@@ -110,21 +113,29 @@ func (s *state) admit(r *record, d *Decision) {
 // again).
 func (g *Gate) Apply(c CycleResult) error {
 	switch {
+	case !g.usable():
+		return errUnusable()
 	case c.gate != g:
 		return inputErr(ErrStaleDecision, "cycle", c.Now.String(), "was not run on this gate")
 	case c.usageGen != g.usageGen || c.queueGen != g.queueGen:
 		return inputErr(ErrStaleDecision, "cycle", c.Now.String(), "was run before the gate last changed; run it again")
 	}
 	var steps []step
+	seen := map[WorkloadID]bool{}
 	for _, d := range c.Decisions {
 		if d.Outcome != Admit {
 			continue
 		}
-		st := step{}
-		for _, v := range d.Plan {
-			st.victims = append(st.victims, g.running[v.Workload.ID])
+		p, ok := g.pending.get(d.Workload.ID)
+		if !ok || seen[d.Workload.ID] {
+			return inputErr(ErrStaleDecision, "cycle", c.Now.String(), "admits "+string(d.Workload.ID)+", which is not pending")
 		}
-		p, _ := g.pending.get(d.Workload.ID)
+		seen[d.Workload.ID] = true
+		victims, err := g.victims(d, seen)
+		if err != nil {
+			return err
+		}
+		st := step{victims: victims}
 		st.admit = &record{w: p.w, leaf: p.leaf, vec: p.vec, place: p.place, admitted: c.Now, placement: clonePlacement(d.Placement)}
 		steps = append(steps, st)
 	}

@@ -108,8 +108,8 @@ func (d Decision) Message() string {
 //     evictions), else Pending with ReasonPlacement.
 //
 // w may be pending (Commit then takes it out of the queue) but not running. Decide
-// returns an error only for malformed input. Without a plan and a gang it allocates
-// nothing; computing a plan copies the tree's usage.
+// returns an error only for malformed input. For a workload without a gang that needs
+// no plan it allocates nothing; computing a plan copies the tree's usage.
 func (g *Gate) Decide(w Workload) (Decision, error) {
 	r, err := g.resolve(w)
 	if err != nil {

@@ -113,3 +113,69 @@ func TestDecideAllocatesNothing(t *testing.T) {
 		assert.Zero(t, allocs, "Decide(%s) → %s", w.ID, d.Message())
 	}
 }
+
+// TestNilAndZeroGate: a nil or zero Gate answers reads with nothing and refuses the
+// rest, without panicking.
+func TestNilAndZeroGate(t *testing.T) {
+	for _, g := range []*Gate{nil, {}} {
+		w := wl("a", "p", quota.Normal, 1, 0)
+		_, err := g.Decide(w)
+		assert.ErrorIs(t, err, ErrInvalidConfig)
+		assert.ErrorIs(t, g.Submit(w), ErrInvalidConfig)
+		assert.ErrorIs(t, g.AddRunning(w, at(0), nil), ErrInvalidConfig)
+		assert.ErrorIs(t, g.Commit(Decision{}, at(0)), ErrInvalidConfig)
+		assert.ErrorIs(t, g.Apply(CycleResult{}), ErrInvalidConfig)
+		assert.ErrorIs(t, g.Apply(g.Cycle(at(0))), ErrInvalidConfig)
+		assert.ErrorIs(t, g.SetStrategy("p", StrictFIFO), ErrInvalidConfig)
+		assert.ErrorIs(t, g.ReconfigurePools(nil, 0), ErrInvalidConfig)
+		assert.ErrorIs(t, g.Reconfigure(nil), ErrInvalidConfig)
+		for _, f := range []func() error{
+			func() error { _, err := g.Withdraw("a"); return err },
+			func() error { _, err := g.Release("a"); return err },
+			func() error { _, err := g.Evict("a"); return err },
+			func() error { _, err := g.Usage("p"); return err },
+			func() error { _, err := g.Strategy("p"); return err },
+		} {
+			assert.ErrorIs(t, f(), ErrInvalidConfig)
+		}
+		assert.Nil(t, g.Resources())
+		assert.Nil(t, g.Tree())
+		assert.Nil(t, g.Cluster())
+		assert.Empty(t, g.Pending())
+		assert.Empty(t, g.Running())
+		assert.Empty(t, g.Cycle(at(0)).Decisions)
+	}
+}
+
+// TestTamperedResults: decisions and cycle results edited by the caller are refused
+// as stale and change nothing.
+func TestTamperedResults(t *testing.T) {
+	g := poolGate(t, 4, "p:4")
+	running(t, g, wl("l1", "p", quota.Low, 2, 0), wl("l2", "p", quota.Low, 2, 0))
+	submit(t, g, wl("n", "p", quota.Normal, 2, 1), wl("m", "p", quota.Normal, 2, 2))
+	before := snapshot(g)
+
+	d, err := g.Decide(wl("n", "p", quota.Normal, 2, 1))
+	require.NoError(t, err)
+	require.Len(t, d.Plan, 1)
+	twice := d
+	twice.Plan = append(twice.Plan, d.Plan[0])
+	assert.ErrorIs(t, g.Commit(twice, at(3)), ErrStaleDecision)
+	self := d
+	self.Plan = []RunningWorkload{{Workload: wl("n", "p", quota.Normal, 2, 1)}}
+	assert.ErrorIs(t, g.Commit(self, at(3)), ErrStaleDecision)
+
+	c := g.Cycle(at(3))
+	require.Len(t, c.Admitted(), 2)
+	tampered := c
+	tampered.Decisions = append([]Decision(nil), c.Decisions...)
+	tampered.Decisions[1].Plan = c.Decisions[0].Plan
+	assert.ErrorIs(t, g.Apply(tampered), ErrStaleDecision, "one victim for two admissions")
+	tampered.Decisions = append(tampered.Decisions[:1:1], c.Decisions[0])
+	assert.ErrorIs(t, g.Apply(tampered), ErrStaleDecision, "one admission twice")
+	tampered.Decisions = []Decision{{Outcome: Admit, Workload: wl("ghost", "p", quota.Normal, 1, 0)}}
+	assert.ErrorIs(t, g.Apply(tampered), ErrStaleDecision, "an admission of nothing pending")
+	assert.Equal(t, before, snapshot(g))
+	require.NoError(t, g.Apply(c))
+	assert.Equal(t, []string{"m", "n"}, runningIDs(g))
+}

@@ -19,6 +19,9 @@ import (
 // out; Submit, Withdraw, Release, Evict and AddRunning feed the gate what the host
 // does. Every mutation checks first and changes nothing when it fails.
 //
+// A nil *Gate and the zero Gate hold nothing: their reads return empty results and
+// every other method reports ErrInvalidConfig.
+//
 // Concurrency: a Gate is not safe for concurrent mutation. Its read methods (Decide,
 // Cycle, the accessors) do not modify it and may run concurrently with each other
 // while no mutation runs. Values it returns never alias its state.
@@ -49,6 +52,14 @@ type Gate struct {
 	// capacity); queueGen counts changes to the pending queue and strategies. A
 	// Decision is valid while usageGen is unchanged, a CycleResult while both are.
 	usageGen, queueGen uint64
+}
+
+// usable reports whether g was built by New or NewForPools.
+func (g *Gate) usable() bool { return g != nil && g.tree != nil }
+
+// errUnusable is what methods of a nil or zero Gate return.
+func errUnusable() error {
+	return inputErr(ErrInvalidConfig, "gate", "", "is nil or zero; build one with New or NewForPools")
 }
 
 // leafInfo is what the gate knows of one node beyond the tree.
@@ -192,6 +203,9 @@ func (g *Gate) strategyOf(queue string) Strategy {
 
 // leafOf returns the queue a workload targeting name lands in.
 func (g *Gate) leafOf(name string) (quota.NodeID, error) {
+	if !g.usable() {
+		return 0, errUnusable()
+	}
 	if n, ok := g.route[name]; ok {
 		return n, nil
 	}
@@ -208,6 +222,9 @@ func (g *Gate) leafOf(name string) (quota.NodeID, error) {
 // It is an error, changing nothing, when a running or pending workload's queue would
 // disappear (withdraw or release it first).
 func (g *Gate) ReconfigurePools(pools *quota.PoolSet, capacity quota.Quantity) error {
+	if !g.usable() {
+		return errUnusable()
+	}
 	l, err := poolLayout(pools, capacity)
 	if err != nil {
 		return err
@@ -219,6 +236,9 @@ func (g *Gate) ReconfigurePools(pools *quota.PoolSet, capacity quota.Quantity) e
 // have the same resources in the same order. Running work is charged to it as with
 // ReconfigurePools; the gate then routes workloads to the new tree's queues by name only.
 func (g *Gate) Reconfigure(tree *quota.Tree) error {
+	if !g.usable() {
+		return errUnusable()
+	}
 	l, err := treeLayout(tree)
 	if err != nil {
 		return err
@@ -337,15 +357,26 @@ func (g *Gate) Strategy(queue string) (Strategy, error) {
 
 // Resources returns the names of the gate's resources in ResourceID order, the order
 // of Workload.Request.
-func (g *Gate) Resources() []string { return slices.Clone(g.resources) }
+func (g *Gate) Resources() []string {
+	if !g.usable() {
+		return nil
+	}
+	return slices.Clone(g.resources)
+}
 
-// Tree returns a copy of the gate's quota tree with the usage of the running work.
-func (g *Gate) Tree() *quota.Tree { return g.tree.Clone() }
+// Tree returns a copy of the gate's quota tree with the usage of the running work, or
+// nil for a nil or zero Gate.
+func (g *Gate) Tree() *quota.Tree {
+	if !g.usable() {
+		return nil
+	}
+	return g.tree.Clone()
+}
 
 // Cluster returns a copy of the cluster with the free capacity the running gangs leave,
 // or nil for a gate without topology.
 func (g *Gate) Cluster() *topology.Cluster {
-	if g.cluster == nil {
+	if !g.usable() || g.cluster == nil {
 		return nil
 	}
 	return g.cluster.Clone()
@@ -387,6 +418,9 @@ func (g *Gate) Usage(queue string) (QueueUsage, error) {
 // Pending returns the pending workloads in the order a cycle walks them: priority, then
 // submit time, then ID.
 func (g *Gate) Pending() []Workload {
+	if !g.usable() {
+		return nil
+	}
 	out := make([]Workload, 0, g.pending.len())
 	g.pending.ascend(func(r *record) bool {
 		out = append(out, r.w.clone())
@@ -397,6 +431,9 @@ func (g *Gate) Pending() []Workload {
 
 // Running returns the running workloads, by ID.
 func (g *Gate) Running() []RunningWorkload {
+	if !g.usable() {
+		return nil
+	}
 	out := make([]RunningWorkload, 0, len(g.running))
 	for _, r := range g.running {
 		out = append(out, g.runningOf(r))
