@@ -228,7 +228,7 @@ func (g *Gate) start(r *record) error {
 			return inputErr(ErrInvalidValue, "placement", string(r.w.ID), err.Error())
 		}
 	}
-	g.addGuaranteed(r.leaf, r, +1)
+	g.account(r.leaf, r, +1)
 	g.running[r.w.ID] = r
 	g.indexLow(r, +1)
 	return nil
@@ -247,7 +247,7 @@ func (g *Gate) stop(r *record) error {
 		}
 		return inputErr(ErrInvalidValue, "workload.request", string(r.w.ID), err.Error())
 	}
-	g.addGuaranteed(r.leaf, r, -1)
+	g.account(r.leaf, r, -1)
 	delete(g.running, r.w.ID)
 	g.indexLow(r, -1)
 	return nil

@@ -90,6 +90,7 @@ func (g *Gate) Cycle(now time.Time) CycleResult {
 func (s *state) evict(victims []*record) {
 	for _, v := range victims {
 		_ = s.tree.Remove(v.leaf, v.vec)
+		s.account(v.leaf, v, -1)
 		if v.placement != nil {
 			_ = s.cluster.Remove(*v.placement)
 		}
@@ -100,7 +101,7 @@ func (s *state) evict(victims []*record) {
 // admit charges an admission of r to the working state.
 func (s *state) admit(r *record, d *Decision) {
 	_ = s.tree.Add(r.leaf, r.vec)
-	s.addGuaranteed(r.leaf, r, +1)
+	s.account(r.leaf, r, +1)
 	if d.Placement != nil {
 		_ = s.cluster.Apply(*d.Placement)
 	}

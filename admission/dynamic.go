@@ -132,6 +132,10 @@ func (g *Gate) decide(s *state, r *record, owned bool) (Decision, []*record) {
 		d.Reason, d.Quota = ReasonQuota, q
 		return d, nil
 	}
+	if f, over := g.overflows(s, r); over {
+		d.Reason, d.Fit = ReasonFit, f
+		return d, nil
+	}
 	f, _ := s.tree.Fits(r.leaf, r.vec)
 	if f.OK {
 		return g.placed(s, r, d, nil, owned), nil
@@ -173,6 +177,24 @@ func (g *Gate) overQuota(s *state, r *record) (QuotaCheck, bool) {
 		}
 	}
 	return QuotaCheck{}, false
+}
+
+// overflows reports a request that would take the total usage of a resource to
+// Unlimited, which the tree refuses to hold however much quota is left (SPEC §1); the
+// Fit names the root of r's queue. Only absurd requests on a tree of Unlimited quota
+// get here.
+func (g *Gate) overflows(s *state, r *record) (quota.Fit, bool) {
+	for j, x := range r.vec {
+		if allowed := quota.Unlimited - 1 - s.total[j]; x > allowed {
+			root := r.leaf
+			for p := s.tree.Parent(root); p != 0; p = s.tree.Parent(root) {
+				root = p
+			}
+			return quota.Fit{Node: root, NodeName: s.tree.Name(root), Resource: quota.ResourceID(j), ResourceName: g.resources[j],
+				Request: x, Allowed: allowed, Shortfall: x - allowed}, true
+		}
+	}
+	return quota.Fit{}, false
 }
 
 // placed completes an admission of r after evicting victims: it places a gang on the

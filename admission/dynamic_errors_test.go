@@ -179,3 +179,20 @@ func TestTamperedResults(t *testing.T) {
 	require.NoError(t, g.Apply(c))
 	assert.Equal(t, []string{"m", "n"}, runningIDs(g))
 }
+
+// TestUsageOverflow: on a node set of Unlimited capacity the quota never binds, but the
+// total usage must stay below Unlimited (SPEC §1): a request that would reach it waits
+// at the root, in Decide and in a cycle alike.
+func TestUsageOverflow(t *testing.T) {
+	g := poolGate(t, quota.Unlimited, "open:Unlimited")
+	running(t, g, wl("one", "open", quota.Low, 1, 0))
+	huge := Workload{ID: "huge", Queue: "open", Priority: quota.Low, Request: []quota.Quantity{quota.Unlimited - 1}, Submitted: at(1)}
+	d, err := g.Decide(huge)
+	require.NoError(t, err)
+	assert.Equal(t, `pending: does not fit: node "(root)" allows 9223372036854775805 of 9223372036854775806 "gpu" (short by 1)`, d.Message())
+	submit(t, g, huge, wl("small", "open", quota.High, 5, 2))
+	assert.Equal(t, []string{
+		"small: admit to open--shared",
+		`huge: pending: does not fit: node "(root)" allows 9223372036854775800 of 9223372036854775806 "gpu" (short by 6)`,
+	}, cycle(t, g, 3))
+}

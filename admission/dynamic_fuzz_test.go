@@ -2,6 +2,7 @@ package admission
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"testing"
 
@@ -51,6 +52,7 @@ func FuzzDecide(f *testing.F) {
 	f.Add([]byte{0, 0, 2}, int64(1), []byte{}, "p0", int8(0), int64(1))
 	f.Add([]byte{0, 0, 2}, int64(2), []byte{0, 2, 9}, "nope", int8(5), int64(-3))
 	f.Add([]byte{}, int64(-1), []byte{}, "", int8(0), int64(0))
+	f.Add([]byte{0, 0, 255}, int64(math.MaxInt64), []byte{0, 0, 1}, "p0", int8(-1), int64(math.MaxInt64-1))
 	f.Fuzz(func(t *testing.T, layout []byte, capacity int64, work []byte, queue string, prio int8, gpus int64) {
 		pools, queues := fuzzPools(layout)
 		g, err := NewForPools(pools, quota.Quantity(capacity), Options{})

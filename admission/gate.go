@@ -81,6 +81,9 @@ type state struct {
 	tree *quota.Tree
 	// guaranteed is the HIGH/NORMAL usage of each queue: slot × resources + resource.
 	guaranteed []quota.Quantity
+	// total is the usage of all running work per resource, which the tree keeps below
+	// Unlimited: a request that would reach it cannot be admitted.
+	total []quota.Quantity
 	// cluster holds the free capacity gangs are placed on; nil without topology.
 	cluster *topology.Cluster
 	// gone holds the running workloads that a cycle evicted from this state; nil on the
@@ -90,7 +93,7 @@ type state struct {
 
 // clone returns an independent copy of s.
 func (s *state) clone() *state {
-	c := &state{tree: s.tree.Clone(), guaranteed: slices.Clone(s.guaranteed), gone: map[WorkloadID]bool{}}
+	c := &state{tree: s.tree.Clone(), guaranteed: slices.Clone(s.guaranteed), total: slices.Clone(s.total), gone: map[WorkloadID]bool{}}
 	if s.cluster != nil {
 		c.cluster = s.cluster.Clone()
 	}
@@ -173,6 +176,7 @@ func (g *Gate) install(l layout) {
 	}
 	g.tree, g.exempt, g.alias = t, l.exempt, l.alias
 	g.guaranteed = make([]quota.Quantity, size*len(g.resources))
+	g.total = make([]quota.Quantity, len(g.resources))
 	g.leaves = make([]leafInfo, size)
 	g.route = make(map[string]quota.NodeID, size+len(l.alias))
 	for _, n := range t.Nodes() {
@@ -264,12 +268,13 @@ func (g *Gate) reconfigure(l layout) error {
 		if err := next.tree.Add(leaves[r], r.vec); err != nil {
 			return inputErr(ErrInvalidConfig, "tree", r.w.Queue, err.Error())
 		}
-		next.addGuaranteed(leaves[r], r, +1)
+		next.account(leaves[r], r, +1)
 	}
 	for r, n := range leaves {
 		r.leaf = n
 	}
-	g.tree, g.guaranteed, g.leaves, g.route, g.exempt, g.alias = next.tree, next.guaranteed, next.leaves, next.route, next.exempt, next.alias
+	g.state = state{tree: next.tree, guaranteed: next.guaranteed, total: next.total, cluster: g.cluster}
+	g.leaves, g.route, g.exempt, g.alias = next.leaves, next.route, next.exempt, next.alias
 	g.lows = map[quota.NodeID]map[WorkloadID]*record{}
 	for _, r := range g.running {
 		g.indexLow(r, +1)
@@ -293,18 +298,18 @@ func (g *Gate) records() []*record {
 	return out
 }
 
-// addGuaranteed adds (sign +1) or removes (−1) r's request from the HIGH/NORMAL usage
-// of leaf, when r is HIGH or NORMAL.
-func (s *state) addGuaranteed(leaf quota.NodeID, r *record, sign int) {
-	if !r.w.Priority.Guaranteed() {
-		return
-	}
+// account adds (sign +1) or removes (−1) r's request, charged to leaf, to the total
+// usage and, when r is HIGH or NORMAL, to the leaf's HIGH/NORMAL usage.
+func (s *state) account(leaf quota.NodeID, r *record, sign int) {
 	base := (int(leaf) - 1) * len(r.vec)
 	for j, x := range r.vec {
 		if sign < 0 {
 			x = -x
 		}
-		s.guaranteed[base+j] = s.guaranteed[base+j].Add(x)
+		s.total[j] += x
+		if r.w.Priority.Guaranteed() {
+			s.guaranteed[base+j] += x
+		}
 	}
 }
 
