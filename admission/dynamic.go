@@ -138,7 +138,7 @@ func (g *Gate) decide(s *state, r *record, owned bool) (Decision, []*record) {
 	}
 	f, _ := s.tree.Fits(r.leaf, r.vec)
 	if f.OK {
-		return g.placed(s, r, d, nil, owned), nil
+		return g.placed(s, r, d, nil), nil
 	}
 	d.Fit = f
 	if !r.w.Priority.Guaranteed() {
@@ -153,7 +153,7 @@ func (g *Gate) decide(s *state, r *record, owned bool) (Decision, []*record) {
 		d.Reason = ReasonFit
 		return d, nil
 	}
-	d = g.placed(s, r, d, victims, owned)
+	d = g.placed(s, r, d, victims)
 	if d.Outcome != Admit {
 		return d, nil
 	}
@@ -199,8 +199,9 @@ func (g *Gate) overflows(s *state, r *record) (quota.Fit, bool) {
 
 // placed completes an admission of r after evicting victims: it places a gang on the
 // cluster (with the victims' pods gone) or turns the decision into Pending with
-// ReasonPlacement. s's cluster is changed and restored only when owned.
-func (g *Gate) placed(s *state, r *record, d Decision, victims []*record, owned bool) Decision {
+// ReasonPlacement. Victims come only with a working copy (plans are computed on one),
+// whose cluster placed changes and restores; otherwise it only reads s.
+func (g *Gate) placed(s *state, r *record, d Decision, victims []*record) Decision {
 	d.Outcome = Admit
 	if len(victims) > 0 {
 		d.Plan = make([]RunningWorkload, len(victims))
@@ -212,20 +213,15 @@ func (g *Gate) placed(s *state, r *record, d Decision, victims []*record, owned 
 		return d
 	}
 	c := s.cluster
-	if !owned && hasPlacement(victims) {
-		c = c.Clone()
-	}
 	for _, v := range victims {
 		if v.placement != nil {
 			_ = c.Remove(*v.placement)
 		}
 	}
 	res, err := c.Place(*r.place, topology.Options{})
-	if owned {
-		for i := len(victims) - 1; i >= 0; i-- {
-			if v := victims[i]; v.placement != nil {
-				_ = c.Apply(*v.placement)
-			}
+	for i := len(victims) - 1; i >= 0; i-- {
+		if v := victims[i]; v.placement != nil {
+			_ = c.Apply(*v.placement)
 		}
 	}
 	switch {
@@ -237,15 +233,6 @@ func (g *Gate) placed(s *state, r *record, d Decision, victims []*record, owned 
 	}
 	d.Outcome, d.Reason, d.Plan, d.PlacementReasons = Pending, ReasonPlacement, nil, res.Reasons
 	return d
-}
-
-func hasPlacement(rs []*record) bool {
-	for _, r := range rs {
-		if r.placement != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // String returns the decision's workload, outcome and message, e.g.

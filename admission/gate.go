@@ -35,9 +35,6 @@ type Gate struct {
 	leaves []leafInfo
 	// route maps each name a workload may target to its queue.
 	route map[string]quota.NodeID
-	// exempt and alias are the layout the tree came with (see layout).
-	exempt map[string]bool
-	alias  map[string]string
 	// strategies holds the strategies SetStrategy set, by queue name, so that they
 	// survive a new tree; fallback is the strategy of every other queue.
 	strategies map[string]Strategy
@@ -62,10 +59,8 @@ func errUnusable() error {
 	return inputErr(ErrInvalidConfig, "gate", "", "is nil or zero; build one with New or NewForPools")
 }
 
-// leafInfo is what the gate knows of one node beyond the tree.
+// leafInfo is what the gate knows of one queue beyond the tree; it is zero for cohorts.
 type leafInfo struct {
-	// queue reports a live queue; the other fields are zero for cohorts.
-	queue bool
 	// pool is the node's top-level subtree: the ancestor just below the root (a pool
 	// cohort in a pool set's tree), or the node itself when its parent is a root or it
 	// has none. Preemption across pools looks at whether it borrows.
@@ -174,7 +169,7 @@ func (g *Gate) install(l layout) {
 	for _, n := range t.Nodes() {
 		size = max(size, int(n))
 	}
-	g.tree, g.exempt, g.alias = t, l.exempt, l.alias
+	g.tree = t
 	g.guaranteed = make([]quota.Quantity, size*len(g.resources))
 	g.total = make([]quota.Quantity, len(g.resources))
 	g.leaves = make([]leafInfo, size)
@@ -189,7 +184,7 @@ func (g *Gate) install(l layout) {
 		for p := t.Parent(pool); p != 0 && t.Parent(p) != 0; p = t.Parent(pool) {
 			pool = p
 		}
-		g.leaves[n-1] = leafInfo{queue: true, pool: pool, exempt: l.exempt[name], strategy: g.strategyOf(name)}
+		g.leaves[n-1] = leafInfo{pool: pool, exempt: l.exempt[name], strategy: g.strategyOf(name)}
 	}
 	for from, to := range l.alias {
 		if n, ok := t.Node(to); ok {
@@ -274,7 +269,7 @@ func (g *Gate) reconfigure(l layout) error {
 		r.leaf = n
 	}
 	g.state = state{tree: next.tree, guaranteed: next.guaranteed, total: next.total, cluster: g.cluster}
-	g.leaves, g.route, g.exempt, g.alias = next.leaves, next.route, next.exempt, next.alias
+	g.leaves, g.route = next.leaves, next.route
 	g.lows = map[quota.NodeID]map[WorkloadID]*record{}
 	for _, r := range g.running {
 		g.indexLow(r, +1)
