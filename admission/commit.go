@@ -108,9 +108,12 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 	}
 	k := keep(record{w: d.Workload, leaf: d.leaf, vec: d.Request, place: d.place})
 	k.admitted, k.placement = now, clonePlacement(d.Placement)
-	victims, err := g.victims(d, map[WorkloadID]bool{d.Workload.ID: true})
-	if err != nil {
-		return err
+	var victims []*record
+	if len(d.Plan) > 0 {
+		var err error
+		if victims, err = g.victims(d, map[WorkloadID]bool{d.Workload.ID: true}); err != nil {
+			return err
+		}
 	}
 	if err := g.carryOut([]step{{victims: victims, admit: k}}); err != nil {
 		return err

@@ -94,10 +94,15 @@ type record struct {
 	placement *topology.Placement
 }
 
-// running returns the caller's copy of a running record.
+// runningOf returns the caller's copy of a running record. One copy of the request
+// serves as both Request and a plain workload's Workload.Request.
 func (g *Gate) runningOf(r *record) RunningWorkload {
-	return RunningWorkload{Workload: r.w.clone(), Queue: g.tree.Name(r.leaf), Request: slices.Clone(r.vec),
+	rw := RunningWorkload{Workload: r.w, Queue: g.tree.Name(r.leaf), Request: slices.Clone(r.vec),
 		Admitted: r.admitted, Placement: clonePlacement(r.placement)}
+	if rw.Workload.Gang == nil {
+		rw.Workload.Request = rw.Request
+	}
+	return rw
 }
 
 // resolve checks w and returns the record it would be, with Request not yet copied:
