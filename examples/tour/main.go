@@ -21,6 +21,7 @@ var sections = []section{
 	{"pools and subpools", "quota partitions, their lifecycle, the pool list and the KAI queue set", tourPools},
 	{"gang", "KAI PodGroups with SubGroups, minMember and minSubGroup", tourGang},
 	{"topology", "placing gangs into block / rack trees", tourTopology},
+	{"quota tree", "hierarchical cohorts with borrowing and lending limits (KEP-79)", tourQuotaTree},
 }
 
 func main() {

@@ -1,0 +1,110 @@
+package quota_test
+
+import (
+	"fmt"
+
+	"github.com/poolgate/poolgate/quota"
+)
+
+// exampleTree is a company with 16 GPUs of its own and two teams: research (8 GPUs,
+// lends at most 2) and serving (4 GPUs, borrows at most 6).
+func exampleTree() *quota.Tree {
+	gpus := func(nom quota.Quantity, borrow, lend quota.Limit) map[string]quota.NodeQuota {
+		return map[string]quota.NodeQuota{"gpu": {Nominal: nom, BorrowingLimit: borrow, LendingLimit: lend}}
+	}
+	tr, err := quota.NewTree(quota.TreeSpec{
+		Resources: []string{"gpu"},
+		Nodes: []quota.NodeSpec{
+			{Name: "company", Kind: quota.KindCohort, Quotas: gpus(0, quota.Limit{}, quota.Limit{})},
+			{Name: "research", Parent: "company", Kind: quota.KindQueue, Quotas: gpus(8, quota.Limit{}, quota.LimitOf(2))},
+			{Name: "serving", Parent: "company", Kind: quota.KindQueue, Quotas: gpus(4, quota.LimitOf(6), quota.Limit{})},
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return tr
+}
+
+// The main flow: intern handles once, check a request, record what was admitted, and
+// read what is left.
+func ExampleTree() {
+	tr := exampleTree()
+	serving, _ := tr.Node("serving")
+	research, _ := tr.Node("research")
+	gpu, _ := tr.Resource("gpu")
+
+	// serving may use its 4 GPUs and borrow the 2 research lends.
+	fmt.Println("serving available:", tr.Available(serving, gpu), "potential:", tr.Potential(serving, gpu))
+	req := []quota.Quantity{5}
+	if fit, _ := tr.Fits(serving, req); fit.OK {
+		_ = tr.Add(serving, req)
+	}
+	fmt.Println("serving borrowing:", tr.Borrowing(serving, gpu))
+	fmt.Println("serving available:", tr.Available(serving, gpu))
+	// research's 6 guaranteed GPUs stay its own.
+	fmt.Println("research available:", tr.Available(research, gpu))
+	fit, _ := tr.Fits(serving, []quota.Quantity{2})
+	fmt.Println(fit)
+	// Output:
+	// serving available: 6 potential: 6
+	// serving borrowing: true
+	// serving available: 1
+	// research available: 7
+	// does not fit: node "company" allows 1 of 2 "gpu" (short by 1)
+}
+
+// A refused fit names the first node on the path whose balance would break.
+func ExampleTree_Fits() {
+	tr := exampleTree()
+	fit, err := tr.FitsByName("serving", map[string]quota.Quantity{"gpu": 11})
+	fmt.Println(fit.OK, err)
+	fmt.Println(fit.NodeName, fit.ResourceName, fit.Allowed, fit.Shortfall)
+	// Output:
+	// false <nil>
+	// serving gpu 10 1
+}
+
+// Clones are cheap and independent: a scheduler tries its cycle on one and keeps the
+// original until the host commits.
+func ExampleTree_Clone() {
+	tr := exampleTree()
+	research, _ := tr.Node("research")
+	gpu, _ := tr.Resource("gpu")
+	whatIf := tr.Clone()
+	_ = whatIf.Add(research, []quota.Quantity{8})
+	fmt.Println("what-if:", whatIf.Available(research, gpu), "original:", tr.Available(research, gpu))
+	// Output:
+	// what-if: 4 original: 12
+}
+
+// Lowering a quota under running usage is legal: the overdraft is reported and Available
+// clamps at 0 until usage drains.
+func ExampleTree_SetQuota() {
+	tr := exampleTree()
+	serving, _ := tr.Node("serving")
+	gpu, _ := tr.Resource("gpu")
+	_ = tr.Add(serving, []quota.Quantity{6})
+	over, _ := tr.SetQuota(serving, gpu, quota.NodeQuota{Nominal: 1, BorrowingLimit: quota.LimitOf(2)})
+	for _, o := range over {
+		fmt.Printf("%s over by %d %s (uses %d, may use %d)\n", o.NodeName, o.Excess, o.ResourceName, o.Usage, o.Allowed)
+	}
+	fmt.Println("available:", tr.Available(serving, gpu))
+	// Output:
+	// serving over by 3 gpu (uses 6, may use 3)
+	// company over by 3 gpu (uses 6, may use 3)
+	// available: 0
+}
+
+func ExampleTree_Mermaid() {
+	tr := exampleTree()
+	_ = tr.AddByName("research", map[string]quota.Quantity{"gpu": 7})
+	fmt.Print(tr.Mermaid())
+	// Output:
+	// flowchart TD
+	//     n1["company · cohort<br/>gpu: nom 0 · SQ 6 · U 1 · avail 5"]
+	//     n2["research · queue<br/>gpu: nom 8 · LL 2 · SQ 8 · U 7 · avail 5"]
+	//     n1 --> n2
+	//     n3["serving · queue<br/>gpu: nom 4 · BL 6 · SQ 4 · U 0 · avail 5"]
+	//     n1 --> n3
+}
