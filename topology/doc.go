@@ -72,9 +72,11 @@
 //   - Preference order for a constraint with a preferred level (SPEC §9): one domain of
 //     the preferred level, best fit among all of them inside the parent's domain (or the
 //     required domain); else the fewest preferred-level domains inside one domain of the
-//     narrowest wider level that fits, that wider domain chosen by best fit; else, so that a
-//     preference never makes a feasible request fail, the required domain with no
-//     preference. A preferred level at or above the required one is ignored.
+//     narrowest wider level that fits, compared over every domain of that level that fits
+//     (fewest domains, then least left over, then path order), not by the wider domain's
+//     own best fit; else, so that a preference never makes a feasible request fail, the
+//     required domain with no preference. A preferred level at or above the required one
+//     is ignored.
 //   - Best fit is measured in pods of the constraint's shape left over; for a constraint
 //     with several shapes, in units of its scarcest requested resource (the one whose
 //     demand is the largest share of the topology's free quantity). Ties go to the domain
