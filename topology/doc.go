@@ -88,7 +88,10 @@
 //     inside a domain, so pods pack onto the fewest nodes with least left over.
 //   - Constraints nest by inclusion of their pod sets; equal sets nest in declaration
 //     order (group constraints in preorder, then sets). A nested constraint whose level is
-//     wider than its parent's domain is met by that domain.
+//     wider than its parent's domain is met by that domain. When the parent spread over
+//     several domains narrower than a nested preferred level, the pods go to the part of
+//     the parent's region under one preferred-level domain if one holds them, and
+//     otherwise anywhere in that region: there is no preferred-level domain to spread over.
 //   - K-of-N: exactly K children are placed, the first K-subset in lexicographic spec order
 //     that fits; unplaced children are not placed as extras.
 //   - Elastic extras (Options.Extras) are placed after the minimum, leaf by leaf in spec

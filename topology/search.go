@@ -214,6 +214,12 @@ func (s *searcher) placeCons(ci int32, p region, k func() bool) bool {
 			return !s.exhausted
 		}
 		top := max(cc.req, 1)
+		if cc.pref < base.l {
+			// The parent's region is narrower than the preferred level: it holds no
+			// preferred-level domains to spread over, only parts of them, which the
+			// single-domain candidates above have tried.
+			top = cc.pref
+		}
 		var tried [][]int32
 		for w := cc.pref - 1; w >= top; w-- {
 			// The fewest preferred-level domains inside one domain of level w, compared
