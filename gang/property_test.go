@@ -180,75 +180,81 @@ func growAdd(total, perPod []int64, k int64) []int64 {
 // every pending pod makes the PodGroup ready, and in StepBlocked exactly otherwise.
 func TestPropertyOrdering(t *testing.T) {
 	props := gopter.NewProperties(pgen.Params(t, 300))
-	props.Property("steps driven to completion reach readiness", prop.ForAll(
-		seeded(func(spec gang.Spec, r *rand.Rand) string {
-			tree, msg := compileOrFail(spec)
-			if tree == nil {
-				return msg
-			}
-			n := newNaive(spec)
-			satisfied := randomCounts(r, tree)
-			pending := make([]int64, tree.NumLeaves())
-			for l := range pending {
-				ni, _ := tree.Leaf(l)
-				nd, _ := tree.Node(ni)
-				pending[l] = r.Int63n(nd.MinMember + 3)
-			}
-			var st gang.Status
-			var step gang.Step
-			wasReady := false
-			for i := 0; ; i++ {
-				if i > 10000 {
-					return "no end in sight"
-				}
-				all := slices.Clone(satisfied)
-				for l := range all {
-					all[l] += pending[l]
-				}
-				if err := tree.NextStep(satisfied, pending, &st, &step); err != nil {
-					return err.Error()
-				}
-				if wasReady && !st.Ready() {
-					return fmt.Sprintf("step %d: ready no more", i)
-				}
-				wasReady = st.Ready()
-				kind, pods := n.next(byName(tree, satisfied), byName(tree, pending))
-				if kind != step.Kind || !reflect.DeepEqual(pods, stepByName(tree, &step)) {
-					return fmt.Sprintf("step %d at %v/%v: %v %v, naive %v %v", i, satisfied, pending, step.Kind, stepByName(tree, &step), kind, pods)
-				}
-				switch step.Kind {
-				case gang.StepNone:
-					if !st.Ready() {
-						return fmt.Sprintf("step %d: StepNone while not ready", i)
-					}
-					return ""
-				case gang.StepBlocked:
-					if readyOf(tree, all) {
-						return fmt.Sprintf("step %d: StepBlocked, yet all pending pods %v make it ready", i, all)
-					}
-					return ""
-				}
-				var total int64
-				for _, lp := range step.Pods {
-					if lp.Pods <= 0 || lp.Pods > pending[lp.Leaf] {
-						return fmt.Sprintf("step %d takes %d of %d pending pods of leaf %d", i, lp.Pods, pending[lp.Leaf], lp.Leaf)
-					}
-					satisfied[lp.Leaf] += lp.Pods
-					pending[lp.Leaf] -= lp.Pods
-					total += lp.Pods
-				}
-				if total != step.Total || total == 0 {
-					return fmt.Sprintf("step %d: total %d, pods sum to %d", i, step.Total, total)
-				}
-				var after gang.Status
-				_ = tree.Readiness(satisfied, &after)
-				done, _ := after.Node(step.Node)
-				if step.Kind != gang.StepPod && !done.Satisfied {
-					return fmt.Sprintf("step %d: %v did not satisfy node %d", i, step.Kind, step.Node)
-				}
-			}
-		}), gangAndSeed()))
+	props.Property("steps driven to completion reach readiness", prop.ForAll(seeded(driveSteps), gangAndSeed()))
+	// Siblings are ranked by insertion sort up to 12 and by slices.SortFunc beyond; the
+	// default generator's fan-out of 4 never reaches the second.
+	wide := pgen.GangOptions{MaxSubGroups: 40, MaxDepth: 2, MaxFanout: 20, MaxMinMember: 3}
+	props.Property("and so they do on wide gangs", prop.ForAll(seeded(driveSteps),
+		gopter.CombineGens(pgen.GangSpec(wide), gen.Int64())))
 	props.TestingRun(t)
+}
+
+func driveSteps(spec gang.Spec, r *rand.Rand) string {
+	tree, msg := compileOrFail(spec)
+	if tree == nil {
+		return msg
+	}
+	n := newNaive(spec)
+	satisfied := randomCounts(r, tree)
+	pending := make([]int64, tree.NumLeaves())
+	for l := range pending {
+		ni, _ := tree.Leaf(l)
+		nd, _ := tree.Node(ni)
+		pending[l] = r.Int63n(nd.MinMember + 3)
+	}
+	var st gang.Status
+	var step gang.Step
+	wasReady := false
+	for i := 0; ; i++ {
+		if i > 10000 {
+			return "no end in sight"
+		}
+		all := slices.Clone(satisfied)
+		for l := range all {
+			all[l] += pending[l]
+		}
+		if err := tree.NextStep(satisfied, pending, &st, &step); err != nil {
+			return err.Error()
+		}
+		if wasReady && !st.Ready() {
+			return fmt.Sprintf("step %d: ready no more", i)
+		}
+		wasReady = st.Ready()
+		kind, pods := n.next(byName(tree, satisfied), byName(tree, pending))
+		if kind != step.Kind || !reflect.DeepEqual(pods, stepByName(tree, &step)) {
+			return fmt.Sprintf("step %d at %v/%v: %v %v, naive %v %v", i, satisfied, pending, step.Kind, stepByName(tree, &step), kind, pods)
+		}
+		switch step.Kind {
+		case gang.StepNone:
+			if !st.Ready() {
+				return fmt.Sprintf("step %d: StepNone while not ready", i)
+			}
+			return ""
+		case gang.StepBlocked:
+			if readyOf(tree, all) {
+				return fmt.Sprintf("step %d: StepBlocked, yet all pending pods %v make it ready", i, all)
+			}
+			return ""
+		}
+		var total int64
+		for _, lp := range step.Pods {
+			if lp.Pods <= 0 || lp.Pods > pending[lp.Leaf] {
+				return fmt.Sprintf("step %d takes %d of %d pending pods of leaf %d", i, lp.Pods, pending[lp.Leaf], lp.Leaf)
+			}
+			satisfied[lp.Leaf] += lp.Pods
+			pending[lp.Leaf] -= lp.Pods
+			total += lp.Pods
+		}
+		if total != step.Total || total == 0 {
+			return fmt.Sprintf("step %d: total %d, pods sum to %d", i, step.Total, total)
+		}
+		var after gang.Status
+		_ = tree.Readiness(satisfied, &after)
+		done, _ := after.Node(step.Node)
+		if step.Kind != gang.StepPod && !done.Satisfied {
+			return fmt.Sprintf("step %d: %v did not satisfy node %d", i, step.Kind, step.Node)
+		}
+	}
 }
 
 func TestPropertyStructure(t *testing.T) {

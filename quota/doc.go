@@ -85,12 +85,63 @@
 //
 // # Pools and subpools
 //
-// A PoolSet holds top-level pools with a GPU quota (finite or Unlimited), a maximum, an
-// over-quota weight and a status the host sets, and subpools that split a parent's
-// finite quota into guaranteed slices (ACTIVE, DELETING, ARCHIVED). The host feeds
-// ledgers as workflows start and finish, persists the Event values operations return,
-// and reads Lookup (the static gate's cap), PoolList / FormatPoolList and KAIQueues.
-// Every refusal is a *PoolError naming a PoolRule.
+// A PoolSet holds OSMO's pools and their dynamic subpools (SPEC §4, seed 000): top-level
+// pools with a GPU quota (finite or Unlimited), a maximum, an over-quota weight and a
+// status the host sets; subpools that split a parent's finite quota into guaranteed
+// slices; and ledgers the host feeds as workflows start and finish. It is a pure state
+// machine: the host calls an operation, persists the Event it returns, and acts on it
+// (creates KAI queues, shows the pool list). Nothing is read from a clock or a database.
+//
+// Accounting. unallocated(parent) = quota(parent) − Σ effectiveQuota(child), where the
+// effective quota is the quota of an ACTIVE subpool, 0 for a DELETING one (its quota
+// returns to the parent the moment it is deleted), and ARCHIVED subpools do not count.
+// After every operation unallocated ≥ 0. Used counts HIGH and NORMAL GPUs only;
+// Available = effective quota − Used for a subpool and unallocated − direct Used for a
+// parent, and is negative while a soft decrease or a delete drains.
+//
+// Lifecycle. create → ACTIVE; delete → ARCHIVED at once when nothing runs there, else
+// DELETING; Reconcile moves every drained DELETING subpool to ARCHIVED. DELETING and
+// ARCHIVED subpools take no update, delete or new work. Creating a subpool under a name
+// that is ARCHIVED reactivates it. ARCHIVED subpools are never removed, even when their
+// parent is: they stay queryable for audit and become reactivatable if the parent is
+// added back. Running counts workflows of every priority, LOW included.
+//
+// Reading. Lookup answers the static OSMO gate (SPEC §5) in one call that allocates
+// nothing: whether a name exists, whether it takes new work, its status (a subpool's is
+// its parent's) and the cap on a HIGH/NORMAL task group (Target.Cap). Pools,
+// LiveSubpools and PoolInfo.Unallocated are what the dynamic quota tree of SPEC §7 is
+// built from; KAIQueues and Route give the same shape as KAI queues; PoolList and
+// FormatPoolList give `osmo pool list`; Subpools gives the history, ARCHIVED included.
+//
+// Errors. Every refusal is a *PoolError naming the operation, the pool and the PoolRule
+// broken, and every operation decides before it changes anything: a failed operation
+// leaves the set exactly as it was. Successful operations return Event values for the
+// host's audit log. Values returned never alias the set.
+//
+// Decisions where SPEC §4 is silent:
+//   - A pool's maximum is at least its quota, since it caps all usage and §7 builds the
+//     borrowing limit maximum − quota. The over-quota weight is a non-negative integer.
+//   - A subpool quota is a finite whole number of GPUs: nothing is rounded here (the
+//     seed's "floor" rounding happens at the host's edge, and any remainder simply stays
+//     unallocated in the parent).
+//   - A top-level pool with running workflows cannot be removed, so that every ledger
+//     entry keeps a home and a later Finish still finds it.
+//   - Start records work that holds a pool's GPUs; it is refused in a DELETING or ARCHIVED
+//     subpool like a submission. A host that deletes a subpool decides what happens to
+//     its queued work, which can no longer start there.
+//   - Finished workflow IDs are forgotten, so an ID may be reused after it finishes and a
+//     second Finish of the same ID reports ErrWorkflowNotRunning.
+//   - A subpool event carries effective quotas, so a delete reads "quota 30 → 0" and the
+//     GPUs returned show in the parent's unallocated; SubpoolInfo.Quota keeps the last
+//     configured quota of a DELETING or ARCHIVED subpool for the record.
+//   - The zero Priority is NORMAL, the default; empty text unmarshals to it.
+//   - In the KAI queue set, subpool and --shared leaves carry no limit of their own (the
+//     pool queue's limit caps them) and weight 1; the root's guarantee is the sum of the
+//     pools' quotas.
+//
+// Concurrency. A PoolSet is not safe for concurrent mutation. Its read methods do not
+// modify it and may run concurrently with each other while no write runs. Clone returns
+// an independent copy that another goroutine may read or write freely.
 //
 // # Errors
 //

@@ -65,6 +65,9 @@ type nodeUse struct {
 
 // usage sums a placement's resources per node, in node order, validating as it goes.
 func (c *Cluster) usage(p Placement) ([]nodeUse, error) {
+	if err := c.built(); err != nil {
+		return nil, err
+	}
 	byNode := map[int32][]int64{}
 	var order []int32
 	for i, a := range p.Assignments {

@@ -33,6 +33,10 @@ type Node struct {
 // free capacity. It places requests (Place) and keeps the free capacity up to date when
 // the host commits placements (Apply, Remove).
 //
+// Only NewCluster makes a usable Cluster. A nil or zero Cluster has no levels, nodes or
+// domains, and Place, Fit, FromGang, Apply and Remove on it return an error matching
+// ErrInvalidCluster.
+//
 // Concurrency: the structure (levels, nodes, domains) never changes after NewCluster.
 // Read methods (Place, FromGang, Fit, Free, Nodes, Domains, Levels, Clone) may run
 // concurrently with each other; Apply and Remove must not run concurrently with any other
@@ -238,12 +242,29 @@ func (c *Cluster) buildDomains(nodes []Node, order []int) {
 	last.child = make([]int32, last.count()+1)
 }
 
+// built returns nil for a Cluster made by NewCluster, and otherwise the error that its
+// computing methods return.
+func (c *Cluster) built() error {
+	if c == nil || c.lv == nil {
+		return clusterErr("cluster", "", "is not a cluster; use NewCluster")
+	}
+	return nil
+}
+
 // Levels returns the topology's level names, widest first.
-func (c *Cluster) Levels() []string { return slices.Clone(c.levels) }
+func (c *Cluster) Levels() []string {
+	if c == nil {
+		return nil
+	}
+	return slices.Clone(c.levels)
+}
 
 // Nodes returns every node with its current free capacity: the nodes inside the topology
 // ordered by path then name, then the nodes outside it by name. The result is a copy.
 func (c *Cluster) Nodes() []Node {
+	if c == nil {
+		return nil
+	}
 	out := make([]Node, len(c.names))
 	for i := range c.names {
 		out[i] = Node{Name: c.names[i], Labels: maps.Clone(c.labels[i]), Free: c.freeOf(int32(i))}
@@ -254,6 +275,9 @@ func (c *Cluster) Nodes() []Node {
 // Free returns the free capacity of the named node, and false when there is no such node.
 // A Pods entry appears only for nodes that limit their slots.
 func (c *Cluster) Free(node string) (Resources, bool) {
+	if c == nil {
+		return nil, false
+	}
 	i, ok := c.nodeIdx[node]
 	if !ok {
 		return nil, false
@@ -274,7 +298,11 @@ func (c *Cluster) freeOf(i int32) Resources {
 }
 
 // Clone returns an independent copy: Apply and Remove on one do not affect the other.
+// The clone of a nil Cluster is nil.
 func (c *Cluster) Clone() *Cluster {
+	if c == nil {
+		return nil
+	}
 	d := *c
 	d.free = slices.Clone(c.free)
 	return &d
@@ -283,6 +311,9 @@ func (c *Cluster) Clone() *Cluster {
 // Domains returns the domains of the named level in path order, or nil for an unknown
 // level. Nodes outside the topology belong to no domain.
 func (c *Cluster) Domains(level string) []Domain {
+	if c == nil {
+		return nil
+	}
 	li, ok := c.levelIdx[level]
 	if !ok {
 		return nil

@@ -72,9 +72,11 @@
 //   - Preference order for a constraint with a preferred level (SPEC §9): one domain of
 //     the preferred level, best fit among all of them inside the parent's domain (or the
 //     required domain); else the fewest preferred-level domains inside one domain of the
-//     narrowest wider level that fits, that wider domain chosen by best fit; else, so that a
-//     preference never makes a feasible request fail, the required domain with no
-//     preference. A preferred level at or above the required one is ignored.
+//     narrowest wider level that fits, compared over every domain of that level that fits
+//     (fewest domains, then least left over, then path order), not by the wider domain's
+//     own best fit; else, so that a preference never makes a feasible request fail, the
+//     required domain with no preference. A preferred level at or above the required one
+//     is ignored.
 //   - Best fit is measured in pods of the constraint's shape left over; for a constraint
 //     with several shapes, in units of its scarcest requested resource (the one whose
 //     demand is the largest share of the topology's free quantity). Ties go to the domain
@@ -86,7 +88,10 @@
 //     inside a domain, so pods pack onto the fewest nodes with least left over.
 //   - Constraints nest by inclusion of their pod sets; equal sets nest in declaration
 //     order (group constraints in preorder, then sets). A nested constraint whose level is
-//     wider than its parent's domain is met by that domain.
+//     wider than its parent's domain is met by that domain. When the parent spread over
+//     several domains narrower than a nested preferred level, the pods go to the part of
+//     the parent's region under one preferred-level domain if one holds them, and
+//     otherwise anywhere in that region: there is no preferred-level domain to spread over.
 //   - K-of-N: exactly K children are placed, the first K-subset in lexicographic spec order
 //     that fits; unplaced children are not placed as extras.
 //   - Elastic extras (Options.Extras) are placed after the minimum, leaf by leaf in spec

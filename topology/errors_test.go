@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/poolgate/poolgate/gang"
 	"github.com/poolgate/poolgate/topology"
 )
 
@@ -207,4 +208,31 @@ func TestDeepRequestRejected(t *testing.T) {
 	_, err := mk(t, br, "b1/r1 n1 gpu=1").Place(topology.Request{Root: g}, topology.Options{})
 	require.ErrorIs(t, err, topology.ErrInvalidRequest)
 	require.ErrorContains(t, err, "groups nest at most 64 deep")
+}
+
+// A nil or zero Cluster answers every method without panicking: read methods report
+// nothing and the computing ones return ErrInvalidCluster.
+func TestClusterNotBuilt(t *testing.T) {
+	tree := compileGang(t, `{"minMember": 1}`)
+	for name, c := range map[string]*topology.Cluster{"nil": nil, "zero": {}} {
+		t.Run(name, func(t *testing.T) {
+			require.Empty(t, c.Levels())
+			require.Empty(t, c.Nodes())
+			require.Empty(t, c.Domains("rack"))
+			_, ok := c.Free("n1")
+			require.False(t, ok)
+			if c == nil {
+				require.Nil(t, c.Clone())
+			}
+			_, err := c.Place(one("w", 1, gpu1, topology.Constraint{}), topology.Options{})
+			require.ErrorIs(t, err, topology.ErrInvalidCluster)
+			_, err = c.Fit(gpu1, topology.Domain{})
+			require.ErrorIs(t, err, topology.ErrInvalidCluster)
+			_, err = c.FromGang(tree, gang.Requests{}, topology.GangOptions{})
+			require.ErrorIs(t, err, topology.ErrInvalidCluster)
+			require.ErrorIs(t, c.Apply(topology.Placement{}), topology.ErrInvalidCluster)
+			require.ErrorIs(t, c.Remove(topology.Placement{}), topology.ErrInvalidCluster)
+			require.EqualError(t, c.Apply(topology.Placement{}), "topology: cluster: is not a cluster; use NewCluster")
+		})
+	}
 }

@@ -73,8 +73,12 @@ type GangOptions struct {
 // deeper than a Request allows; and, as an *InputError whose Field is the constraint's
 // spec path, a level that the cluster does not have (e.g. field
 // spec.topologyConstraints.subGroups[decode].requiredTopologyLevel, input "zone"), or a
-// topology other than GangOptions.Topology.
+// topology other than GangOptions.Topology. On a Cluster not made by NewCluster the error
+// matches ErrInvalidCluster instead.
 func (c *Cluster) FromGang(t *gang.Tree, req gang.Requests, o GangOptions) (Request, error) {
+	if err := c.built(); err != nil {
+		return Request{}, err
+	}
 	b, err := newGangBuilder(t, req)
 	if err != nil {
 		return Request{}, err

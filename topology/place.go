@@ -73,6 +73,9 @@ func (c *Cluster) Place(r Request, o Options) (Result, error) {
 }
 
 func (c *Cluster) place(r Request, o Options, scan bool) (Result, error) {
+	if err := c.built(); err != nil {
+		return Result{}, err
+	}
 	if o.Budget < 0 {
 		return Result{}, requestErr("options.budget", fmt.Sprint(o.Budget), "must not be negative")
 	}
@@ -106,6 +109,9 @@ func (c *Cluster) place(r Request, o Options, scan bool) (Result, error) {
 // whole cluster. A shape that requests nothing fits without limit on nodes without slots:
 // the result is then Unlimited.
 func (c *Cluster) Fit(shape Resources, d Domain) (int64, error) {
+	if err := c.built(); err != nil {
+		return 0, err
+	}
 	k := kind{vec: make([]int64, len(c.res))}
 	for name, v := range shape {
 		switch {

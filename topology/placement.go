@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/poolgate/poolgate/internal/sat"
 )
 
 // Placement says where a request's pods go: pods per node per leaf group, and the domains
@@ -46,12 +48,13 @@ type ConstraintPlacement struct {
 	Preferred []Domain
 }
 
-// Pods returns the total pods of p, or of one group when group is not empty.
+// Pods returns the total pods of p, or of one group when group is not empty. A total
+// beyond the int64 range, which only a placement built by hand can reach, saturates.
 func (p Placement) Pods(group string) int64 {
 	var n int64
 	for _, a := range p.Assignments {
 		if group == "" || a.Group == group {
-			n += a.Pods
+			n = sat.Add(n, a.Pods)
 		}
 	}
 	return n

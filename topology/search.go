@@ -190,7 +190,8 @@ func (s *searcher) alone() bool {
 //
 //  1. one domain of the preferred level (best fit at that level);
 //  2. the fewest preferred-level domains inside one domain of the narrowest wider level
-//     that fits (down to the required level), best fit at that wider level;
+//     that fits (down to the required level): of the sets found inside each such domain,
+//     the fewest domains first, then the least left over, then path order;
 //  3. one domain of the required level (best fit), or the parent's region.
 //
 // Option 3 drops the preference; it is tried last so that a preference never makes a
@@ -213,18 +214,38 @@ func (s *searcher) placeCons(ci int32, p region, k func() bool) bool {
 			return !s.exhausted
 		}
 		top := max(cc.req, 1)
+		if cc.pref < base.l {
+			// The parent's region is narrower than the preferred level: it holds no
+			// preferred-level domains to spread over, only parts of them, which the
+			// single-domain candidates above have tried.
+			top = cc.pref
+		}
 		var tried [][]int32
 		for w := cc.pref - 1; w >= top; w-- {
-			spread := func(wr region) bool {
+			// The fewest preferred-level domains inside one domain of level w, compared
+			// over every such domain that fits rather than in the domains' best-fit order.
+			var sets []scored
+			collect := func(wr region) bool {
 				set, ok := s.spreadSet(ci, wr, cc.pref)
-				if !ok || len(set.ids) < 2 || slices.ContainsFunc(tried, func(t []int32) bool { return slices.Equal(t, set.ids) }) {
+				if ok && len(set.ids) >= 2 && !slices.ContainsFunc(tried, func(t []int32) bool { return slices.Equal(t, set.ids) }) {
+					tried = append(tried, set.ids)
+					sets = append(sets, scored{set, s.leftover(ci, set)})
+				}
+				return false
+			}
+			if s.candidate(ci, base, w, collect); s.exhausted {
+				return false
+			}
+			slices.SortFunc(sets, func(a, b scored) int {
+				return cmp.Or(cmp.Compare(len(a.r.ids), len(b.r.ids)), cmp.Compare(a.score, b.score), slices.Compare(a.r.ids, b.r.ids))
+			})
+			for _, set := range sets {
+				if !s.step() {
 					return false
 				}
-				tried = append(tried, set.ids)
-				return try(set)
-			}
-			if s.candidate(ci, base, w, spread) || s.exhausted {
-				return !s.exhausted
+				if try(set.r) || s.exhausted {
+					return !s.exhausted
+				}
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package topology_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -140,4 +141,9 @@ func TestPlacementPods(t *testing.T) {
 	require.Equal(t, int64(10), p.Pods(""))
 	require.Equal(t, int64(4), p.Pods("decode-workers"))
 	require.Equal(t, int64(0), p.Pods("nobody"))
+
+	huge := topology.Placement{Assignments: []topology.Assignment{
+		{Group: "a", Node: "n1", Pods: math.MaxInt64 - 1}, {Group: "a", Node: "n2", Pods: 2},
+	}}
+	require.Equal(t, int64(math.MaxInt64), huge.Pods(""), "a hand-built total saturates instead of wrapping")
 }

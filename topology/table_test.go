@@ -85,6 +85,13 @@ func TestPlaceTable(t *testing.T) {
 		{"spread: fewest racks before least left over",
 			[]string{"b1/r1 n1 gpu=10", "b1/r2 n2 gpu=5", "b1/r3 n3 gpu=4", "b1/r4 n4 gpu=4"}, one("w", 13, gpu1, preferRackInBlock),
 			"w: n1×10 n3×3\nw: block b1, preferred rack b1/r1, preferred rack b1/r3\n"},
+		{"spread: the fewest racks in any block, not in the best-fit block",
+			[]string{"b1/r1 n1 gpu=4", "b1/r2 n2 gpu=4", "b1/r3 n3 gpu=4", "b2/r4 n4 gpu=9", "b2/r5 n5 gpu=1", "b2/r6 n6 gpu=1", "b2/r7 n7 gpu=1", "b2/r8 n8 gpu=1", "b2/r9 n9 gpu=1"},
+			one("w", 10, gpu1, preferRackInBlock),
+			"w: n4×9 n5×1\nw: block b2, preferred rack b2/r4, preferred rack b2/r5\n"},
+		{"spread: equal racks and left over, the block first in path order",
+			[]string{"b1/r1 n1 gpu=5", "b1/r2 n2 gpu=6", "b2/r3 n3 gpu=6", "b2/r4 n4 gpu=5"}, one("w", 10, gpu1, preferRack),
+			"w: n1×4 n2×6\nw: preferred rack b1/r1, preferred rack b1/r2\n"},
 		{"multi-resource: CPU binds before GPU",
 			[]string{"b1/r1 n1 gpu=8 cpu=16000 memory=68719476736", "b1/r2 n2 gpu=6 cpu=32000 memory=68719476736"},
 			one("w", 5, multi, rack),
@@ -126,6 +133,48 @@ func TestPlaceTable(t *testing.T) {
 				got = b.String()
 			}
 			require.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// A constraint that prefers a level wider than the region its parent spread over (a
+// block preference inside racks of several blocks) has no preferred-level domains to
+// spread over there: it stays in the parent's region. Reading the parent's racks as
+// blocks once sent pods outside the required zone, or past the last block.
+func TestPlacePreferenceWiderThanParentRegion(t *testing.T) {
+	nested := func(outer topology.Constraint) topology.Request {
+		return topology.Request{Root: topology.Group{Name: "G", Constraint: outer, Children: []topology.Group{
+			{Name: "P", Constraint: topology.Constraint{Preferred: "rack"}, Children: []topology.Group{
+				{Name: "C", Pods: 6, Shape: gpu1, Constraint: topology.Constraint{Preferred: "block"}},
+				{Name: "D", Pods: 2, Shape: gpu1},
+			}},
+		}}}
+	}
+	tests := []struct {
+		name   string
+		levels []string
+		nodes  []string
+		req    topology.Request
+		want   string
+	}{
+		{"inside the required zone", []string{"zone", "block", "rack"},
+			[]string{"a/x/r1 n1 gpu=1", "a/x/r2 n2 gpu=4", "a/y/r3 n3 gpu=1", "a/y/r4 n4 gpu=4",
+				"b/p/r5 n5 gpu=10", "b/q/r6 n6 gpu=3", "b/s/r7 n7 gpu=10", "b/t/r8 n8 gpu=10"},
+			nested(topology.Constraint{Required: "zone"}),
+			"C: n2×4 n4×2\nD: n4×2\nG: zone a\nP: preferred rack a/x/r2, preferred rack a/y/r4\nC: preferred block a/x, preferred block a/y\n"},
+		{"more racks than blocks", br,
+			[]string{"b0/r0a n0a gpu=1", "b0/r0b n0b gpu=1", "b1/r1 n1 gpu=4", "b2/r2 n2 gpu=4"},
+			nested(topology.Constraint{}),
+			"C: n1×4 n2×2\nD: n2×2\nP: preferred rack b1/r1, preferred rack b2/r2\nC: preferred block b1, preferred block b2\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := mk(t, tt.levels, tt.nodes...)
+			res, err := c.Place(tt.req, topology.Options{})
+			require.NoError(t, err)
+			require.Equal(t, topology.Placed, res.Outcome)
+			require.NoError(t, validate(tt.levels, c.Nodes(), tt.req, res.Placement))
+			require.Equal(t, tt.want, res.Placement.String())
 		})
 	}
 }

@@ -81,7 +81,7 @@ func BuildTopologyCase(seed int64, size TopologySize) TopologyCase {
 		shapes = append(shapes, topology.Resources{"gpu": 1, "cpu": 2}, topology.Resources{"cpu": 1}, topology.Resources{"gpu": 2})
 	}
 	constraints := []topology.Constraint{
-		{}, {}, {Required: "rack"}, {Required: "block"}, {Preferred: "rack"}, {Required: "block", Preferred: "rack"},
+		{}, {}, {Required: "rack"}, {Required: "block"}, {Preferred: "rack"}, {Preferred: "block"}, {Required: "block", Preferred: "rack"},
 	}
 	pick := func() topology.Constraint { return constraints[r.Intn(len(constraints))] }
 	leaves := 0
