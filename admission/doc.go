@@ -2,30 +2,124 @@
 // gang and topology into decisions a platform acts on, on every submit and every
 // scheduling cycle.
 //
-// The static OSMO gate, Check, decides a submission against a pool snapshot in SPEC §5's
-// order: the name parses and the pool exists, closed subpools, MAINTENANCE (admins pass),
-// then a per-task-group cap at HIGH and NORMAL priority. LOW is never capped, OFFLINE
-// never blocks, and an Unlimited quota has no cap. The check is static, request against
-// cap: a request that fits the cap but not today's free quota is admitted and waits in
-// the scheduler. It allocates nothing on the way to a decision; Message builds the OSMO
+// # The static OSMO gate
+//
+// Check decides a submission against a pool snapshot in SPEC §5's order: the name
+// parses and the pool exists, closed subpools, MAINTENANCE (admins pass), then a
+// per-task-group cap at HIGH and NORMAL priority. LOW is never capped, OFFLINE never
+// blocks, and an Unlimited quota has no cap. The check is static, request against cap:
+// a request that fits the cap but not today's free quota is admitted and waits in the
+// scheduler. It allocates nothing on the way to a decision; Message builds the OSMO
 // text only when asked.
 //
 // Principal answers who may submit and administer, from pool roles, through naming's
 // resolution by parsed parent: osmo-team-user reaches team and team--a, never team2.
 //
-// Decisions are values (Outcome, a typed Reason, the numbers); errors are for malformed
-// input only.
+// # The dynamic gate
 //
-// Decisions where the spec is silent:
+// A Gate decides what may run now (SPEC §7). It holds a quota.Tree with the usage of
+// the work it admitted, the HIGH/NORMAL usage of each queue, the running workloads, a
+// pending queue, and optionally a topology.Cluster on which gangs are placed.
+// NewForPools builds the tree of a pool set on a node set of a given capacity:
+//
+//	(root)                  cohort: capacity − Σ finite pool quotas
+//	└── {pool}              cohort: nominal 0, borrowing limit maximum − quota
+//	    ├── {pool}--{short}  queue per ACTIVE or DELETING subpool: its effective quota
+//	    └── {pool}--shared   queue for direct submissions: unallocated, or the quota
+//
+// with no lending limits, so LOW may borrow any idle GPU. New takes any quota.Tree.
+//
+// The rules: HIGH/NORMAL work must stay within its queue's own nominal quota counting
+// HIGH/NORMAL usage only (Pending, ReasonQuota); within it, it is admitted when the tree
+// fits, admitted with a preemption plan when evicting LOW work makes it fit, and
+// Pending with ReasonFit — the binding node, resource and shortfall — otherwise. LOW
+// work is admitted when the tree fits with all usage, borrowing included, and never
+// preempts. A plan's candidates are LOW work in the target queue and in other queues
+// that borrow — in another pool only if that pool's cohort borrows too — taken in the
+// order other queues first, lower priority, most recently admitted, ID, each re-checked
+// before it goes; then victims are filled back from the last but one, so that the plan
+// is 1-minimal: without any one victim the request would not fit.
+//
+// Decide answers for one workload without changing anything, and Commit carries the
+// decision out; Cycle walks all pending work in one order (priority, submit time, ID)
+// against a working copy, so later items see what earlier ones took and what their
+// plans freed, and Apply carries the whole result out. Per queue, BestEffortFIFO (the
+// default) skips what waits; StrictFIFO holds back everything behind a head that waits,
+// unless the head was admitted with a plan. Release and Evict give back what a
+// workload held; Submit and Withdraw feed the queue; AddRunning records work that runs
+// already.
+//
+// A gang's request is its minimum requirement (gang.Tree.MinRequest). On a gate with a
+// cluster, a gang is admitted only with a placement of exactly that configuration,
+// found after the plan's victims have given back their pods (Pending, ReasonPlacement,
+// when there is none); the gate keeps the placement and gives the pods back on release.
+//
+// Decisions are values: an Outcome, a typed Reason, the numbers, the binding node and
+// the plan. Errors are *InputError values for malformed input or misuse only (unknown
+// queue, duplicate ID, negative request, stale decision), matching ErrInvalidValue,
+// ErrUnknownQueue, ErrUnknownWorkload, ErrDuplicateWorkload, ErrStaleDecision or
+// ErrInvalidConfig with errors.Is; a failed mutation changes nothing.
+//
+// # Non-goals
+//
+// The package does not read a clock (every time is an argument), persist anything,
+// watch a cluster, bind pods or evict them: the host applies decisions and reports back.
+// It does not re-implement what the others own: names come from naming, pools and the
+// quota tree from quota, minimum requirements from gang, placements from topology.
+// It does not share over-quota capacity by weight (a pool's over-quota weight is KAI's
+// business), preempt HIGH or NORMAL work, or preempt to defragment a topology.
+//
+// # Concurrency
+//
+// Check and Principal's methods are pure and may run concurrently, as long as nothing
+// writes the PoolSet they read. A Gate is not safe for concurrent mutation; its read
+// methods — Decide, Cycle and the accessors — do not modify it and may run
+// concurrently with each other while no mutation runs. Values returned never alias the
+// gate's state.
+//
+// # Decisions where the spec is silent
+//
 //   - A parent with subpools that rejects a group over its unallocated GPUs says so in
 //     its own words ("has 10 unallocated GPUs (Total: 100)"), since "guaranteed" would
 //     misstate what the parent keeps; pools without subpools and subpools keep today's
 //     OSMO text byte for byte.
 //   - An admin of a pool may also submit to it.
-//
-// This package does not re-implement what the others own: names come from naming,
-// pool state from quota.PoolSet.
-//
-// Concurrency: Check and Principal's methods are pure and may run concurrently, as long
-// as nothing writes the PoolSet they read.
+//   - The dynamic gate never rejects: quotas, capacity and usage change, so well-formed
+//     work waits. Closing a subpool to new work is the static gate's job; a DELETING
+//     subpool keeps its queue, with nominal 0, until its work drains.
+//   - A pool with an Unlimited quota guarantees nothing another pool could be denied:
+//     its quota adds nothing to the root's sum, its shared leaf has nominal 0, and its
+//     HIGH/NORMAL work skips the own-quota rule and takes what the tree leaves it. With
+//     no lending limits that can include another pool's idle quota, and such work is
+//     never preempted.
+//   - The tree's names: the root cohort is "(root)", a pool's cohort has the pool's
+//     name, a subpool's queue its canonical name and a pool's direct queue
+//     "{pool}--shared"; a workload targets a pool by its name. The one resource is
+//     "gpu".
+//   - On any tree, a queue's "pool" is its top-level subtree: the ancestor just below
+//     the root. A queue or cohort borrows, for a plan, when its usage of a resource the
+//     request asks for exceeds its subtree quota; candidates must use such a resource.
+//   - HIGH/NORMAL usage is checked against the nominal quota of every resource the
+//     request asks for; the first one over is reported. A zero request takes nothing and
+//     is never over quota.
+//   - A preempted workload, from a plan or from Evict, returns to the pending queue
+//     with its original submit time when the plan is carried out; the host withdraws it
+//     if it does not want it rescheduled. Its admission time is the one Commit, Apply
+//     or AddRunning was given; ties go by ID.
+//   - Within a cycle, only work running when the cycle started can be a victim: the walk
+//     is by priority, so LOW work the cycle admits comes after every HIGH/NORMAL item.
+//   - A StrictFIFO head that waits for a placement holds its queue back like one that
+//     waits for quota or capacity; a held-back decision names the head (Blocker).
+//   - A Decision stays valid until the gate's running work, quotas or capacity change;
+//     a CycleResult until anything changes, the queue included. Later use is refused
+//     with ErrStaleDecision; decide again.
+//   - A gang's resources that the tree does not track are not limited by quota (they
+//     still limit placement). Workloads without a gang are not placed. A plan frees
+//     quota, not particular nodes: when the victims' pods do not make room for a
+//     placement, the gang waits with ReasonPlacement and nothing is evicted.
+//   - ReconfigurePools and Reconfigure charge running work to the new tree as it is,
+//     over quota where quotas shrank (nothing is evicted), and refuse a tree that lacks
+//     a queue that running or pending work targets. Strategies are kept by queue name.
+//   - A tree given to New must hold no usage: the gate's usage is the work it knows;
+//     AddRunning records work that runs already, without checking quota.
 package admission

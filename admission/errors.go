@@ -1,6 +1,28 @@
 package admission
 
-import "strconv"
+import (
+	"errors"
+	"strconv"
+)
+
+// The kinds of malformed input, for errors.Is on an *InputError. Each names the rule
+// class; InputError.Rule says the rule in words.
+var (
+	// ErrInvalidValue: a value breaks a rule of its own (a negative amount, an invalid
+	// priority, an empty ID, a request vector of the wrong length).
+	ErrInvalidValue = errors.New("invalid value")
+	// ErrUnknownQueue: the queue or pool a workload names is not a queue of the gate.
+	ErrUnknownQueue = errors.New("unknown queue")
+	// ErrUnknownWorkload: no workload of that ID is running (or pending, for Withdraw).
+	ErrUnknownWorkload = errors.New("unknown workload")
+	// ErrDuplicateWorkload: a workload of that ID is already pending or running.
+	ErrDuplicateWorkload = errors.New("duplicate workload")
+	// ErrStaleDecision: the decision or cycle was made against a state of the gate that
+	// has changed since, or by another gate; decide again.
+	ErrStaleDecision = errors.New("stale decision")
+	// ErrInvalidConfig: a tree, pool set or capacity the gate cannot be built from.
+	ErrInvalidConfig = errors.New("invalid configuration")
+)
 
 // InputError reports malformed input to this package: a field, its value and the rule
 // it breaks. Refusals of well-formed work are decisions, never errors.
@@ -8,9 +30,20 @@ type InputError struct {
 	Field string
 	Value string
 	Rule  string
+	// Kind is the class of the rule (ErrInvalidValue, ErrUnknownQueue, …), which
+	// errors.Is matches; nil for none.
+	Kind error
 }
 
 // Error returns, for instance: invalid groups[1].gpus "-3": must not be negative.
 func (e *InputError) Error() string {
 	return "invalid " + e.Field + " " + strconv.Quote(e.Value) + ": " + e.Rule
+}
+
+// Unwrap returns the error's Kind.
+func (e *InputError) Unwrap() error { return e.Kind }
+
+// inputErr builds an *InputError of kind k.
+func inputErr(k error, field, value, rule string) *InputError {
+	return &InputError{Field: field, Value: value, Rule: rule, Kind: k}
 }

@@ -104,12 +104,12 @@ func errText(err error) string {
 // and allocates nothing unless it rejects an unparsable name.
 func Check(pools *quota.PoolSet, s Submission) (StaticDecision, error) {
 	if !s.Priority.IsValid() {
-		return StaticDecision{}, &InputError{Field: "priority", Value: s.Priority.String(), Rule: "must be HIGH, NORMAL or LOW"}
+		return StaticDecision{}, inputErr(ErrInvalidValue, "priority", s.Priority.String(), "must be HIGH, NORMAL or LOW")
 	}
 	for i := range s.Groups {
 		if s.Groups[i].GPUs < 0 {
-			return StaticDecision{}, &InputError{Field: "groups[" + strconv.Itoa(i) + "].gpus",
-				Value: strconv.FormatInt(s.Groups[i].GPUs, 10), Rule: "must not be negative"}
+			return StaticDecision{}, inputErr(ErrInvalidValue, "groups["+strconv.Itoa(i)+"].gpus",
+				strconv.FormatInt(s.Groups[i].GPUs, 10), "must not be negative")
 		}
 	}
 	d := StaticDecision{Outcome: Reject, Group: -1, pool: s.Pool}

@@ -22,6 +22,7 @@ var sections = []section{
 	{"gang", "KAI PodGroups with SubGroups, minMember and minSubGroup", tourGang},
 	{"topology", "placing gangs into block / rack trees", tourTopology},
 	{"quota tree", "hierarchical cohorts with borrowing and lending limits (KEP-79)", tourQuotaTree},
+	{"admission", "the static OSMO gate, usage-aware admission, preemption and the scheduling cycle", tourAdmission},
 }
 
 func main() {

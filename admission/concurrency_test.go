@@ -1,0 +1,40 @@
+package admission
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/poolgate/poolgate/quota"
+)
+
+// TestConcurrentReads: Decide (plans included), Cycle and the accessors only read the
+// gate, so they may run together while nothing mutates it (run with -race).
+func TestConcurrentReads(t *testing.T) {
+	g := poolGate(t, 4, "p:2", "q:2")
+	running(t, g, wl("l1", "p", quota.Low, 2, 0), wl("l2", "p", quota.Low, 2, 1))
+	submit(t, g, wl("n", "q", quota.Normal, 2, 2), wl("m", "p", quota.Low, 1, 3))
+	want := decisions(g.Cycle(at(4)))
+	var wg sync.WaitGroup
+	results := make([][]string, 8)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, err := g.Decide(wl("x", "q", quota.High, 1, 5))
+			if err != nil || len(d.Plan) != 1 {
+				results[i] = []string{"decide failed"}
+				return
+			}
+			_, _ = g.Usage("p")
+			_ = g.Pending()
+			_ = g.Running()
+			results[i] = decisions(g.Cycle(at(4)))
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		assert.Equal(t, want, r)
+	}
+}

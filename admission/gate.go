@@ -1,0 +1,446 @@
+package admission
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// Gate is the dynamic, usage-aware admission gate of SPEC §7: a quota tree with the
+// usage of the work it admitted, the running workloads, the pending queue, and
+// optionally a cluster on which gangs are placed. Build one with NewForPools (the tree
+// of a pool set) or New (any quota tree).
+//
+// Decide and Cycle decide without changing anything; Commit and Apply carry decisions
+// out; Submit, Withdraw, Release, Evict and AddRunning feed the gate what the host
+// does. Every mutation checks first and changes nothing when it fails.
+//
+// A nil *Gate and the zero Gate hold nothing: their reads return empty results and
+// every other method reports ErrInvalidConfig.
+//
+// Concurrency: a Gate is not safe for concurrent mutation. Its read methods (Decide,
+// Cycle, the accessors) do not modify it and may run concurrently with each other
+// while no mutation runs. Values it returns never alias its state.
+type Gate struct {
+	// state is the live accounting: the tree's usage, HIGH/NORMAL usage and the
+	// cluster's free capacity, equal at all times to what the running records charge.
+	state
+	// resources names the tree's resources, in ResourceID order; it never changes.
+	resources []string
+	// leaves holds, by node slot (NodeID − 1), what the gate knows of each node.
+	leaves []leafInfo
+	// route maps each name a workload may target to its queue.
+	route map[string]quota.NodeID
+	// strategies holds the strategies SetStrategy set, by queue name, so that they
+	// survive a new tree; fallback is the strategy of every other queue.
+	strategies map[string]Strategy
+	fallback   Strategy
+	// running holds the admitted workloads; lows indexes the LOW ones by queue, the
+	// preemption candidates. Every running LOW record is in lows under its leaf, and
+	// nothing else is.
+	running map[WorkloadID]*record
+	lows    map[quota.NodeID]map[WorkloadID]*record
+	pending pendingQueue
+	// usageGen counts changes to what decisions depend on (running work, quotas,
+	// capacity); queueGen counts changes to the pending queue and strategies. A
+	// Decision is valid while usageGen is unchanged, a CycleResult while both are.
+	usageGen, queueGen uint64
+}
+
+// usable reports whether g was built by New or NewForPools.
+func (g *Gate) usable() bool { return g != nil && g.tree != nil }
+
+// errUnusable is what methods of a nil or zero Gate return.
+func errUnusable() error {
+	return inputErr(ErrInvalidConfig, "gate", "", "is nil or zero; build one with New or NewForPools")
+}
+
+// leafInfo is what the gate knows of one queue beyond the tree; it is zero for cohorts.
+type leafInfo struct {
+	// pool is the node's top-level subtree: the ancestor just below the root (a pool
+	// cohort in a pool set's tree), or the node itself when its parent is a root or it
+	// has none. Preemption across pools looks at whether it borrows.
+	pool quota.NodeID
+	// exempt reports that HIGH/NORMAL work here is not held to the nominal quota.
+	exempt   bool
+	strategy Strategy
+}
+
+// state is the accounting that decisions read and that admissions change. The gate
+// holds the live one; a cycle works on a clone.
+type state struct {
+	tree *quota.Tree
+	// guaranteed is the HIGH/NORMAL usage of each queue: slot × resources + resource.
+	guaranteed []quota.Quantity
+	// total is the usage of all running work per resource, which the tree keeps below
+	// Unlimited: a request that would reach it cannot be admitted.
+	total []quota.Quantity
+	// cluster holds the free capacity gangs are placed on; nil without topology.
+	cluster *topology.Cluster
+	// gone holds the running workloads that a cycle evicted from this state; nil on the
+	// live state, whose running map is exact.
+	gone map[WorkloadID]bool
+}
+
+// clone returns an independent copy of s.
+func (s *state) clone() *state {
+	c := &state{tree: s.tree.Clone(), guaranteed: slices.Clone(s.guaranteed), total: slices.Clone(s.total), gone: map[WorkloadID]bool{}}
+	if s.cluster != nil {
+		c.cluster = s.cluster.Clone()
+	}
+	return c
+}
+
+// Options configure a Gate.
+type Options struct {
+	// Cluster, when set, is the topology gangs are placed on: a gang is admitted only
+	// with a placement, which the gate applies to its own copy of the cluster's free
+	// capacity. Workloads without a gang are not placed.
+	Cluster *topology.Cluster
+	// Strategy is the strategy of every queue that SetStrategy has not set; the zero
+	// value is BestEffortFIFO.
+	Strategy Strategy
+}
+
+// NewForPools returns a gate for the pools of one node set of the given capacity in
+// GPUs, on the tree of SPEC §7 (see the package documentation): a root cohort, a cohort
+// per top-level pool and a leaf per ACTIVE or DELETING subpool plus the pool's shared
+// leaf. Workloads name a pool (its shared leaf) or a subpool; the one resource is GPU.
+// Quotas adding up to more than the capacity are an error. The gate reads pools only
+// here: after the host changes them, ReconfigurePools brings the gate up to date.
+func NewForPools(pools *quota.PoolSet, capacity quota.Quantity, o Options) (*Gate, error) {
+	l, err := poolLayout(pools, capacity)
+	if err != nil {
+		return nil, err
+	}
+	return newGate(l, o)
+}
+
+// New returns a gate on a copy of tree, which must hold no usage: the gate's usage is
+// the work it admits, and AddRunning records work already running. Workloads name the
+// tree's queues. HIGH/NORMAL work is held to its queue's nominal quota; a queue with an
+// Unlimited nominal quota does not hold it.
+func New(tree *quota.Tree, o Options) (*Gate, error) {
+	l, err := treeLayout(tree)
+	if err != nil {
+		return nil, err
+	}
+	return newGate(l, o)
+}
+
+// treeLayout checks that tree can carry a gate and returns a layout on a copy of it.
+func treeLayout(tree *quota.Tree) (layout, error) {
+	if tree == nil {
+		return layout{}, inputErr(ErrInvalidConfig, "tree", "", "must not be nil")
+	}
+	for _, n := range tree.Nodes() {
+		for r := range tree.NumResources() {
+			if u := tree.Usage(n, quota.ResourceID(r)); u != 0 {
+				return layout{}, inputErr(ErrInvalidConfig, "tree", tree.Name(n),
+					"holds usage "+u.String()+"; record running work with AddRunning instead")
+			}
+		}
+	}
+	return layout{tree: tree.Clone()}, nil
+}
+
+func newGate(l layout, o Options) (*Gate, error) {
+	if !o.Strategy.IsValid() {
+		return nil, inputErr(ErrInvalidValue, "options.strategy", o.Strategy.String(), "must be BestEffortFIFO or StrictFIFO")
+	}
+	g := &Gate{resources: l.tree.Resources(), strategies: map[string]Strategy{}, fallback: o.Strategy,
+		running: map[WorkloadID]*record{}, lows: map[quota.NodeID]map[WorkloadID]*record{}, pending: newPendingQueue()}
+	if o.Cluster != nil {
+		g.cluster = o.Cluster.Clone()
+	}
+	g.install(l)
+	return g, nil
+}
+
+// install makes l the gate's layout, with no usage: the caller charges the running
+// records afterwards.
+func (g *Gate) install(l layout) {
+	t := l.tree
+	size := 0
+	for _, n := range t.Nodes() {
+		size = max(size, int(n))
+	}
+	g.tree = t
+	g.guaranteed = make([]quota.Quantity, size*len(g.resources))
+	g.total = make([]quota.Quantity, len(g.resources))
+	g.leaves = make([]leafInfo, size)
+	g.route = make(map[string]quota.NodeID, size+len(l.alias))
+	for _, n := range t.Nodes() {
+		if t.Kind(n) != quota.KindQueue {
+			continue
+		}
+		name := t.Name(n)
+		g.route[name] = n
+		pool := n
+		for p := t.Parent(pool); p != 0 && t.Parent(p) != 0; p = t.Parent(pool) {
+			pool = p
+		}
+		g.leaves[n-1] = leafInfo{pool: pool, exempt: l.exempt[name], strategy: g.strategyOf(name)}
+	}
+	for from, to := range l.alias {
+		if n, ok := t.Node(to); ok {
+			g.route[from] = n
+		}
+	}
+}
+
+func (g *Gate) strategyOf(queue string) Strategy {
+	if s, ok := g.strategies[queue]; ok {
+		return s
+	}
+	return g.fallback
+}
+
+// leafOf returns the queue a workload targeting name lands in.
+func (g *Gate) leafOf(name string) (quota.NodeID, error) {
+	if !g.usable() {
+		return 0, errUnusable()
+	}
+	if n, ok := g.route[name]; ok {
+		return n, nil
+	}
+	if _, ok := g.tree.Node(name); ok {
+		return 0, inputErr(ErrUnknownQueue, "workload.queue", name, "is a cohort; workloads go to queues")
+	}
+	return 0, inputErr(ErrUnknownQueue, "workload.queue", name, "no such queue")
+}
+
+// ReconfigurePools replaces the gate's tree with the one of pools and capacity (see
+// NewForPools), after the host changed quotas, maxima or subpools. Running work keeps
+// running and is charged to the new tree, over-admitted where quotas shrank: nothing is
+// evicted (SPEC §4's soft decreases), and new HIGH/NORMAL work waits until usage drains.
+// It is an error, changing nothing, when a running or pending workload's queue would
+// disappear (withdraw or release it first).
+func (g *Gate) ReconfigurePools(pools *quota.PoolSet, capacity quota.Quantity) error {
+	if !g.usable() {
+		return errUnusable()
+	}
+	l, err := poolLayout(pools, capacity)
+	if err != nil {
+		return err
+	}
+	return g.reconfigure(l)
+}
+
+// Reconfigure replaces the gate's tree with a copy of tree, which must hold no usage and
+// have the same resources in the same order. Running work is charged to it as with
+// ReconfigurePools; the gate then routes workloads to the new tree's queues by name only.
+func (g *Gate) Reconfigure(tree *quota.Tree) error {
+	if !g.usable() {
+		return errUnusable()
+	}
+	l, err := treeLayout(tree)
+	if err != nil {
+		return err
+	}
+	return g.reconfigure(l)
+}
+
+func (g *Gate) reconfigure(l layout) error {
+	if got := l.tree.Resources(); !slices.Equal(got, g.resources) {
+		return inputErr(ErrInvalidConfig, "tree.resources", joinNames(got), "must be the gate's resources "+joinNames(g.resources))
+	}
+	next := &Gate{resources: g.resources, strategies: g.strategies, fallback: g.fallback}
+	next.install(l)
+	leaves := make(map[*record]quota.NodeID, len(g.running)+g.pending.len())
+	for _, r := range g.records() {
+		n, err := next.leafOf(r.w.Queue)
+		if err != nil {
+			return inputErr(ErrInvalidConfig, "tree", r.w.Queue, "has no queue for workload "+strconv.Quote(string(r.w.ID))+"; withdraw or release it first")
+		}
+		leaves[r] = n
+	}
+	for _, r := range g.running {
+		if err := next.tree.Add(leaves[r], r.vec); err != nil {
+			return inputErr(ErrInvalidConfig, "tree", r.w.Queue, err.Error())
+		}
+		next.account(leaves[r], r, +1)
+	}
+	for r, n := range leaves {
+		r.leaf = n
+	}
+	g.state = state{tree: next.tree, guaranteed: next.guaranteed, total: next.total, cluster: g.cluster}
+	g.leaves, g.route = next.leaves, next.route
+	g.lows = map[quota.NodeID]map[WorkloadID]*record{}
+	for _, r := range g.running {
+		g.indexLow(r, +1)
+	}
+	g.usageGen++
+	g.queueGen++
+	return nil
+}
+
+// records returns every running and pending record by ID, so that errors about them
+// do not depend on map order.
+func (g *Gate) records() []*record {
+	out := make([]*record, 0, len(g.running)+g.pending.len())
+	for _, r := range g.running {
+		out = append(out, r)
+	}
+	for _, r := range g.pending.byID {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b *record) int { return cmp.Compare(a.w.ID, b.w.ID) })
+	return out
+}
+
+// account adds (sign +1) or removes (−1) r's request, charged to leaf, to the total
+// usage and, when r is HIGH or NORMAL, to the leaf's HIGH/NORMAL usage.
+func (s *state) account(leaf quota.NodeID, r *record, sign int) {
+	base := (int(leaf) - 1) * len(r.vec)
+	for j, x := range r.vec {
+		if sign < 0 {
+			x = -x
+		}
+		s.total[j] += x
+		if r.w.Priority.Guaranteed() {
+			s.guaranteed[base+j] += x
+		}
+	}
+}
+
+// indexLow adds (sign +1) or removes (−1) a running LOW record from the candidates
+// index.
+func (g *Gate) indexLow(r *record, sign int) {
+	if r.w.Priority != quota.Low {
+		return
+	}
+	m := g.lows[r.leaf]
+	if sign > 0 {
+		if m == nil {
+			m = map[WorkloadID]*record{}
+			g.lows[r.leaf] = m
+		}
+		m[r.w.ID] = r
+		return
+	}
+	delete(m, r.w.ID)
+	if len(m) == 0 {
+		delete(g.lows, r.leaf)
+	}
+}
+
+// SetStrategy sets the strategy of queue (a queue name, or a pool name for its shared
+// leaf). It is kept by name across ReconfigurePools and Reconfigure.
+func (g *Gate) SetStrategy(queue string, s Strategy) error {
+	if !s.IsValid() {
+		return inputErr(ErrInvalidValue, "strategy", s.String(), "must be BestEffortFIFO or StrictFIFO")
+	}
+	n, err := g.leafOf(queue)
+	if err != nil {
+		return err
+	}
+	name := g.tree.Name(n)
+	g.strategies[name] = s
+	g.leaves[n-1].strategy = s
+	g.queueGen++
+	return nil
+}
+
+// Strategy returns the strategy of queue.
+func (g *Gate) Strategy(queue string) (Strategy, error) {
+	n, err := g.leafOf(queue)
+	if err != nil {
+		return 0, err
+	}
+	return g.leaves[n-1].strategy, nil
+}
+
+// Resources returns the names of the gate's resources in ResourceID order, the order
+// of Workload.Request.
+func (g *Gate) Resources() []string {
+	if !g.usable() {
+		return nil
+	}
+	return slices.Clone(g.resources)
+}
+
+// Tree returns a copy of the gate's quota tree with the usage of the running work, or
+// nil for a nil or zero Gate.
+func (g *Gate) Tree() *quota.Tree {
+	if !g.usable() {
+		return nil
+	}
+	return g.tree.Clone()
+}
+
+// Cluster returns a copy of the cluster with the free capacity the running gangs leave,
+// or nil for a gate without topology.
+func (g *Gate) Cluster() *topology.Cluster {
+	if !g.usable() || g.cluster == nil {
+		return nil
+	}
+	return g.cluster.Clone()
+}
+
+// QueueUsage is what one queue holds, per resource in ResourceID order.
+type QueueUsage struct {
+	// Queue is the queue's name.
+	Queue string
+	// Nominal is the queue's nominal quota.
+	Nominal []quota.Quantity
+	// Guaranteed is the usage of its HIGH and NORMAL work, which the gate keeps within
+	// Nominal when it admits (a quota decrease can leave it above).
+	Guaranteed []quota.Quantity
+	// Total is the usage of all its work, LOW included, which may borrow beyond Nominal.
+	Total []quota.Quantity
+	// Borrowing reports, per resource, whether Total exceeds the queue's subtree quota.
+	Borrowing []bool
+}
+
+// Usage returns what the queue (or the pool's shared leaf) holds.
+func (g *Gate) Usage(queue string) (QueueUsage, error) {
+	n, err := g.leafOf(queue)
+	if err != nil {
+		return QueueUsage{}, err
+	}
+	R := len(g.resources)
+	u := QueueUsage{Queue: g.tree.Name(n), Nominal: make([]quota.Quantity, R),
+		Guaranteed: slices.Clone(g.guaranteed[(int(n)-1)*R : int(n)*R]), Total: make([]quota.Quantity, R), Borrowing: make([]bool, R)}
+	for j := range R {
+		q, _ := g.tree.Quota(n, quota.ResourceID(j))
+		u.Nominal[j] = q.Nominal
+		u.Total[j] = g.tree.Usage(n, quota.ResourceID(j))
+		u.Borrowing[j] = g.tree.Borrowing(n, quota.ResourceID(j))
+	}
+	return u, nil
+}
+
+// Pending returns the pending workloads in the order a cycle walks them: priority, then
+// submit time, then ID.
+func (g *Gate) Pending() []Workload {
+	if !g.usable() {
+		return nil
+	}
+	out := make([]Workload, 0, g.pending.len())
+	g.pending.ascend(func(r *record) bool {
+		out = append(out, r.w.clone())
+		return true
+	})
+	return out
+}
+
+// Running returns the running workloads, by ID.
+func (g *Gate) Running() []RunningWorkload {
+	if !g.usable() {
+		return nil
+	}
+	out := make([]RunningWorkload, 0, len(g.running))
+	for _, r := range g.running {
+		out = append(out, g.runningOf(r))
+	}
+	slices.SortFunc(out, func(a, b RunningWorkload) int { return cmp.Compare(a.Workload.ID, b.Workload.ID) })
+	return out
+}
+
+// joinNames formats names as a bracketed, comma-separated list.
+func joinNames(names []string) string { return "[" + strings.Join(names, ", ") + "]" }

@@ -1,0 +1,91 @@
+package admission
+
+import (
+	"strconv"
+
+	"github.com/google/btree"
+)
+
+// Strategy is how a leaf queue's pending work waits for its turn (SPEC §7).
+type Strategy uint8
+
+// The strategies. The zero Strategy is BestEffortFIFO, the default.
+const (
+	// BestEffortFIFO skips pending work that cannot be admitted and goes on with the
+	// queue's later work.
+	BestEffortFIFO Strategy = iota
+	// StrictFIFO holds back every later item of the queue, lower priorities included,
+	// while the queue's head stays pending, for quota, capacity or placement. A head
+	// admitted with a preemption plan holds nothing back.
+	StrictFIFO
+)
+
+// String returns BestEffortFIFO or StrictFIFO.
+func (s Strategy) String() string {
+	switch s {
+	case BestEffortFIFO:
+		return "BestEffortFIFO"
+	case StrictFIFO:
+		return "StrictFIFO"
+	}
+	return "Strategy(" + strconv.Itoa(int(s)) + ")"
+}
+
+// IsValid reports whether s is BestEffortFIFO or StrictFIFO.
+func (s Strategy) IsValid() bool { return s <= StrictFIFO }
+
+// pendingQueue holds the pending work of every leaf in the one order a cycle walks it:
+// priority (HIGH first), then submit time (earliest first), then ID (byte order).
+//
+// Invariant: order and byID hold the same records, and a record's ordering fields
+// (w.Priority, w.Submitted, w.ID) do not change while it is in the queue.
+type pendingQueue struct {
+	order *btree.BTreeG[*record]
+	byID  map[WorkloadID]*record
+}
+
+// pendingDegree is the btree's degree: wide nodes, since a cycle walks the whole queue.
+const pendingDegree = 32
+
+func newPendingQueue() pendingQueue {
+	return pendingQueue{order: btree.NewG(pendingDegree, walksBefore), byID: make(map[WorkloadID]*record)}
+}
+
+// walksBefore orders pending work (SPEC §3): HIGH > NORMAL > LOW, then earlier
+// submission, then ID.
+func walksBefore(a, b *record) bool {
+	if c := a.w.Priority.Compare(b.w.Priority); c != 0 {
+		return c > 0
+	}
+	if c := a.w.Submitted.Compare(b.w.Submitted); c != 0 {
+		return c < 0
+	}
+	return a.w.ID < b.w.ID
+}
+
+func (q *pendingQueue) len() int { return len(q.byID) }
+
+func (q *pendingQueue) get(id WorkloadID) (*record, bool) {
+	r, ok := q.byID[id]
+	return r, ok
+}
+
+// add queues r; its ID must not be queued already.
+func (q *pendingQueue) add(r *record) {
+	q.byID[r.w.ID] = r
+	q.order.ReplaceOrInsert(r)
+}
+
+// remove takes the record of id out of the queue, and reports whether it was there.
+func (q *pendingQueue) remove(id WorkloadID) (*record, bool) {
+	r, ok := q.byID[id]
+	if !ok {
+		return nil, false
+	}
+	delete(q.byID, id)
+	q.order.Delete(r)
+	return r, true
+}
+
+// ascend calls fn for every pending record in walk order until fn returns false.
+func (q *pendingQueue) ascend(fn func(*record) bool) { q.order.Ascend(fn) }

@@ -1,0 +1,88 @@
+package admission
+
+import (
+	"github.com/poolgate/poolgate/naming"
+	"github.com/poolgate/poolgate/quota"
+)
+
+// GPU is the one resource of a gate built from a pool set: whole GPUs, as pool quotas
+// count them. Gang requests name it "gpu" to be charged.
+const GPU = "gpu"
+
+// RootCohort is the name of the root cohort of a pool set's tree. It is not a valid
+// pool name, so it never collides with one.
+const RootCohort = "(root)"
+
+// layout is a quota tree and what the gate knows of its queues beyond the tree.
+type layout struct {
+	tree *quota.Tree
+	// exempt holds the queues whose HIGH/NORMAL work is not held to their nominal quota:
+	// the leaves of a pool with an Unlimited quota.
+	exempt map[string]bool
+	// alias maps a name a workload may target to the queue it lands in: a top-level pool
+	// to its shared leaf.
+	alias map[string]string
+}
+
+// SharedLeaf returns the name of the leaf that receives direct submissions to the
+// top-level pool: {pool}--shared, as in the KAI queue set.
+func SharedLeaf(pool naming.Name) string {
+	return pool.Root().String() + naming.Delimiter + naming.Shared
+}
+
+// poolLayout builds the quota tree of SPEC §7 for pools on a node set of the given
+// capacity, the same shape as the KAI queue set:
+//
+//	(root)            cohort, nominal capacity − Σ finite pool quotas
+//	└── {pool}        cohort, nominal 0, borrowing limit maximum − quota
+//	    ├── {pool}--{short}   queue per ACTIVE or DELETING subpool, nominal effective quota
+//	    └── {pool}--shared    queue, nominal unallocated (the quota without subpools)
+//
+// There are no lending limits, so LOW may borrow any idle GPU. A pool with an Unlimited
+// quota guarantees nothing any other pool could be denied: its quota adds nothing to the
+// sum, its shared leaf has nominal 0, and its HIGH/NORMAL work is exempt from the
+// own-quota rule, taking what the tree leaves it.
+func poolLayout(pools *quota.PoolSet, capacity quota.Quantity) (layout, error) {
+	if capacity < 0 {
+		return layout{}, inputErr(ErrInvalidConfig, "capacity", capacity.String(), "must not be negative")
+	}
+	var sum quota.Quantity
+	for info := range pools.Pools() {
+		if !info.Config.Quota.IsUnlimited() {
+			sum = sum.Add(info.Config.Quota)
+		}
+	}
+	if !capacity.IsUnlimited() && sum > capacity {
+		return layout{}, inputErr(ErrInvalidConfig, "capacity", capacity.String(),
+			"is less than the pools' quotas, which add up to "+sum.String())
+	}
+	gpus := func(nom quota.Quantity, bl quota.Limit) map[string]quota.NodeQuota {
+		return map[string]quota.NodeQuota{GPU: {Nominal: nom, BorrowingLimit: bl}}
+	}
+	spec := quota.TreeSpec{Resources: []string{GPU},
+		Nodes: []quota.NodeSpec{{Name: RootCohort, Kind: quota.KindCohort, Quotas: gpus(capacity.Sub(sum), quota.Limit{})}}}
+	l := layout{exempt: map[string]bool{}, alias: map[string]string{}}
+	for info := range pools.Pools() {
+		pool := info.Name.String()
+		spec.Nodes = append(spec.Nodes, quota.NodeSpec{Name: pool, Parent: RootCohort, Kind: quota.KindCohort,
+			Quotas: gpus(0, quota.LimitOf(info.Config.Maximum.Sub(info.Config.Quota)))})
+		for s := range pools.LiveSubpools(info.Name) {
+			spec.Nodes = append(spec.Nodes, quota.NodeSpec{Name: s.Name.String(), Parent: pool, Kind: quota.KindQueue,
+				Quotas: gpus(s.EffectiveQuota(), quota.Limit{})})
+		}
+		shared, nominal := SharedLeaf(info.Name), info.Unallocated
+		if info.Config.Quota.IsUnlimited() {
+			nominal = 0
+			l.exempt[shared] = true
+		}
+		spec.Nodes = append(spec.Nodes, quota.NodeSpec{Name: shared, Parent: pool, Kind: quota.KindQueue,
+			Quotas: gpus(nominal, quota.Limit{})})
+		l.alias[pool] = shared
+	}
+	t, err := quota.NewTree(spec)
+	if err != nil {
+		return layout{}, inputErr(ErrInvalidConfig, "pools", "", err.Error())
+	}
+	l.tree = t
+	return l, nil
+}

@@ -1,0 +1,196 @@
+package admission
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/poolgate/poolgate/gang"
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// WorkloadID identifies a workload: unique among the work a Gate holds, pending or
+// running.
+type WorkloadID string
+
+// Workload is a unit of work the dynamic gate admits (SPEC §7): where it goes, at which
+// priority, what it asks for, and when it was submitted.
+type Workload struct {
+	// ID identifies the workload; it must not be empty.
+	ID WorkloadID
+	// Queue names the leaf queue the workload targets. On a gate built from a pool set it
+	// is a pool (direct submission, which lands in the pool's shared leaf) or a
+	// subpool, by canonical name; on a gate built from any quota tree, a queue's name.
+	Queue string
+	// Priority is HIGH, NORMAL or LOW; the zero value is NORMAL.
+	Priority quota.Priority
+	// Request is what the workload asks of each resource of the gate, indexed by
+	// quota.ResourceID (Gate.Resources names them; a pool set's gate has one resource,
+	// GPU). Amounts are finite and not negative. It must be empty when Gang is set.
+	Request []quota.Quantity
+	// Gang, when set, makes the workload a gang: its request is the gang's minimum
+	// requirement, and a gate with a cluster places it.
+	Gang *Gang
+	// Submitted orders pending work within a priority. A preempted workload returns to
+	// the pending queue with it unchanged, ahead of work submitted later.
+	Submitted time.Time
+}
+
+// Gang is a workload's gang: a compiled PodGroup and the request of one pod of each
+// leaf. The gate charges gang.Tree.MinRequest(Requests) to the quota tree, mapping its
+// resources by name (resources the gate does not track are not limited by quota), and,
+// when the gate has a cluster, places exactly that minimum configuration.
+//
+// The gate reads a Gang when the workload is submitted or decided, and keeps the
+// pointer only to hand the Workload back; the caller must not change it afterwards.
+type Gang struct {
+	// Tree is the compiled PodGroup (gang.Compile).
+	Tree *gang.Tree
+	// Requests is the request of one pod of each leaf.
+	Requests gang.Requests
+	// Name names the PodGroup's group in placements and explanations; empty means
+	// topology's default.
+	Name string
+}
+
+// clone returns w with its own Request slice.
+func (w Workload) clone() Workload {
+	w.Request = slices.Clone(w.Request)
+	return w
+}
+
+// RunningWorkload is a workload the gate has admitted and not yet released or evicted.
+type RunningWorkload struct {
+	// Workload is the workload as submitted.
+	Workload Workload
+	// Queue is the leaf queue that holds it.
+	Queue string
+	// Request is what it holds of each resource: Workload.Request, or a gang's minimum.
+	Request []quota.Quantity
+	// Admitted is when it was admitted; preemption evicts the most recently admitted
+	// first.
+	Admitted time.Time
+	// Placement is where a gang's pods run, on a gate with a cluster; nil otherwise.
+	Placement *topology.Placement
+}
+
+// record is a workload as the gate holds it, pending or running. A record is owned by
+// the gate: nothing in it is shared with callers (the Gang pointer aside, which the
+// gate never reads after resolving it).
+type record struct {
+	w Workload
+	// leaf is the queue that holds the workload: resolved from w.Queue against the
+	// current tree, and re-resolved when the tree is replaced.
+	leaf quota.NodeID
+	// vec is the amount charged to the tree: w.Request, or the gang's minimum mapped to
+	// the tree's resources.
+	vec []quota.Quantity
+	// place is the placement request of a gang on a gate with a cluster, else nil.
+	place *topology.Request
+	// admitted and placement are set while the workload runs.
+	admitted  time.Time
+	placement *topology.Placement
+}
+
+// runningOf returns the caller's copy of a running record. One copy of the request
+// serves as both Request and a plain workload's Workload.Request.
+func (g *Gate) runningOf(r *record) RunningWorkload {
+	rw := RunningWorkload{Workload: r.w, Queue: g.tree.Name(r.leaf), Request: slices.Clone(r.vec),
+		Admitted: r.admitted, Placement: clonePlacement(r.placement)}
+	if rw.Workload.Gang == nil {
+		rw.Workload.Request = rw.Request
+	}
+	return rw
+}
+
+// resolve checks w and returns the record it would be, with Request not yet copied:
+// the caller copies it before keeping the record. It allocates nothing for a workload
+// without a gang.
+func (g *Gate) resolve(w Workload) (record, error) {
+	switch {
+	case w.ID == "":
+		return record{}, inputErr(ErrInvalidValue, "workload.id", "", "must not be empty")
+	case !w.Priority.IsValid():
+		return record{}, inputErr(ErrInvalidValue, "workload.priority", w.Priority.String(), "must be HIGH, NORMAL or LOW")
+	}
+	leaf, err := g.leafOf(w.Queue)
+	if err != nil {
+		return record{}, err
+	}
+	r := record{w: w, leaf: leaf, vec: w.Request}
+	if w.Gang != nil {
+		if len(w.Request) > 0 {
+			return record{}, inputErr(ErrInvalidValue, "workload.request", string(w.ID), "must be empty for a gang, whose request is its minimum requirement")
+		}
+		if err := g.resolveGang(&r); err != nil {
+			return record{}, err
+		}
+		return r, nil
+	}
+	if len(w.Request) != len(g.resources) {
+		return record{}, inputErr(ErrInvalidValue, "workload.request", string(w.ID),
+			"has "+strconv.Itoa(len(w.Request))+" amounts for "+strconv.Itoa(len(g.resources))+" resources")
+	}
+	if err := checkAmounts(w.Request, g.resources); err != nil {
+		return record{}, err
+	}
+	return r, nil
+}
+
+// resolveGang sets r's charged vector to the gang's minimum requirement and, on a gate
+// with a cluster, its placement request.
+func (g *Gate) resolveGang(r *record) error {
+	gg := r.w.Gang
+	if gg.Tree == nil {
+		return inputErr(ErrInvalidValue, "workload.gang.tree", string(r.w.ID), "must be a compiled gang")
+	}
+	min, err := gg.Tree.MinRequest(gg.Requests)
+	if err != nil {
+		return inputErr(ErrInvalidValue, "workload.gang", string(r.w.ID), err.Error())
+	}
+	r.vec = make([]quota.Quantity, len(g.resources))
+	for i, name := range min.Resources {
+		if j := slices.Index(g.resources, name); j >= 0 {
+			r.vec[j] = quota.Quantity(min.Request[i])
+		}
+	}
+	if err := checkAmounts(r.vec, g.resources); err != nil {
+		return err
+	}
+	if g.cluster == nil {
+		return nil
+	}
+	req, err := g.cluster.FromGang(gg.Tree, gg.Requests, topology.GangOptions{Name: gg.Name, Exact: true})
+	if err != nil {
+		return inputErr(ErrInvalidValue, "workload.gang", string(r.w.ID), err.Error())
+	}
+	r.place = &req
+	return nil
+}
+
+// checkAmounts refuses negative and Unlimited amounts: a request is a finite quantity.
+func checkAmounts(v []quota.Quantity, names []string) error {
+	for j, x := range v {
+		if x < 0 || x.IsUnlimited() {
+			return inputErr(ErrInvalidValue, "workload.request["+names[j]+"]", x.String(), "must be finite and not negative")
+		}
+	}
+	return nil
+}
+
+// clonePlacement returns a deep copy of p, or nil.
+func clonePlacement(p *topology.Placement) *topology.Placement {
+	if p == nil {
+		return nil
+	}
+	c := topology.Placement{Assignments: slices.Clone(p.Assignments), Constraints: slices.Clone(p.Constraints)}
+	for i := range c.Assignments {
+		c.Assignments[i].Shape = maps.Clone(c.Assignments[i].Shape)
+	}
+	for i := range c.Constraints {
+		c.Constraints[i].Preferred = slices.Clone(c.Constraints[i].Preferred)
+	}
+	return &c
+}
