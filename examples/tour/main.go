@@ -9,20 +9,41 @@ import (
 	"strings"
 )
 
-// section is one stop of the tour: a title, one line on what it shows, and the walk.
+// section is one stop of the tour: a title, one line on what it shows, why a platform
+// needs it, the package it walks through, and the walk.
 type section struct {
 	title string
 	about string
+	why   string
+	pkg   string
 	run   func(w io.Writer)
 }
 
 var sections = []section{
-	{"naming", "pool and subpool names, KAI queue names, roles and access", tourNaming},
-	{"pools and subpools", "quota partitions, their lifecycle, the pool list and the KAI queue set", tourPools},
-	{"gang", "KAI PodGroups with SubGroups, minMember and minSubGroup", tourGang},
-	{"topology", "placing gangs into block / rack trees", tourTopology},
-	{"quota tree", "hierarchical cohorts with borrowing and lending limits (KEP-79)", tourQuotaTree},
-	{"admission", "the static OSMO gate, usage-aware admission, preemption and the scheduling cycle", tourAdmission},
+	{"naming", "pool and subpool names, KAI queue names, roles and access",
+		"Every other decision starts from a name: a subpool is team--a, its access is team's, and\n" +
+			"its KAI queue must be a valid Kubernetes name. One parser decides all of it.",
+		"naming", tourNaming},
+	{"pools and subpools", "quota partitions, their lifecycle, the pool list and the KAI queue set",
+		"An admin splits a pool's GPUs into guaranteed slices for teams without moving running work;\n" +
+			"quota decreases are soft, deletes drain, and history stays for audit.",
+		"quota (PoolSet)", tourPools},
+	{"quota tree", "hierarchical cohorts with borrowing and lending limits (KEP-79)",
+		"Underneath, every admission asks one question: does this request fit this queue, given\n" +
+			"everyone's usage and the borrowing and lending limits on the way to the root?",
+		"quota (Tree)", tourQuotaTree},
+	{"gang", "KAI PodGroups with SubGroups, minMember and minSubGroup",
+		"A distributed job is useful only when enough of its parts run together: the gang says how\n" +
+			"many pods of which SubGroups make it ready, and what the cheapest ready set costs.",
+		"gang", tourGang},
+	{"topology", "placing gangs into block / rack trees",
+		"Pods that talk a lot must sit close: each SubGroup's pods go into one rack or block when\n" +
+			"the constraint says so, and the largest free domains are kept whole.",
+		"topology", tourTopology},
+	{"admission", "the static OSMO gate, usage-aware admission, preemption and the scheduling cycle",
+		"The front door composes the rest: a static check on submit, then, in each scheduling cycle,\n" +
+			"who runs, who waits and for what, and which LOW work is preempted to make room.",
+		"admission", tourAdmission},
 }
 
 func main() {
@@ -31,6 +52,9 @@ func main() {
 	for i, s := range sections {
 		title := fmt.Sprintf("%d. %s — %s", i+1, s.title, s.about)
 		fmt.Fprintf(w, "\n%s\n%s\n", title, strings.Repeat("=", len([]rune(title))))
+		fmt.Fprintf(w, "%s\n(package %s)\n\n", s.why, s.pkg)
 		s.run(w)
 	}
+	fmt.Fprintln(w, "\nEach story in full: go run ./examples/subpools, ./examples/cohorts, ./examples/elastic,")
+	fmt.Fprintln(w, "./examples/topology and ./examples/priority. The rules are in each package's doc (go doc ./quota).")
 }
