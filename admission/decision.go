@@ -1,6 +1,6 @@
 package admission
 
-import "strconv"
+import "github.com/poolgate/poolgate/internal/enum"
 
 // Outcome is what a decision tells the host to do with a submission or a workload.
 type Outcome uint8
@@ -21,10 +21,7 @@ var outcomeText = [...]string{Admit: "admit", Pending: "pending", Reject: "rejec
 
 // String returns admit, pending or reject.
 func (o Outcome) String() string {
-	if o >= Admit && o <= Reject {
-		return outcomeText[o]
-	}
-	return "Outcome(" + strconv.Itoa(int(o)) + ")"
+	return enum.Name(outcomeText[:], o, "Outcome")
 }
 
 // Reason is the typed cause of a decision that is not a plain admission. Hosts switch
@@ -76,8 +73,5 @@ var reasonText = [...]string{
 
 // String returns the reason's stable code, such as group-cap or fit.
 func (r Reason) String() string {
-	if int(r) < len(reasonText) {
-		return reasonText[r]
-	}
-	return "Reason(" + strconv.Itoa(int(r)) + ")"
+	return enum.Name(reasonText[:], r, "Reason")
 }

@@ -3,6 +3,8 @@ package gang
 import (
 	"fmt"
 	"slices"
+
+	"github.com/poolgate/poolgate/internal/enum"
 )
 
 // ConstraintKind says which scope of the spec a topology constraint comes from.
@@ -20,17 +22,11 @@ const (
 	SubGroupSetConstraint
 )
 
+var constraintKindText = [...]string{PodGroupConstraint: "PodGroup", SubGroupConstraint: "SubGroup", SubGroupSetConstraint: "SubGroupSet"}
+
 // String returns "PodGroup", "SubGroup" or "SubGroupSet".
 func (k ConstraintKind) String() string {
-	switch k {
-	case PodGroupConstraint:
-		return "PodGroup"
-	case SubGroupConstraint:
-		return "SubGroup"
-	case SubGroupSetConstraint:
-		return "SubGroupSet"
-	}
-	return fmt.Sprintf("ConstraintKind(%d)", uint8(k))
+	return enum.Name(constraintKindText[:], k, "ConstraintKind")
 }
 
 // Constraint is one node of a Tree's effective topology-constraint tree. Its pods are

@@ -1,11 +1,12 @@
 package gang
 
 import (
-	"fmt"
 	"math/bits"
 	"slices"
 
 	"github.com/poolgate/poolgate/internal/sat"
+
+	"github.com/poolgate/poolgate/internal/enum"
 )
 
 // StepKind says what a Step asks the scheduler to do.
@@ -28,21 +29,11 @@ const (
 	StepPod
 )
 
+var stepKindText = [...]string{StepNone: "None", StepBlocked: "Blocked", StepGang: "Gang", StepReplica: "Replica", StepPod: "Pod"}
+
 // String returns the kind's name without the Step prefix, e.g. "Gang".
 func (k StepKind) String() string {
-	switch k {
-	case StepNone:
-		return "None"
-	case StepBlocked:
-		return "Blocked"
-	case StepGang:
-		return "Gang"
-	case StepReplica:
-		return "Replica"
-	case StepPod:
-		return "Pod"
-	}
-	return fmt.Sprintf("StepKind(%d)", uint8(k))
+	return enum.Name(stepKindText[:], k, "StepKind")
 }
 
 // LeafPods is a number of pods for one leaf.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/poolgate/poolgate/internal/enum"
 )
 
 // Rule is a naming rule that an input can break. Each Rule is also an error, so
@@ -56,10 +58,7 @@ var ruleText = [...]string{
 
 // Error returns the rule's text.
 func (r Rule) Error() string {
-	if int(r) < len(ruleText) && ruleText[r] != "" {
-		return ruleText[r]
-	}
-	return "naming rule " + strconv.Itoa(int(r))
+	return enum.Name(ruleText[:], r, "Rule")
 }
 
 // NameError reports an input that breaks a naming rule. errors.As gets it from any

@@ -186,8 +186,8 @@ func TestTextMarshalling(t *testing.T) {
 
 func TestRuleErrorText(t *testing.T) {
 	assert.Equal(t, "must not be empty", ErrEmpty.Error())
-	assert.Equal(t, "naming rule 0", Rule(0).Error())
-	assert.Equal(t, "naming rule 200", Rule(200).Error())
+	assert.Equal(t, "Rule(0)", Rule(0).Error())
+	assert.Equal(t, "Rule(200)", Rule(200).Error())
 }
 
 func TestParseAllocatesNothing(t *testing.T) {

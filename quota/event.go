@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/poolgate/poolgate/naming"
+
+	"github.com/poolgate/poolgate/internal/enum"
 )
 
 // EventKind says what an Event records.
@@ -53,10 +55,7 @@ var eventKindText = [...]string{
 // String returns the kind in upper snake case, POOL_ADDED say, and EventKind(n) for an
 // invalid value.
 func (k EventKind) String() string {
-	if int(k) < len(eventKindText) && eventKindText[k] != "" {
-		return eventKindText[k]
-	}
-	return "EventKind(" + strconv.Itoa(int(k)) + ")"
+	return enum.Name(eventKindText[:], k, "EventKind")
 }
 
 // ParseEventKind parses the String form of a valid kind, in any letter case.

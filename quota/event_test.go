@@ -53,7 +53,7 @@ func TestEnumText(t *testing.T) {
 		{EventKind(99).String(), "EventKind(99)"},
 		{Status(7).String(), "Status(7)"},
 		{SubpoolState(7).String(), "SubpoolState(7)"},
-		{PoolRule(200).Error(), "pool rule 200"},
+		{PoolRule(200).Error(), "PoolRule(200)"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

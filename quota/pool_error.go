@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/poolgate/poolgate/naming"
+
+	"github.com/poolgate/poolgate/internal/enum"
 )
 
 // PoolRule is a rule of the pool set (SPEC §4) that an operation can break. Each
@@ -91,10 +93,7 @@ var poolRuleText = [...]string{
 
 // Error returns the rule's text.
 func (r PoolRule) Error() string {
-	if int(r) < len(poolRuleText) && poolRuleText[r] != "" {
-		return poolRuleText[r]
-	}
-	return "pool rule " + strconv.Itoa(int(r))
+	return enum.Name(poolRuleText[:], r, "PoolRule")
 }
 
 // PoolError reports an operation on a PoolSet that was refused. The set is unchanged.

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/poolgate/poolgate/naming"
+
+	"github.com/poolgate/poolgate/internal/enum"
 )
 
 // ReconcileInterval is the recommended time between two calls of Reconcile: the seed's
@@ -38,10 +40,7 @@ var stateText = [...]string{0: "-", Active: "ACTIVE", Deleting: "DELETING", Arch
 
 // String returns ACTIVE, DELETING, ARCHIVED, or "-" for the zero state.
 func (s SubpoolState) String() string {
-	if int(s) < len(stateText) {
-		return stateText[s]
-	}
-	return "SubpoolState(" + strconv.Itoa(int(s)) + ")"
+	return enum.Name(stateText[:], s, "SubpoolState")
 }
 
 // Live reports whether s is ACTIVE or DELETING: a subpool that still has a KAI queue and

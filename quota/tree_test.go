@@ -318,5 +318,5 @@ func TestLimit(t *testing.T) {
 	assert.Equal(t, "NodeKind(7)", NodeKind(7).String())
 	assert.Equal(t, "node#3", NodeID(3).String())
 	assert.True(t, errors.Is(&TreeError{Rule: ErrCycle}, ErrCycle))
-	assert.Equal(t, "tree rule 200", TreeRule(200).Error())
+	assert.Equal(t, "TreeRule(200)", TreeRule(200).Error())
 }

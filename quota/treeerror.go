@@ -3,6 +3,8 @@ package quota
 import (
 	"strconv"
 	"strings"
+
+	"github.com/poolgate/poolgate/internal/enum"
 )
 
 // TreeRule is a rule of the quota tree (SPEC §6, §1) that an input or an operation can
@@ -81,10 +83,7 @@ var treeRuleText = [...]string{
 
 // Error returns the rule's text.
 func (r TreeRule) Error() string {
-	if int(r) < len(treeRuleText) && treeRuleText[r] != "" {
-		return treeRuleText[r]
-	}
-	return "tree rule " + strconv.Itoa(int(r))
+	return enum.Name(treeRuleText[:], r, "TreeRule")
 }
 
 // TreeError reports an input or an operation on a Tree that was refused; the tree is

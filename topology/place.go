@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/poolgate/poolgate/internal/sat"
+
+	"github.com/poolgate/poolgate/internal/enum"
 )
 
 // DefaultBudget is the search budget used when Options.Budget is zero: enough to decide
@@ -35,17 +37,11 @@ const (
 	BudgetExhausted
 )
 
+var outcomeText = [...]string{Placed: "placed", NoFit: "no fit", BudgetExhausted: "search budget exhausted"}
+
 // String returns the outcome's name.
 func (o Outcome) String() string {
-	switch o {
-	case Placed:
-		return "placed"
-	case NoFit:
-		return "no fit"
-	case BudgetExhausted:
-		return "search budget exhausted"
-	}
-	return fmt.Sprintf("Outcome(%d)", int(o))
+	return enum.Name(outcomeText[:], o, "Outcome")
 }
 
 // Result is Place's answer.
