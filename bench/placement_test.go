@@ -15,9 +15,9 @@ import (
 // The cluster of the placement benchmarks: four levels (zone, block, rack, hostname), 16
 // nodes a rack, 8 racks a block, 8 blocks a zone, nodes of 8 GPUs, 96 CPUs, 768 GiB and
 // 110 pod slots. Racks come in three loads by a fixed pattern: one in ten entirely free
-// (128 GPUs), four in ten half busy (0 to 8 GPUs free a node, about 64 a rack) and the
-// rest busy (0 to 2 free a node). A 64-worker rack gang fits in about a fifth of the
-// racks, so best fit has a real choice to make.
+// (128 GPUs), four in ten partly busy (40, 72, 88 or 104 GPUs free) and the rest busy
+// (0 to 2 free a node, 15 to 17 a rack). A 64-worker rack gang fits in two racks in five,
+// so best fit has a real choice to make.
 var levels = []string{"zone", "block", "rack", "hostname"}
 
 const nodesPerRack = 16
@@ -33,7 +33,7 @@ func clusterNodes(n int) []topology.Node {
 		case load == 0:
 			gpu = 8
 		case load <= 4:
-			gpu = int64((i*5 + rack) % 9)
+			gpu = int64(min(8, 2+rack%5+i%2))
 		default:
 			gpu = int64((i + rack) % 3)
 		}
@@ -164,6 +164,15 @@ func (p *naivePlacer) fit(i int, shape []int64) int64 {
 	return n
 }
 
+// rackFit is how many workers fit in rack r.
+func (p *naivePlacer) rackFit(r int) int64 {
+	var n int64
+	for i := p.start[r]; i < p.start[r+1]; i++ {
+		n += p.fit(i, p.worker)
+	}
+	return n
+}
+
 // take takes pods of shape off node i (gives them back when pods < 0).
 func (p *naivePlacer) take(i int, shape []int64, pods int64) {
 	row := p.free[i*len(columns):]
@@ -177,11 +186,7 @@ func (p *naivePlacer) take(i int, shape []int64, pods int64) {
 func (p *naivePlacer) place(workers int64) int {
 	best, left := -1, int64(math.MaxInt64)
 	for r := range p.racks {
-		var n int64
-		for i := p.start[r]; i < p.start[r+1]; i++ {
-			n += p.fit(i, p.worker)
-		}
-		if n >= workers && n-workers < left {
+		if n := p.rackFit(r); n >= workers && n-workers < left {
 			best, left = r, n-workers
 		}
 	}
@@ -363,6 +368,13 @@ func TestPlacementFixtures(t *testing.T) {
 		r := f.naive.place(int64(w))
 		if r < 0 || rack.Level != "rack" || f.naive.racks[r] != rack.Path {
 			t.Fatalf("%d workers: naive chose rack %d, Place %v", w, r, rack)
+		}
+		first := 0
+		for f.naive.rackFit(first) < int64(w) {
+			first++
+		}
+		if w == 64 && r == first {
+			t.Fatalf("%d workers: best fit is the first rack that fits, %s: the fixture offers no choice", w, rack.Path)
 		}
 		c := f.cluster.Clone()
 		if err := c.Apply(f.naive.placement()); err != nil {
