@@ -1,5 +1,5 @@
 // Command chart turns `go test -bench` output into an SVG chart of how cost grows with
-// scale: one panel per benchmark family, ns/op against the size parameter on log-log
+// scale: one panel per benchmark family, the cost against the size parameter on log-log
 // axes, one line per variant (the measured path and its baselines).
 //
 // A benchmark line takes part when its name has the form
@@ -8,7 +8,13 @@
 //
 // with exactly one numeric key=N element: N is the x value, the name without that
 // element is the line, and Family (the part before the first slash) is the panel.
-// Repeated runs (-count) are reduced to their median.
+// Names with no size, or with several, are left out.
+//
+// The cost is ns/op, except in a family whose benchmarks report a metric in bytes per
+// unit (b.ReportMetric(v, "bytes/queue")), which is plotted instead: for package bench's
+// memory families the bytes per item matter more than the time to build them. Repeated
+// runs (-count) are reduced to their median. A line keeps its colour in every panel, and
+// the baselines of package bench (lines named naive, bare, spec or input) are dashed.
 //
 //	go test -run '^$' -bench . -benchmem ./bench/... | go run ./bench/chart > bench/scaling.svg
 package main
@@ -27,22 +33,22 @@ import (
 )
 
 func main() {
-	series, err := parse(os.Stdin)
+	fams, err := parse(os.Stdin)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "chart:", err)
 		os.Exit(1)
 	}
-	if len(series) == 0 {
+	if len(fams) == 0 {
 		fmt.Fprintln(os.Stderr, "chart: no benchmark lines with a key=N size element")
 		os.Exit(1)
 	}
-	render(os.Stdout, series)
+	render(os.Stdout, fams)
 }
 
-// point is one measured size of one line.
+// point is one measured size of one line: the samples of every metric, by unit.
 type point struct {
-	x  float64
-	ns []float64
+	x       float64
+	samples map[string][]float64
 }
 
 // line is one variant of a family: its points by size.
@@ -58,7 +64,22 @@ type family struct {
 	lines map[string]*line
 }
 
-var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([0-9.]+) ns/op`)
+// unit is the metric the panel plots: a bytes/… metric when any of its points has one,
+// else ns/op.
+func (f *family) unit() string {
+	for _, l := range f.lines {
+		for _, p := range l.points {
+			for u := range p.samples {
+				if strings.HasPrefix(u, "bytes/") {
+					return u
+				}
+			}
+		}
+	}
+	return "ns/op"
+}
+
+var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
 
 func parse(r io.Reader) (map[string]*family, error) {
 	out := map[string]*family{}
@@ -69,9 +90,9 @@ func parse(r io.Reader) (map[string]*family, error) {
 		if m == nil {
 			continue
 		}
-		ns, err := strconv.ParseFloat(m[2], 64)
+		metrics, err := metricsOf(m[2])
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %v", m[1], err)
 		}
 		parts := strings.Split(strings.TrimPrefix(m[1], "Benchmark"), "/")
 		key, x, rest, ok := sizeOf(parts)
@@ -91,12 +112,28 @@ func parse(r io.Reader) (map[string]*family, error) {
 		}
 		p := l.points[x]
 		if p == nil {
-			p = &point{x: x}
+			p = &point{x: x, samples: map[string][]float64{}}
 			l.points[x] = p
 		}
-		p.ns = append(p.ns, ns)
+		for u, v := range metrics {
+			p.samples[u] = append(p.samples[u], v)
+		}
 	}
 	return out, sc.Err()
+}
+
+// metricsOf reads the "value unit" pairs after a benchmark's iteration count.
+func metricsOf(s string) (map[string]float64, error) {
+	fields := strings.Fields(s)
+	out := map[string]float64{}
+	for i := 0; i+1 < len(fields); i += 2 {
+		v, err := strconv.ParseFloat(fields[i], 64)
+		if err != nil {
+			return nil, err
+		}
+		out[fields[i+1]] = v
+	}
+	return out, nil
 }
 
 // sizeOf finds the one key=N element of a benchmark name and returns the name without it.
@@ -135,11 +172,15 @@ func median(v []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#17becf", "#bcbd22"}
+// baselines are the variants package bench measures beside each path, with their
+// colours; every other line takes the next colour of palette, in name order.
+var baselines = map[string]string{"naive": "#cc3311", "bare": "#777777", "spec": "#ee7733", "input": "#ee7733"}
+
+var palette = []string{"#0077bb", "#228833", "#aa3377", "#009988", "#ccbb44", "#33bbee", "#ee3377", "#332288"}
 
 const (
-	panelW, panelH = 460, 300
-	marginL        = 70
+	panelW, panelH = 460, 280
+	marginL        = 80
 	marginR        = 20
 	marginT        = 40
 	marginB        = 50
@@ -148,10 +189,28 @@ const (
 
 func render(w io.Writer, fams map[string]*family) {
 	names := make([]string, 0, len(fams))
-	for n := range fams {
+	colors := map[string]string{}
+	var lineNames []string
+	for n, f := range fams {
 		names = append(names, n)
+		for ln := range f.lines {
+			if _, ok := colors[ln]; !ok {
+				colors[ln] = ""
+				lineNames = append(lineNames, ln)
+			}
+		}
 	}
 	sort.Strings(names)
+	sort.Strings(lineNames)
+	next := 0
+	for _, ln := range lineNames {
+		if c, ok := baselines[variant(ln)]; ok {
+			colors[ln] = c
+			continue
+		}
+		colors[ln] = palette[next%len(palette)]
+		next++
+	}
 	cols := 2
 	rows := (len(names) + cols - 1) / cols
 	maxLines := 0
@@ -164,29 +223,43 @@ func render(w io.Writer, fams map[string]*family) {
 		cols*cellW, rows*cellH)
 	fmt.Fprintf(w, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	for i, n := range names {
-		ox, oy := (i%cols)*cellW, (i/cols)*cellH
-		panel(w, fams[n], ox, oy)
+		panel(w, fams[n], colors, (i%cols)*cellW, (i/cols)*cellH)
 	}
 	fmt.Fprintln(w, "</svg>")
 }
 
-func panel(w io.Writer, f *family, ox, oy int) {
+func panel(w io.Writer, f *family, colors map[string]string, ox, oy int) {
+	unit := f.unit()
+	value := func(p *point) (float64, bool) {
+		s := p.samples[unit]
+		if len(s) == 0 {
+			return 0, false
+		}
+		return median(s), true
+	}
 	lineNames := make([]string, 0, len(f.lines))
-	minX, maxX, minY, maxY := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	var xs []float64
+	minY, maxY := math.Inf(1), math.Inf(-1)
 	for n, l := range f.lines {
 		lineNames = append(lineNames, n)
 		for _, p := range l.points {
-			y := median(p.ns)
-			minX, maxX = math.Min(minX, p.x), math.Max(maxX, p.x)
-			minY, maxY = math.Min(minY, y), math.Max(maxY, y)
+			if y, ok := value(p); ok && y > 0 {
+				xs = append(xs, p.x)
+				minY, maxY = math.Min(minY, y), math.Max(maxY, y)
+			}
 		}
 	}
-	sort.Strings(lineNames)
-	lx0, lx1 := math.Floor(math.Log10(minX)), math.Ceil(math.Log10(maxX))
-	ly0, ly1 := math.Floor(math.Log10(minY)), math.Ceil(math.Log10(maxY))
-	if lx1 == lx0 {
-		lx1++
+	if len(xs) == 0 {
+		return
 	}
+	sort.Strings(lineNames)
+	sort.Float64s(xs)
+	xs = slices.Compact(xs)
+	// x: the measured sizes, with some room on both sides; y: whole decades.
+	lx0, lx1 := math.Log10(xs[0]), math.Log10(xs[len(xs)-1])
+	pad := math.Max(0.08*(lx1-lx0), 0.15)
+	lx0, lx1 = lx0-pad, lx1+pad
+	ly0, ly1 := math.Floor(math.Log10(minY)), math.Ceil(math.Log10(maxY))
 	if ly1 == ly0 {
 		ly1++
 	}
@@ -196,56 +269,92 @@ func panel(w io.Writer, f *family, ox, oy int) {
 	py := func(y float64) float64 {
 		return float64(oy+marginT+panelH) - (math.Log10(y)-ly0)/(ly1-ly0)*panelH
 	}
-	fmt.Fprintf(w, `<text x="%d" y="%d" font-size="14" font-weight="bold">%s</text>`+"\n", ox+marginL, oy+24, esc(f.name))
+	title := f.name + " — " + unit
+	fmt.Fprintf(w, `<text x="%d" y="%d" font-size="14" font-weight="bold">%s</text>`+"\n", ox+marginL, oy+24, esc(title))
 	fmt.Fprintf(w, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#444"/>`+"\n", ox+marginL, oy+marginT, panelW, panelH)
-	for e := lx0; e <= lx1; e++ {
-		x := px(math.Pow(10, e))
-		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>`+"\n", x, oy+marginT, x, oy+marginT+panelH)
-		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x, oy+marginT+panelH+15, pow10(e))
+	for _, x := range xs {
+		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>`+"\n", px(x), oy+marginT, px(x), oy+marginT+panelH)
+		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", px(x), oy+marginT+panelH+15, compact(x))
+	}
+	ticks := []float64{1}
+	if ly1-ly0 <= 2 {
+		ticks = []float64{1, 2, 5}
 	}
 	for e := ly0; e <= ly1; e++ {
-		y := py(math.Pow(10, e))
-		fmt.Fprintf(w, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>`+"\n", ox+marginL, y, ox+marginL+panelW, y)
-		fmt.Fprintf(w, `<text x="%d" y="%.1f" text-anchor="end">%s ns</text>`+"\n", ox+marginL-5, y+4, pow10(e))
+		for _, t := range ticks {
+			v := t * math.Pow(10, e)
+			if math.Log10(v) > ly1+1e-9 {
+				break
+			}
+			y := py(v)
+			fmt.Fprintf(w, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>`+"\n", ox+marginL, y, ox+marginL+panelW, y)
+			fmt.Fprintf(w, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", ox+marginL-5, y+4, label(v, unit))
+		}
 	}
 	fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="middle">%s</text>`+"\n", ox+marginL+panelW/2, oy+marginT+panelH+32, esc(f.key))
 	for i, n := range lineNames {
 		l := f.lines[n]
-		color := palette[i%len(palette)]
-		xs := make([]float64, 0, len(l.points))
-		for x := range l.points {
-			xs = append(xs, x)
+		color := colors[n]
+		dash := ""
+		if _, ok := baselines[variant(n)]; ok {
+			dash = ` stroke-dasharray="6,4"`
 		}
-		sort.Float64s(xs)
 		var path strings.Builder
-		for j, x := range xs {
+		var dots strings.Builder
+		for _, x := range xs {
+			p, ok := l.points[x]
+			if !ok {
+				continue
+			}
+			y, ok := value(p)
+			if !ok || y <= 0 {
+				continue
+			}
 			cmd := "L"
-			if j == 0 {
+			if path.Len() == 0 {
 				cmd = "M"
 			}
-			fmt.Fprintf(&path, "%s%.1f,%.1f ", cmd, px(x), py(median(l.points[x].ns)))
+			fmt.Fprintf(&path, "%s%.1f,%.1f ", cmd, px(x), py(y))
+			fmt.Fprintf(&dots, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", px(x), py(y), color)
 		}
-		fmt.Fprintf(w, `<path d="%s" fill="none" stroke="%s" stroke-width="2"/>`+"\n", strings.TrimSpace(path.String()), color)
-		for _, x := range xs {
-			fmt.Fprintf(w, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", px(x), py(median(l.points[x].ns)), color)
+		if path.Len() > 0 {
+			fmt.Fprintf(w, `<path d="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n", strings.TrimSpace(path.String()), color, dash)
+			io.WriteString(w, dots.String())
 		}
 		ly := oy + marginT + panelH + marginB + i*legendRow
-		fmt.Fprintf(w, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/>`+"\n", ox+marginL, ly-9, color)
-		fmt.Fprintf(w, `<text x="%d" y="%d">%s</text>`+"\n", ox+marginL+15, ly, esc(n))
+		fmt.Fprintf(w, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"%s/>`+"\n", ox+marginL, ly-4, ox+marginL+18, ly-4, color, dash)
+		fmt.Fprintf(w, `<text x="%d" y="%d">%s</text>`+"\n", ox+marginL+24, ly, esc(n))
 	}
 }
 
-func pow10(e float64) string {
-	v := math.Pow(10, e)
+// variant is the last element of a line's name.
+func variant(name string) string { return name[strings.LastIndex(name, "/")+1:] }
+
+// compact writes a size as 10, 5k, 100k, 1M.
+func compact(v float64) string {
 	switch {
-	case v >= 1e9:
-		return strconv.FormatFloat(v/1e9, 'g', -1, 64) + "G"
-	case v >= 1e6:
+	case v >= 1e6 && math.Mod(v, 1e5) == 0:
 		return strconv.FormatFloat(v/1e6, 'g', -1, 64) + "M"
-	case v >= 1e3:
+	case v >= 1e3 && math.Mod(v, 100) == 0:
 		return strconv.FormatFloat(v/1e3, 'g', -1, 64) + "k"
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// label writes a tick value in the unit's terms: 100 ns, 10 µs, 1 ms; 300 B.
+func label(v float64, unit string) string {
+	if unit != "ns/op" {
+		return compact(v) + " B"
+	}
+	for _, u := range []struct {
+		scale float64
+		name  string
+	}{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}} {
+		if v >= u.scale {
+			return strconv.FormatFloat(v/u.scale, 'g', -1, 64) + " " + u.name
+		}
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64) + " ns"
 }
 
 func esc(s string) string {
