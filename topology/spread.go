@@ -16,6 +16,14 @@ const fewestSteps = 4096
 // index order. It returns the chosen indices, largest room first, and false when even all
 // the entries together fall short.
 func fewest(room []int64, want int64) ([]int, bool) {
+	if want <= 0 {
+		return nil, true
+	}
+	// One entry that holds everything is the fewest possible; the tightest such entry
+	// is the answer, found in one pass without sorting the whole domain.
+	if i := tightest(room, want); i >= 0 {
+		return []int{i}, true
+	}
 	order := make([]int, 0, len(room))
 	for i, r := range room {
 		if r > 0 {
@@ -23,9 +31,6 @@ func fewest(room []int64, want int64) ([]int, bool) {
 		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(room[b], room[a]) })
-	if want <= 0 {
-		return nil, true
-	}
 	m := 0
 	var sum int64
 	for m < len(order) && sum < want {
@@ -72,4 +77,16 @@ func fewest(room []int64, want int64) ([]int, bool) {
 	}
 	dfs(0, 0)
 	return best, true
+}
+
+// tightest returns the index of the smallest entry of room that reaches want, the lowest
+// index among equals, or -1 when none does.
+func tightest(room []int64, want int64) int {
+	best := -1
+	for i, r := range room {
+		if r >= want && (best < 0 || r < room[best]) {
+			best = i
+		}
+	}
+	return best
 }
