@@ -27,5 +27,12 @@
 //   - Hot paths (quota fit, usage add and remove, static admission, gang readiness) work on
 //     dense interned IDs and allocate nothing.
 //
+// # Where to start
+//
 // Run go run ./examples/tour for a guided walk through every package on built-in data.
+// This package's Example is the main flow in twenty lines: subpools, the static gate and
+// a scheduling cycle that preempts borrowed LOW work. Each package's Example functions
+// are its tutorial (go doc -all ./naming, ./quota, ./gang, ./topology, ./admission), and
+// examples/subpools, cohorts, elastic, topology and priority tell the seeds' stories in
+// full. bench/README.md has the measured figures.
 package poolgate
