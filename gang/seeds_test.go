@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/poolgate/poolgate/gang"
+
+	"github.com/poolgate/poolgate/internal/seeds"
 )
 
 // The seeds' examples, as JSON. Seed 001's examples are restated in seed 002's API:
@@ -26,29 +28,7 @@ const (
 	  }}
 	}`
 	// Seed 001, Example 2: leaders and workers, rack per leaf, block per pair.
-	seed001Ex2 = `{
-	  "minSubGroup": 2,
-	  "subGroups": [
-	    {"name": "decode", "minSubGroup": 2},
-	    {"name": "decode-workers", "parent": "decode", "minMember": 4},
-	    {"name": "decode-leaders", "parent": "decode", "minMember": 1},
-	    {"name": "prefill", "minSubGroup": 2},
-	    {"name": "prefill-workers", "parent": "prefill", "minMember": 4},
-	    {"name": "prefill-leaders", "parent": "prefill", "minMember": 1}
-	  ],
-	  "topologyConstraints": {
-	    "subGroups": {
-	      "decode-workers": {"requiredTopologyLevel": "rack"},
-	      "decode-leaders": {"requiredTopologyLevel": "rack"},
-	      "prefill-workers": {"requiredTopologyLevel": "rack"},
-	      "prefill-leaders": {"requiredTopologyLevel": "rack"}
-	    },
-	    "subGroupSets": [
-	      {"subGroups": ["decode-workers", "decode-leaders"], "constraint": {"requiredTopologyLevel": "block"}},
-	      {"subGroups": ["prefill-workers", "prefill-leaders"], "constraint": {"requiredTopologyLevel": "block"}}
-	    ]
-	  }
-	}`
+	seed001Ex2 = seeds.Seed001Example2
 	// Seed 001, Example 3: 2 of 3 replicas.
 	seed001Ex3 = `{
 	  "minSubGroup": 2,

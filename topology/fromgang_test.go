@@ -15,6 +15,8 @@ import (
 	"github.com/poolgate/poolgate/gang"
 	"github.com/poolgate/poolgate/internal/gen"
 	"github.com/poolgate/poolgate/topology"
+
+	"github.com/poolgate/poolgate/internal/seeds"
 )
 
 // Seed 001's examples as KAI PodGroup specs, in seed 002's API (minSubGroup where seed
@@ -22,29 +24,7 @@ import (
 const (
 	// Example 2: decode and prefill each inside one block, each leaders / workers
 	// SubGroup inside one rack.
-	gangExample2 = `{
-	  "minSubGroup": 2,
-	  "subGroups": [
-	    {"name": "decode", "minSubGroup": 2},
-	    {"name": "decode-workers", "parent": "decode", "minMember": 4},
-	    {"name": "decode-leaders", "parent": "decode", "minMember": 1},
-	    {"name": "prefill", "minSubGroup": 2},
-	    {"name": "prefill-workers", "parent": "prefill", "minMember": 4},
-	    {"name": "prefill-leaders", "parent": "prefill", "minMember": 1}
-	  ],
-	  "topologyConstraints": {
-	    "subGroups": {
-	      "decode-workers": {"requiredTopologyLevel": "rack"},
-	      "decode-leaders": {"requiredTopologyLevel": "rack"},
-	      "prefill-workers": {"requiredTopologyLevel": "rack"},
-	      "prefill-leaders": {"requiredTopologyLevel": "rack"}
-	    },
-	    "subGroupSets": [
-	      {"subGroups": ["decode-workers", "decode-leaders"], "constraint": {"requiredTopologyLevel": "block"}},
-	      {"subGroups": ["prefill-workers", "prefill-leaders"], "constraint": {"requiredTopologyLevel": "block"}}
-	    ]
-	  }
-	}`
+	gangExample2 = seeds.Seed001Example2
 	// User Story 2: one SubGroup inside one rack, the other anywhere.
 	gangStory2 = `{
 	  "subGroups": [

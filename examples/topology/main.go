@@ -13,6 +13,8 @@ import (
 
 	"github.com/poolgate/poolgate/gang"
 	"github.com/poolgate/poolgate/topology"
+
+	"github.com/poolgate/poolgate/internal/seeds"
 )
 
 func main() {
@@ -30,29 +32,7 @@ var freeGPUs = map[string][4]int64{
 
 // example2 is seed 001's Example 2 as a PodGroup spec, in seed 002's API: minSubGroup
 // counts SubGroups where seed 001 wrote minMember.
-const example2 = `{
-  "minSubGroup": 2,
-  "subGroups": [
-    {"name": "decode", "minSubGroup": 2},
-    {"name": "decode-workers", "parent": "decode", "minMember": 4},
-    {"name": "decode-leaders", "parent": "decode", "minMember": 1},
-    {"name": "prefill", "minSubGroup": 2},
-    {"name": "prefill-workers", "parent": "prefill", "minMember": 4},
-    {"name": "prefill-leaders", "parent": "prefill", "minMember": 1}
-  ],
-  "topologyConstraints": {
-    "subGroups": {
-      "decode-workers": {"requiredTopologyLevel": "rack"},
-      "decode-leaders": {"requiredTopologyLevel": "rack"},
-      "prefill-workers": {"requiredTopologyLevel": "rack"},
-      "prefill-leaders": {"requiredTopologyLevel": "rack"}
-    },
-    "subGroupSets": [
-      {"subGroups": ["decode-workers", "decode-leaders"], "constraint": {"requiredTopologyLevel": "block"}},
-      {"subGroups": ["prefill-workers", "prefill-leaders"], "constraint": {"requiredTopologyLevel": "block"}}
-    ]
-  }
-}`
+const example2 = seeds.Seed001Example2
 
 func run(w io.Writer) error {
 	c, err := cluster()

@@ -6,6 +6,8 @@ import (
 
 	"github.com/poolgate/poolgate/gang"
 	"github.com/poolgate/poolgate/topology"
+
+	"github.com/poolgate/poolgate/internal/seeds"
 )
 
 // tourTopology walks package topology through seed 001, with gangs written as KAI
@@ -87,27 +89,7 @@ func tourTopology(w io.Writer) {
 
 	fmt.Fprintln(w, "Cluster: 2 blocks × 4 racks × 4 nodes; block b1 has 15 GPUs free, b2 has 22. Every pod asks for 1 GPU.")
 	ex2, ok := show("Seed 001 Example 2: decode and prefill each in one block, workers and leaders each in one rack.\n"+
-		"Best fit keeps the roomier block b2 whole:", "example-2", `{
-	  "minSubGroup": 2,
-	  "subGroups": [
-	    {"name": "decode", "minSubGroup": 2},
-	    {"name": "decode-workers", "parent": "decode", "minMember": 4},
-	    {"name": "decode-leaders", "parent": "decode", "minMember": 1},
-	    {"name": "prefill", "minSubGroup": 2},
-	    {"name": "prefill-workers", "parent": "prefill", "minMember": 4},
-	    {"name": "prefill-leaders", "parent": "prefill", "minMember": 1}
-	  ],
-	  "topologyConstraints": {
-	    "subGroups": {
-	      "decode-workers": {"requiredTopologyLevel": "rack"}, "decode-leaders": {"requiredTopologyLevel": "rack"},
-	      "prefill-workers": {"requiredTopologyLevel": "rack"}, "prefill-leaders": {"requiredTopologyLevel": "rack"}
-	    },
-	    "subGroupSets": [
-	      {"subGroups": ["decode-workers", "decode-leaders"], "constraint": {"requiredTopologyLevel": "block"}},
-	      {"subGroups": ["prefill-workers", "prefill-leaders"], "constraint": {"requiredTopologyLevel": "block"}}
-	    ]
-	  }
-	}`)
+		"Best fit keeps the roomier block b2 whole:", "example-2", seeds.Seed001Example2)
 	if ok {
 		gp, err := topology.ToGang(ex2.tree, ex2.req, ex2.res.Placement)
 		if err != nil {
