@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
 
@@ -125,12 +126,13 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 }
 
 // victims returns the running records of d's plan. A plan that names a workload twice,
-// one already in seen, or one not running does not match the gate's state.
+// one already in seen, one not running, or one that is not LOW (only LOW work is ever
+// preempted) does not match the gate's state.
 func (g *Gate) victims(d Decision, seen map[WorkloadID]bool) ([]*record, error) {
 	var out []*record
 	for _, v := range d.Plan {
 		r, ok := g.running[v.Workload.ID]
-		if !ok || seen[v.Workload.ID] {
+		if !ok || seen[v.Workload.ID] || r.w.Priority != quota.Low {
 			return nil, inputErr(ErrStaleDecision, "decision", string(d.Workload.ID),
 				"plans to evict "+string(v.Workload.ID)+", which this gate cannot evict for it")
 		}

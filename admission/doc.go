@@ -97,8 +97,10 @@
 //     "{pool}--shared"; a workload targets a pool by its name. The one resource is
 //     "gpu".
 //   - On any tree, a queue's "pool" is its top-level subtree: the ancestor just below
-//     the root. A queue or cohort borrows, for a plan, when its usage of a resource the
-//     request asks for exceeds its subtree quota; candidates must use such a resource.
+//     the root. A LOW workload of another queue is a candidate for a plan on a resource
+//     the request asks for and it uses, and only when its queue's usage of that
+//     resource (and, across pools, its pool's) exceeds the subtree quota: a queue that
+//     borrows CPU but stays within its GPU quota keeps its GPU work.
 //   - HIGH/NORMAL usage is checked against the nominal quota of every resource the
 //     request asks for; the first one over is reported. A zero request takes nothing and
 //     is never over quota.

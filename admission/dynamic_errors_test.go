@@ -196,3 +196,30 @@ func TestUsageOverflow(t *testing.T) {
 		`huge: pending: does not fit: node "(root)" allows 9223372036854775800 of 9223372036854775806 "gpu" (short by 6)`,
 	}, cycle(t, g, 3))
 }
+
+// TestTamperedPlanSparesGuaranteedWork: only LOW work is ever preempted, so a decision
+// or a cycle result whose plan names running HIGH or NORMAL work is refused as stale
+// and changes nothing.
+func TestTamperedPlanSparesGuaranteedWork(t *testing.T) {
+	g := poolGate(t, 4, "p:2", "q:2")
+	running(t, g, wl("h", "q", quota.High, 2, 0), wl("l", "p", quota.Low, 2, 0))
+	submit(t, g, wl("n", "p", quota.Normal, 2, 1))
+	before := snapshot(g)
+	h := g.Running()[0]
+	require.Equal(t, WorkloadID("h"), h.Workload.ID)
+
+	d, err := g.Decide(wl("n", "p", quota.Normal, 2, 1))
+	require.NoError(t, err)
+	require.Equal(t, "admit to p--shared after preempting l", d.Message())
+	d.Plan = []RunningWorkload{h}
+	assert.ErrorIs(t, g.Commit(d, at(2)), ErrStaleDecision)
+	assert.Equal(t, before, snapshot(g))
+
+	c := g.Cycle(at(2))
+	require.Len(t, c.Admitted(), 1)
+	c.Decisions = append([]Decision(nil), c.Decisions...)
+	c.Decisions[0].Plan = []RunningWorkload{h}
+	assert.ErrorIs(t, g.Apply(c), ErrStaleDecision)
+	assert.Equal(t, before, snapshot(g))
+	assert.Equal(t, []string{"h", "l"}, runningIDs(g))
+}

@@ -11,8 +11,9 @@ import (
 // nil when evicting every candidate would not be enough. It leaves s's tree as it was.
 //
 // Candidates are LOW workloads that use a resource r asks for: those in r's queue, and
-// those in other queues that are borrowing; a candidate under another top-level cohort
-// (another pool) qualifies only if that cohort is borrowing too. They are removed in
+// those in other queues that are borrowing a resource r asks for and they use; a
+// candidate under another top-level cohort (another pool) qualifies only if that cohort
+// is borrowing that resource too. They are removed in
 // order — other queues first, then lower priority, then most recently admitted, then ID
 // — each re-checked just before its removal, until the request fits. Then the victims
 // are filled back from the last but one to the first, each staying in the plan only if
@@ -28,7 +29,7 @@ func (g *Gate) plan(s *state, r *record) []*record {
 		if fits() {
 			break
 		}
-		if c.leaf != r.leaf && !g.eligible(s, c.leaf, r) {
+		if c.leaf != r.leaf && !g.eligible(s, c, r) {
 			continue
 		}
 		_ = s.tree.Remove(c.leaf, c.vec)
@@ -64,13 +65,11 @@ func (g *Gate) plan(s *state, r *record) []*record {
 func (g *Gate) candidates(s *state, r *record) []*record {
 	var out []*record
 	for leaf, ws := range g.lows {
-		if leaf != r.leaf && !g.eligible(s, leaf, r) {
-			continue
-		}
 		for id, c := range ws {
-			if !s.gone[id] && overlaps(c.vec, r.vec) {
-				out = append(out, c)
+			if s.gone[id] || !overlaps(c.vec, r.vec) || leaf != r.leaf && !g.eligible(s, c, r) {
+				continue
 			}
+			out = append(out, c)
 		}
 	}
 	slices.SortFunc(out, func(a, b *record) int {
@@ -91,21 +90,17 @@ func (g *Gate) candidates(s *state, r *record) []*record {
 	return out
 }
 
-// eligible reports whether LOW work in leaf, which is not r's queue, may be evicted for
-// r: the leaf borrows, and so does its top-level cohort when that is not r's.
-func (g *Gate) eligible(s *state, leaf quota.NodeID, r *record) bool {
-	if !borrowing(s.tree, leaf, r.vec) {
-		return false
-	}
-	pool := g.leaves[leaf-1].pool
-	return pool == g.leaves[r.leaf-1].pool || borrowing(s.tree, pool, r.vec)
-}
-
-// borrowing reports whether node n uses more than its subtree quota of a resource that
-// v asks for. The tree's usage counts every priority, as SPEC §7's "is borrowing" does.
-func borrowing(t *quota.Tree, n quota.NodeID, v []quota.Quantity) bool {
-	for j, x := range v {
-		if x > 0 && t.Borrowing(n, quota.ResourceID(j)) {
+// eligible reports whether the LOW workload c, which is not in r's queue, may be
+// evicted for r: on some resource that r asks for and c uses, c's queue borrows, and so
+// does its top-level cohort when that is not r's. A queue that borrows one resource and
+// stays within its quota of another keeps its work on the other: evicting it there would
+// take guaranteed quota, not borrowed capacity.
+func (g *Gate) eligible(s *state, c *record, r *record) bool {
+	pool := g.leaves[c.leaf-1].pool
+	cross := pool != g.leaves[r.leaf-1].pool
+	for j, x := range r.vec {
+		res := quota.ResourceID(j)
+		if x > 0 && c.vec[j] > 0 && s.tree.Borrowing(c.leaf, res) && (!cross || s.tree.Borrowing(pool, res)) {
 			return true
 		}
 	}

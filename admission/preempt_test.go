@@ -124,3 +124,24 @@ func TestPoolMaximum(t *testing.T) {
 	assert.Equal(t, "admit to capped--shared after preempting l1", d.Message())
 	assert.Equal(t, `does not fit: node "capped" allows 0 of 1 "gpu" (short by 1)`, d.Fit.String())
 }
+
+// TestPlanBorrowingIsPerResource: a queue that borrows CPU but stays within its GPU
+// quota keeps its GPU work from other queues. a and b hold 2 GPUs and 2 CPUs each on a
+// root of their own; b's LOW c1 borrows a CPU, its LOW g1 holds b's 2 GPUs, within
+// quota. NORMAL x in a asks for a GPU and a CPU: the GPU must come from a's own LOW ag,
+// not from g1, which borrows nothing.
+func TestPlanBorrowingIsPerResource(t *testing.T) {
+	tr, err := quota.NewTree(quota.TreeSpec{Resources: []string{"gpu", "cpu"}, Nodes: []quota.NodeSpec{
+		{Name: "root", Kind: quota.KindCohort},
+		{Name: "a", Parent: "root", Kind: quota.KindQueue, Quotas: map[string]quota.NodeQuota{"gpu": {Nominal: 2}, "cpu": {Nominal: 2}}},
+		{Name: "b", Parent: "root", Kind: quota.KindQueue, Quotas: map[string]quota.NodeQuota{"gpu": {Nominal: 2}, "cpu": {Nominal: 2}}},
+	}})
+	require.NoError(t, err)
+	g, err := New(tr, Options{})
+	require.NoError(t, err)
+	w := func(id, q string, p quota.Priority, gpu, cpu quota.Quantity, n int) Workload {
+		return Workload{ID: WorkloadID(id), Queue: q, Priority: p, Request: []quota.Quantity{gpu, cpu}, Submitted: at(n)}
+	}
+	running(t, g, w("c1", "b", quota.Low, 0, 3, 0), w("g1", "b", quota.Low, 2, 0, 1), w("ag", "a", quota.Low, 2, 0, 2))
+	assert.Equal(t, "admit to a after preempting ag", decide(t, g, w("x", "a", quota.Normal, 1, 1, 3)))
+}
