@@ -8,41 +8,8 @@ import (
 
 	"github.com/poolgate/poolgate/admission"
 	"github.com/poolgate/poolgate/gang"
+	"github.com/poolgate/poolgate/internal/gen"
 )
-
-// wideSpec is a gang of size SubGroups (10, 100 or 1,000): 10 root-level SubGroups of
-// which 8 are required; at 100, each has 9 leaf replicas; at 1,000, each has 9
-// mid-level SubGroups (7 of 10 leaves required). Leaf l needs 1 + l%4 pods.
-func wideSpec(size int) gang.Spec {
-	spec := gang.Spec{MinSubGroup: new(int32(8))}
-	leaf := func(name, parent string, l int) gang.SubGroup {
-		sg := gang.SubGroup{Name: name, MinMember: new(int32(1 + l%4))}
-		if parent != "" {
-			sg.Parent = new(parent)
-		}
-		return sg
-	}
-	for g := range 10 {
-		group := fmt.Sprintf("g%d", g)
-		if size == 10 {
-			spec.SubGroups = append(spec.SubGroups, leaf(group, "", g))
-			continue
-		}
-		spec.SubGroups = append(spec.SubGroups, gang.SubGroup{Name: group})
-		for r := range 9 {
-			name := fmt.Sprintf("%s-r%d", group, r)
-			if size == 100 {
-				spec.SubGroups = append(spec.SubGroups, leaf(name, group, r))
-				continue
-			}
-			spec.SubGroups = append(spec.SubGroups, gang.SubGroup{Name: name, Parent: new(group), MinSubGroup: new(int32(7))})
-			for l := range 10 {
-				spec.SubGroups = append(spec.SubGroups, leaf(fmt.Sprintf("%s-l%d", name, l), name, l))
-			}
-		}
-	}
-	return spec
-}
 
 // widePods is the request of one pod of each leaf of a wide gang: one GPU, and 1 to 3
 // CPUs by position, so that the cheapest choice of children is not the first.
@@ -65,7 +32,7 @@ func widePods(spec gang.Spec) map[string]map[string]int64 {
 // wideGang compiles the wide gang of size SubGroups with its requests.
 func wideGang(tb testing.TB, size int) (*admission.Gang, gang.Spec, map[string]map[string]int64) {
 	tb.Helper()
-	spec := wideSpec(size)
+	spec := gen.WideGangSpec(size)
 	tree, err := gang.Compile(spec)
 	if err != nil {
 		tb.Fatal(err)

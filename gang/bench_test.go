@@ -5,41 +5,8 @@ import (
 	"testing"
 
 	"github.com/poolgate/poolgate/gang"
+	"github.com/poolgate/poolgate/internal/gen"
 )
-
-// benchSpec builds a gang of 10, 100 or 1,000 SubGroups: 10 root-level SubGroups of
-// which 8 are required; at 100, each has 9 leaves; at 1,000, each has 9 mid-level
-// SubGroups (7 required) of 10 leaves each.
-func benchSpec(size int) gang.Spec {
-	spec := gang.Spec{MinSubGroup: new(int32(8))}
-	leaf := func(name, parent string, i int) gang.SubGroup {
-		sg := gang.SubGroup{Name: name, MinMember: new(int32(1 + i%4))}
-		if parent != "" {
-			sg.Parent = new(parent)
-		}
-		return sg
-	}
-	for g := range 10 {
-		group := fmt.Sprintf("g%d", g)
-		if size == 10 {
-			spec.SubGroups = append(spec.SubGroups, leaf(group, "", g))
-			continue
-		}
-		spec.SubGroups = append(spec.SubGroups, gang.SubGroup{Name: group})
-		for r := range 9 {
-			name := fmt.Sprintf("%s-r%d", group, r)
-			if size == 100 {
-				spec.SubGroups = append(spec.SubGroups, leaf(name, group, r))
-				continue
-			}
-			spec.SubGroups = append(spec.SubGroups, gang.SubGroup{Name: name, Parent: new(group), MinSubGroup: new(int32(7))})
-			for l := range 10 {
-				spec.SubGroups = append(spec.SubGroups, leaf(fmt.Sprintf("%s-l%d", name, l), name, l))
-			}
-		}
-	}
-	return spec
-}
 
 // flatGang compiles 1,000 leaf replicas of which 700 are required, with a third of
 // them short: one node with many children, where ranking sorts long lists.
@@ -60,11 +27,11 @@ func flatGang(tb testing.TB) (*gang.Tree, []int64, []int64) {
 	return tree, counts, pending
 }
 
-// benchGang compiles benchSpec(size) with counts that leave about a third of the
+// benchGang compiles gen.WideGangSpec(size) with counts that leave about a third of the
 // leaves short, and enough pending pods to complete every one.
 func benchGang(tb testing.TB, size int) (*gang.Tree, []int64, []int64) {
 	tb.Helper()
-	tree, err := gang.Compile(benchSpec(size))
+	tree, err := gang.Compile(gen.WideGangSpec(size))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -114,7 +81,7 @@ func BenchmarkReadiness(b *testing.B) {
 			}
 		})
 		// Baseline: the same question answered recursively over names and maps.
-		n, byLeaf := newNaive(benchSpec(size)), byName(tree, counts)
+		n, byLeaf := newNaive(gen.WideGangSpec(size)), byName(tree, counts)
 		b.Run(fmt.Sprintf("subgroups=%d/baseline=naive-map", size), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -138,7 +105,7 @@ func BenchmarkNextStep(b *testing.B) {
 				}
 			}
 		})
-		n, byLeaf, byPending := newNaive(benchSpec(size)), byName(tree, counts), byName(tree, pending)
+		n, byLeaf, byPending := newNaive(gen.WideGangSpec(size)), byName(tree, counts), byName(tree, pending)
 		b.Run(fmt.Sprintf("subgroups=%d/baseline=naive-map", size), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

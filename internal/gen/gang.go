@@ -189,3 +189,37 @@ func addGangConstraints(r *rand.Rand, spec *gang.Spec, nodes []genNode, rootKids
 		tc.SubGroupSets = append(tc.SubGroupSets, set)
 	}
 }
+
+// WideGangSpec builds a gang, for benchmarks, of 10, 100 or 1,000 SubGroups: 10 root-level SubGroups of
+// which 8 are required; at 100, each has 9 leaves; at 1,000, each has 9 mid-level
+// SubGroups (7 required) of 10 leaves each.
+func WideGangSpec(size int) gang.Spec {
+	spec := gang.Spec{MinSubGroup: new(int32(8))}
+	leaf := func(name, parent string, i int) gang.SubGroup {
+		sg := gang.SubGroup{Name: name, MinMember: new(int32(1 + i%4))}
+		if parent != "" {
+			sg.Parent = new(parent)
+		}
+		return sg
+	}
+	for g := range 10 {
+		group := fmt.Sprintf("g%d", g)
+		if size == 10 {
+			spec.SubGroups = append(spec.SubGroups, leaf(group, "", g))
+			continue
+		}
+		spec.SubGroups = append(spec.SubGroups, gang.SubGroup{Name: group})
+		for r := range 9 {
+			name := fmt.Sprintf("%s-r%d", group, r)
+			if size == 100 {
+				spec.SubGroups = append(spec.SubGroups, leaf(name, group, r))
+				continue
+			}
+			spec.SubGroups = append(spec.SubGroups, gang.SubGroup{Name: name, Parent: new(group), MinSubGroup: new(int32(7))})
+			for l := range 10 {
+				spec.SubGroups = append(spec.SubGroups, leaf(fmt.Sprintf("%s-l%d", name, l), name, l))
+			}
+		}
+	}
+	return spec
+}
