@@ -152,6 +152,9 @@ func layout(spec Spec, st *structure) *Tree {
 			nd.k, nd.kSet = required(sg.MinSubGroup, len(kids))
 		} else {
 			nd.min = int64(max(0, deref(spec.MinMember)))
+			if len(kids) == 0 && spec.MinMember == nil {
+				nd.min = 1 // a PodGroup without SubGroups or minMember is one pod, as in KAI
+			}
 			nd.k, nd.kSet = required(spec.MinSubGroup, len(kids))
 		}
 		if len(kids) == 0 {
@@ -218,7 +221,7 @@ func warnFloor(spec Spec, t *Tree, p *problems) {
 	}
 	need := t.minPodsBelowFloor()
 	if root.min <= need {
-		p.warnf("spec.minMember", "minMember (%d) with SubGroups is a floor on descendant pods, and the SubGroups already need at least %d pods; to count SubGroups, use minSubGroup",
+		p.warnf(WarnImpliedFloor, "spec.minMember", "minMember (%d) with SubGroups is a floor on descendant pods, and the SubGroups already need at least %d pods; to count SubGroups, use minSubGroup",
 			root.min, need)
 	}
 }
@@ -227,7 +230,7 @@ func warnFloor(spec Spec, t *Tree, p *problems) {
 // computing methods return.
 func (t *Tree) compiled() error {
 	if t == nil || len(t.nodes) == 0 {
-		return &FieldError{Path: "tree", Message: "is not a compiled gang; use Compile"}
+		return &FieldError{Path: "tree", Message: "is not a compiled gang; use Compile", Rule: ErrNotCompiled}
 	}
 	return nil
 }
@@ -329,7 +332,7 @@ func (t *Tree) Warnings() []*FieldError {
 // LeafCounts turns pod counts keyed by leaf SubGroup name into the per-leaf slice the
 // dense methods take. Leaves not named get 0. A name that is not a leaf, or a
 // negative count, is an error (the first in name order). For a PodGroup without
-// SubGroups use the name "".
+// SubGroups use the name PodGroupLeaf (""). CountsByName converts back.
 func (t *Tree) LeafCounts(byName map[string]int64) ([]int64, error) {
 	if err := t.compiled(); err != nil {
 		return nil, err
@@ -344,16 +347,16 @@ func (t *Tree) LeafCounts(byName map[string]int64) ([]int64, error) {
 		v := byName[name]
 		path := "counts[" + name + "]"
 		i, ok := t.byName[name]
-		if name == "" && t.nodes[Root].leaf == 0 {
+		if name == PodGroupLeaf && t.nodes[Root].leaf == 0 {
 			i, ok = Root, true
 		}
 		switch {
 		case !ok:
-			return nil, &FieldError{Path: path, Message: fmt.Sprintf("no SubGroup named %q", name)}
+			return nil, &FieldError{Path: path, Message: fmt.Sprintf("no SubGroup named %q", name), Rule: ErrUnknownLeaf}
 		case t.nodes[i].leaf < 0:
-			return nil, &FieldError{Path: path, Message: fmt.Sprintf("SubGroup %q has child SubGroups; pods belong to leaves", name)}
+			return nil, &FieldError{Path: path, Message: fmt.Sprintf("SubGroup %q has child SubGroups; pods belong to leaves", name), Rule: ErrUnknownLeaf}
 		case v < 0:
-			return nil, &FieldError{Path: path, Message: fmt.Sprintf("pod count must not be negative, got %d", v)}
+			return nil, &FieldError{Path: path, Message: fmt.Sprintf("pod count must not be negative, got %d", v), Rule: ErrNegative}
 		}
 		out[t.nodes[i].leaf] = v
 	}

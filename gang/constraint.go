@@ -341,7 +341,7 @@ func resolveConstraints(spec Spec, t *Tree, p *problems) {
 		leafName := func(l int32) string { return t.nodes[t.leaves[l]].name }
 		for _, cf := range conflicts {
 			c, q := &all[cf.later], &all[cf.earlier]
-			p.errorf(c.path, "overlaps %s without nesting: both cover SubGroup %q, only this one covers %q, only that one covers %q",
+			p.errorf(ErrNotLaminar, c.path, "overlaps %s without nesting: both cover SubGroup %q, only this one covers %q, only that one covers %q",
 				q.desc, leafName(c.spans.first(q.spans, true)), leafName(c.spans.first(q.spans, false)), leafName(q.spans.first(c.spans, false)))
 		}
 		return

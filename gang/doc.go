@@ -42,12 +42,20 @@
 //   - Numbering: nodes and leaves are numbered in depth-first preorder with siblings in
 //     spec order, so subtrees are contiguous ranges and "spec order" among siblings is
 //     index order. Per-leaf slices follow leaf numbering; Tree.LeafCounts and
-//     Tree.Requests convert from names.
-//   - minMember: 0 counts as unset, as KAI's omitempty does and as seed 002 allows
-//     ("must be 0 or unset") next to minSubGroup; a leaf still needs at least 1. An
-//     explicit minSubGroup: 0 is an error, while an absent one means "all children".
-//   - A PodGroup without SubGroups needs minMember ≥ 1; it compiles to a single node
-//     that is both the root and leaf 0.
+//     Tree.Requests convert from names, Tree.CountsByName and Tree.StepByName back.
+//   - minMember: 0 counts as unset next to minSubGroup, as KAI's omitempty does and as
+//     seed 002 allows ("must be 0 or unset"), and on the PodGroup with SubGroups (no
+//     floor); wherever a count is required — a leaf, a PodGroup without SubGroups
+//     that gives one — it must be at least 1. An explicit minSubGroup: 0 is an error,
+//     while an absent one means "all children".
+//   - A PodGroup without SubGroups is a gang of minMember pods, or of one pod when
+//     minMember is absent (as in KAI), so {} and {"subGroups": []} are valid. It
+//     compiles to a single node that is both the root and leaf 0, whose name in the
+//     by-name methods (LeafCounts, Requests, CountsByName, StepByName) is PodGroupLeaf,
+//     the empty string: its pods carry no kai.scheduler/subgroup-name label, and no
+//     SubGroup can have that name.
+//   - Every FieldError carries the Rule it breaks (ErrCycle, ErrMinSubGroupExceeds,
+//     WarnNoEffect, …), so hosts tell problems apart with errors.Is, not by message.
 //   - parent: "" is the same as no parent (seed 001 declares it a plain string).
 //   - SubGroup names must be valid label values, since pods carry them in the
 //     kai.scheduler/subgroup-name label.

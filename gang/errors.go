@@ -5,21 +5,32 @@ import (
 	"strings"
 )
 
-// FieldError is one problem with a spec: the field path it concerns, in Kubernetes
-// notation (spec.subGroups[3].minSubGroup), and what is wrong there. It is used for
-// both errors and warnings.
+// FieldError is one problem with a spec or an input: the field path it concerns, in
+// Kubernetes notation (spec.subGroups[3].minSubGroup), the rule it breaks, and what is
+// wrong there. It is used for both errors and warnings.
 type FieldError struct {
 	// Path locates the field, e.g. spec.topologyConstraints.subGroupSets[1].subGroups[0].
 	Path string
 	// Message says what is wrong and names the SubGroup and the numbers involved.
 	Message string
+	// Rule is the rule broken; errors.Is(err, rule) matches it.
+	Rule Rule
 }
 
 // Error returns "path: message".
 func (e *FieldError) Error() string { return e.Path + ": " + e.Message }
 
+// Unwrap returns the rule broken, for errors.Is, or nil when the error carries none.
+func (e *FieldError) Unwrap() error {
+	if e.Rule == 0 {
+		return nil
+	}
+	return e.Rule
+}
+
 // ValidationError is every error found in a spec, in the fixed order of Validate.
-// errors.As finds it, and through Unwrap also each *FieldError.
+// errors.As finds it, and through Unwrap also each *FieldError; errors.Is finds each
+// field error's Rule.
 type ValidationError struct {
 	// Errors holds at least one problem.
 	Errors []*FieldError

@@ -73,6 +73,7 @@ func ExampleValidate() {
 	// Output:
 	// spec.subGroups[3].name: duplicate SubGroup name "prefill-2": already used by spec.subGroups[2]
 	// spec.subGroups[1].minSubGroup: SubGroup "prefill-1" sets both minMember (8) and minSubGroup (1); they are mutually exclusive
+	// spec.subGroups[1].minSubGroup: minSubGroup is not allowed on leaf SubGroup "prefill-1": it has no child SubGroups
 	// spec.minSubGroup: minSubGroup (5) exceeds the number of direct child SubGroups (4)
 }
 

@@ -39,7 +39,7 @@ type Requests struct {
 
 // Requests builds the dense Requests for this tree from requests keyed by leaf
 // SubGroup name and resource name, in the given resource order. Every leaf needs an
-// entry (a PodGroup without SubGroups uses the name ""); resources a leaf does not
+// entry (a PodGroup without SubGroups uses the name PodGroupLeaf, ""); resources a leaf does not
 // mention are 0. Unknown leaf or resource names, inner SubGroups, duplicate resources
 // and negative quantities are errors.
 func (t *Tree) Requests(resources []string, byLeaf map[string]map[string]int64) (Requests, error) {
@@ -58,7 +58,7 @@ func (t *Tree) Requests(resources []string, byLeaf map[string]map[string]int64) 
 		name := t.nodes[ni].name
 		shape, ok := byLeaf[name]
 		if !ok {
-			return Requests{}, &FieldError{Path: "requests[" + name + "]", Message: fmt.Sprintf("leaf SubGroup %q has no request", name)}
+			return Requests{}, &FieldError{Path: "requests[" + name + "]", Message: fmt.Sprintf("leaf SubGroup %q has no request", name), Rule: ErrUnknownLeaf}
 		}
 		vec := make([]int64, len(resources))
 		keys := make([]string, 0, len(shape))
@@ -70,10 +70,10 @@ func (t *Tree) Requests(resources []string, byLeaf map[string]map[string]int64) 
 			r, ok := col[res]
 			path := "requests[" + name + "][" + res + "]"
 			if !ok {
-				return Requests{}, &FieldError{Path: path, Message: fmt.Sprintf("resource %q is not in the resource order", res)}
+				return Requests{}, &FieldError{Path: path, Message: fmt.Sprintf("resource %q is not in the resource order", res), Rule: ErrResource}
 			}
 			if shape[res] < 0 {
-				return Requests{}, &FieldError{Path: path, Message: fmt.Sprintf("request must not be negative, got %d", shape[res])}
+				return Requests{}, &FieldError{Path: path, Message: fmt.Sprintf("request must not be negative, got %d", shape[res]), Rule: ErrNegative}
 			}
 			vec[r] = shape[res]
 		}
@@ -86,11 +86,11 @@ func (t *Tree) Requests(resources []string, byLeaf map[string]map[string]int64) 
 	sort.Strings(names)
 	for _, name := range names {
 		i, ok := t.byName[name]
-		if name == "" && t.nodes[Root].leaf == 0 {
+		if name == PodGroupLeaf && t.nodes[Root].leaf == 0 {
 			continue
 		}
 		if !ok || t.nodes[i].leaf < 0 {
-			return Requests{}, &FieldError{Path: "requests[" + name + "]", Message: fmt.Sprintf("no leaf SubGroup named %q", name)}
+			return Requests{}, &FieldError{Path: "requests[" + name + "]", Message: fmt.Sprintf("no leaf SubGroup named %q", name), Rule: ErrUnknownLeaf}
 		}
 	}
 	return req, nil
@@ -102,9 +102,9 @@ func checkResources(resources []string) error {
 		path := fmt.Sprintf("requests.resources[%d]", r)
 		switch {
 		case name == "":
-			return &FieldError{Path: path, Message: "resource name must not be empty"}
+			return &FieldError{Path: path, Message: "resource name must not be empty", Rule: ErrResource}
 		case seen[name]:
-			return &FieldError{Path: path, Message: fmt.Sprintf("duplicate resource %q", name)}
+			return &FieldError{Path: path, Message: fmt.Sprintf("duplicate resource %q", name), Rule: ErrResource}
 		}
 		seen[name] = true
 	}
@@ -116,15 +116,15 @@ func (t *Tree) checkRequests(req Requests) error {
 		return err
 	}
 	if len(req.PerPod) != len(t.leaves) {
-		return &FieldError{Path: "requests.perPod", Message: fmt.Sprintf("has %d entries, the tree has %d leaves", len(req.PerPod), len(t.leaves))}
+		return &FieldError{Path: "requests.perPod", Message: fmt.Sprintf("has %d entries, the tree has %d leaves", len(req.PerPod), len(t.leaves)), Rule: ErrLength}
 	}
 	for l, vec := range req.PerPod {
 		if len(vec) != len(req.Resources) {
-			return &FieldError{Path: fmt.Sprintf("requests.perPod[%d]", l), Message: fmt.Sprintf("has %d entries, there are %d resources", len(vec), len(req.Resources))}
+			return &FieldError{Path: fmt.Sprintf("requests.perPod[%d]", l), Message: fmt.Sprintf("has %d entries, there are %d resources", len(vec), len(req.Resources)), Rule: ErrLength}
 		}
 		for r, q := range vec {
 			if q < 0 {
-				return &FieldError{Path: fmt.Sprintf("requests.perPod[%d][%d]", l, r), Message: fmt.Sprintf("request must not be negative, got %d", q)}
+				return &FieldError{Path: fmt.Sprintf("requests.perPod[%d][%d]", l, r), Message: fmt.Sprintf("request must not be negative, got %d", q), Rule: ErrNegative}
 			}
 		}
 	}
@@ -167,7 +167,7 @@ func (t *Tree) MinRequest(req Requests) (Config, error) {
 	}
 	c, _, over := t.minConfig(req)
 	if over {
-		return Config{}, &FieldError{Path: "requests", Message: "the minimum request exceeds the int64 range"}
+		return Config{}, &FieldError{Path: "requests", Message: "the minimum request exceeds the int64 range", Rule: ErrOverflow}
 	}
 	c.Resources = slices.Clone(req.Resources)
 	return c, nil

@@ -96,7 +96,7 @@ func (t *Tree) NextStep(satisfied, pending []int64, st *Status, step *Step) erro
 		return err
 	}
 	if st == nil || step == nil {
-		return &FieldError{Path: "status", Message: "status and step must not be nil"}
+		return &FieldError{Path: "status", Message: "status and step must not be nil", Rule: ErrNilBuffer}
 	}
 	t.readiness(satisfied, st)
 	t.plan(pending, st)

@@ -197,7 +197,7 @@ func decodeObject(raw json.RawMessage, path string) (map[string]json.RawMessage,
 		if _, ok := err.(*json.UnmarshalTypeError); ok {
 			return nil, typeError(path, "an object", raw)
 		}
-		return nil, &FieldError{Path: path, Message: "invalid JSON: " + err.Error()}
+		return nil, &FieldError{Path: path, Message: "invalid JSON: " + err.Error(), Rule: ErrJSON}
 	}
 	return fields, nil
 }
@@ -254,5 +254,5 @@ func typeError(path, want string, raw json.RawMessage) *FieldError {
 		}
 		got = append(got[:cut:cut], "…"...)
 	}
-	return &FieldError{Path: path, Message: "want " + want + ", got " + string(got)}
+	return &FieldError{Path: path, Message: "want " + want + ", got " + string(got), Rule: ErrJSON}
 }

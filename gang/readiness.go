@@ -76,7 +76,7 @@ func (t *Tree) Readiness(counts []int64, st *Status) error {
 		return err
 	}
 	if st == nil {
-		return &FieldError{Path: "status", Message: "must not be nil"}
+		return &FieldError{Path: "status", Message: "must not be nil", Rule: ErrNilBuffer}
 	}
 	t.readiness(counts, st)
 	return nil
@@ -85,11 +85,11 @@ func (t *Tree) Readiness(counts []int64, st *Status) error {
 // checkLeafSlice rejects per-leaf slices of the wrong length or with negative values.
 func (t *Tree) checkLeafSlice(name string, v []int64) error {
 	if len(v) != len(t.leaves) {
-		return &FieldError{Path: name, Message: fmt.Sprintf("has %d entries, the tree has %d leaves", len(v), len(t.leaves))}
+		return &FieldError{Path: name, Message: fmt.Sprintf("has %d entries, the tree has %d leaves", len(v), len(t.leaves)), Rule: ErrLength}
 	}
 	for l, x := range v {
 		if x < 0 {
-			return &FieldError{Path: fmt.Sprintf("%s[%d]", name, l), Message: fmt.Sprintf("pod count must not be negative, got %d", x)}
+			return &FieldError{Path: fmt.Sprintf("%s[%d]", name, l), Message: fmt.Sprintf("pod count must not be negative, got %d", x), Rule: ErrNegative}
 		}
 	}
 	return nil

@@ -250,6 +250,7 @@ func TestSeed002Invalid(t *testing.T) {
 			name: "minSubGroup on a leaf",
 			spec: `{"minSubGroup": 3, "subGroups": [{"name": "prefill-0", "minSubGroup": 2}]}`,
 			want: []string{
+				`spec.subGroups[0].minMember: leaf SubGroup "prefill-0" needs minMember of at least 1`,
 				`spec.subGroups[0].minSubGroup: minSubGroup is not allowed on leaf SubGroup "prefill-0": it has no child SubGroups`,
 				"spec.minSubGroup: minSubGroup (3) exceeds the number of direct child SubGroups (1)",
 			},

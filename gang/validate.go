@@ -31,8 +31,9 @@ func (r Result) Err() error {
 //  3. no parent cycles (a self-parent is the shortest cycle);
 //  4. minMember and minSubGroup are mutually exclusive on every node;
 //  5. leaf and mid-level rules: a leaf needs minMember ≥ 1 and takes no minSubGroup, a
-//     mid-level SubGroup takes no minMember, a PodGroup without SubGroups needs a
-//     minMember ≥ 1;
+//     mid-level SubGroup takes no minMember, a PodGroup without SubGroups takes no
+//     minSubGroup and, when it gives a minMember, one of at least 1 (absent, the gang
+//     is one pod, as in KAI);
 //  6. 1 ≤ minSubGroup ≤ number of direct child SubGroups;
 //  7. each SubGroup is listed in at most one SubGroupSet;
 //  8. names in topology constraints exist, and a scope's constraint is given once;
@@ -40,9 +41,14 @@ func (r Result) Err() error {
 //     nested. This is checked only when groups 1–3 found nothing, because pod sets
 //     are not defined on a broken tree.
 //
-// Follow-on problems are not reported again: a node that breaks rule 4, or that is in
-// a parent cycle, is not checked by rules 5 and 6, and two SubGroupSets that list the
-// same SubGroup are not checked against each other by rule 9.
+// Every rule a node breaks is reported, one error each: a leaf with minSubGroup and no
+// minMember breaks two rules of group 5 and gets two errors, and a leaf that sets both
+// fields breaks rules 4 and 5. One node's errors within a group come in field order,
+// minMember before minSubGroup. Only problems that are not defined on a broken
+// structure are left out: a SubGroup in a parent cycle is not checked by rules 5 and 6
+// (it has no place in a tree), and two SubGroupSets that list the same SubGroup are not
+// checked against each other by rule 9. Each FieldError's Rule names the rule it
+// breaks, for errors.Is.
 func Validate(spec Spec) Result {
 	_, r := build(spec)
 	return r
@@ -91,12 +97,12 @@ const (
 // problems collects field errors and warnings.
 type problems struct{ r Result }
 
-func (p *problems) errorf(path, format string, args ...any) {
-	p.r.Errors = append(p.r.Errors, &FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+func (p *problems) errorf(rule Rule, path, format string, args ...any) {
+	p.r.Errors = append(p.r.Errors, &FieldError{Path: path, Message: fmt.Sprintf(format, args...), Rule: rule})
 }
 
-func (p *problems) warnf(path, format string, args ...any) {
-	p.r.Warnings = append(p.r.Warnings, &FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+func (p *problems) warnf(rule Rule, path, format string, args ...any) {
+	p.r.Warnings = append(p.r.Warnings, &FieldError{Path: path, Message: fmt.Sprintf(format, args...), Rule: rule})
 }
 
 func sgPath(i int) string { return fmt.Sprintf("spec.subGroups[%d]", i) }
@@ -116,13 +122,13 @@ func checkStructure(spec Spec, p *problems) *structure {
 	for i, sg := range spec.SubGroups {
 		switch {
 		case sg.Name == "":
-			p.errorf(sgPath(i)+".name", "SubGroup name must not be empty")
+			p.errorf(ErrName, sgPath(i)+".name", "SubGroup name must not be empty")
 			continue
 		case checkLabelValue(sg.Name) != "":
-			p.errorf(sgPath(i)+".name", "SubGroup name %q is not a valid label value: %s", sg.Name, checkLabelValue(sg.Name))
+			p.errorf(ErrName, sgPath(i)+".name", "SubGroup name %q is not a valid label value: %s", sg.Name, checkLabelValue(sg.Name))
 		}
 		if first, dup := st.byName[sg.Name]; dup {
-			p.errorf(sgPath(i)+".name", "duplicate SubGroup name %q: already used by %s", sg.Name, sgPath(first))
+			p.errorf(ErrDuplicateName, sgPath(i)+".name", "duplicate SubGroup name %q: already used by %s", sg.Name, sgPath(first))
 			continue
 		}
 		st.byName[sg.Name] = i
@@ -136,7 +142,7 @@ func checkStructure(spec Spec, p *problems) *structure {
 		j, ok := st.byName[*sg.Parent]
 		if !ok {
 			st.parent[i] = parentUnknown
-			p.errorf(sgPath(i)+".parent", "parent %q of SubGroup %q does not exist", *sg.Parent, sg.Name)
+			p.errorf(ErrUnknownParent, sgPath(i)+".parent", "parent %q of SubGroup %q does not exist", *sg.Parent, sg.Name)
 			continue
 		}
 		st.parent[i] = j
@@ -183,7 +189,7 @@ func checkCycles(spec Spec, st *structure, p *problems) {
 	for _, i := range cycleStarts {
 		name := spec.SubGroups[i].Name
 		if st.parent[i] == i {
-			p.errorf(sgPath(i)+".parent", "SubGroup %q is its own parent", name)
+			p.errorf(ErrCycle, sgPath(i)+".parent", "SubGroup %q is its own parent", name)
 			continue
 		}
 		names := []string{name}
@@ -191,77 +197,80 @@ func checkCycles(spec Spec, st *structure, p *problems) {
 			names = append(names, spec.SubGroups[k].Name)
 		}
 		names = append(names, name)
-		p.errorf(sgPath(i)+".parent", "SubGroup %q is in a parent cycle: %s", name, strings.Join(names, " -> "))
+		p.errorf(ErrCycle, sgPath(i)+".parent", "SubGroup %q is in a parent cycle: %s", name, strings.Join(names, " -> "))
 	}
 }
 
-// checkCounts runs rule groups 4–6.
+// checkCounts runs rule groups 4–6. Every rule a node breaks is reported, one error
+// each, so a leaf with minSubGroup and no minMember gets two; within a group the
+// PodGroup comes first, then the SubGroups in spec order, and one node's errors come
+// in field order (minMember, then minSubGroup).
 func checkCounts(spec Spec, st *structure, p *problems) {
 	both := func(mm, msg *int32) bool { return mm != nil && *mm != 0 && msg != nil }
-	exclusive := make([]bool, len(spec.SubGroups)+1) // index 0 is the PodGroup
 	if both(spec.MinMember, spec.MinSubGroup) {
-		exclusive[0] = true
-		p.errorf("spec.minSubGroup", "PodGroup sets both minMember (%d) and minSubGroup (%d); they are mutually exclusive",
+		p.errorf(ErrExclusive, "spec.minSubGroup", "PodGroup sets both minMember (%d) and minSubGroup (%d); they are mutually exclusive",
 			*spec.MinMember, *spec.MinSubGroup)
 	}
 	for i, sg := range spec.SubGroups {
 		if both(sg.MinMember, sg.MinSubGroup) {
-			exclusive[i+1] = true
-			p.errorf(sgPath(i)+".minSubGroup", "SubGroup %q sets both minMember (%d) and minSubGroup (%d); they are mutually exclusive",
+			p.errorf(ErrExclusive, sgPath(i)+".minSubGroup", "SubGroup %q sets both minMember (%d) and minSubGroup (%d); they are mutually exclusive",
 				sg.Name, *sg.MinMember, *sg.MinSubGroup)
 		}
 	}
 
+	// A PodGroup without SubGroups is a leaf whose absent minMember means one pod, as
+	// in KAI; an explicit count must still be at least 1.
 	hasSubGroups := len(spec.SubGroups) > 0
-	if !exclusive[0] {
-		switch {
-		case !hasSubGroups && spec.MinSubGroup != nil:
-			p.errorf("spec.minSubGroup", "minSubGroup (%d) is not allowed on a PodGroup without SubGroups", *spec.MinSubGroup)
-		case !hasSubGroups && spec.MinMember == nil:
-			p.errorf("spec.minMember", "PodGroup without SubGroups needs minMember of at least 1")
-		case !hasSubGroups && *spec.MinMember < 1:
-			p.errorf("spec.minMember", "PodGroup without SubGroups needs minMember of at least 1, got %d", *spec.MinMember)
-		case hasSubGroups && spec.MinMember != nil && *spec.MinMember < 0:
-			p.errorf("spec.minMember", "minMember (%d) must not be negative", *spec.MinMember)
-		}
+	switch {
+	case !hasSubGroups && spec.MinMember != nil && *spec.MinMember < 1:
+		p.errorf(ErrLeafMinMember, "spec.minMember", "PodGroup without SubGroups needs minMember of at least 1, got %d", *spec.MinMember)
+	case hasSubGroups && spec.MinMember != nil && *spec.MinMember < 0:
+		p.errorf(ErrNegativeFloor, "spec.minMember", "minMember (%d) must not be negative", *spec.MinMember)
+	}
+	if !hasSubGroups && spec.MinSubGroup != nil {
+		p.errorf(ErrLeafMinSubGroup, "spec.minSubGroup", "minSubGroup (%d) is not allowed on a PodGroup without SubGroups", *spec.MinSubGroup)
 	}
 	for i, sg := range spec.SubGroups {
-		if exclusive[i+1] || st.inCycle[i] {
+		if st.inCycle[i] {
 			continue
 		}
-		kids := len(st.children[i])
+		if kids := len(st.children[i]); kids > 0 {
+			if sg.MinMember != nil && *sg.MinMember != 0 {
+				p.errorf(ErrMidMinMember, sgPath(i)+".minMember", "minMember (%d) is not allowed on mid-level SubGroup %q (%d child SubGroups); use minSubGroup to count child SubGroups",
+					*sg.MinMember, sg.Name, kids)
+			}
+			continue
+		}
 		switch {
-		case kids == 0 && sg.MinSubGroup != nil:
-			p.errorf(sgPath(i)+".minSubGroup", "minSubGroup is not allowed on leaf SubGroup %q: it has no child SubGroups", sg.Name)
-		case kids == 0 && sg.MinMember == nil:
-			p.errorf(sgPath(i)+".minMember", "leaf SubGroup %q needs minMember of at least 1", sg.Name)
-		case kids == 0 && *sg.MinMember < 1:
-			p.errorf(sgPath(i)+".minMember", "leaf SubGroup %q needs minMember of at least 1, got %d", sg.Name, *sg.MinMember)
-		case kids > 0 && sg.MinMember != nil && *sg.MinMember != 0:
-			p.errorf(sgPath(i)+".minMember", "minMember (%d) is not allowed on mid-level SubGroup %q (%d child SubGroups); use minSubGroup to count child SubGroups",
-				*sg.MinMember, sg.Name, kids)
+		case sg.MinMember == nil:
+			p.errorf(ErrLeafMinMember, sgPath(i)+".minMember", "leaf SubGroup %q needs minMember of at least 1", sg.Name)
+		case *sg.MinMember < 1:
+			p.errorf(ErrLeafMinMember, sgPath(i)+".minMember", "leaf SubGroup %q needs minMember of at least 1, got %d", sg.Name, *sg.MinMember)
+		}
+		if sg.MinSubGroup != nil {
+			p.errorf(ErrLeafMinSubGroup, sgPath(i)+".minSubGroup", "minSubGroup is not allowed on leaf SubGroup %q: it has no child SubGroups", sg.Name)
 		}
 	}
 
-	if !exclusive[0] && hasSubGroups && spec.MinSubGroup != nil {
+	if hasSubGroups && spec.MinSubGroup != nil {
 		k, kids := *spec.MinSubGroup, len(st.rootKids)
 		switch {
 		case k < 1:
-			p.errorf("spec.minSubGroup", "minSubGroup (%d) must be at least 1", k)
+			p.errorf(ErrMinSubGroupBelowOne, "spec.minSubGroup", "minSubGroup (%d) must be at least 1", k)
 		case int(k) > kids:
-			p.errorf("spec.minSubGroup", "minSubGroup (%d) exceeds the number of direct child SubGroups (%d)", k, kids)
+			p.errorf(ErrMinSubGroupExceeds, "spec.minSubGroup", "minSubGroup (%d) exceeds the number of direct child SubGroups (%d)", k, kids)
 		}
 	}
 	for i, sg := range spec.SubGroups {
 		kids := len(st.children[i])
-		if exclusive[i+1] || st.inCycle[i] || kids == 0 || sg.MinSubGroup == nil {
+		if st.inCycle[i] || kids == 0 || sg.MinSubGroup == nil {
 			continue
 		}
 		switch k := *sg.MinSubGroup; {
 		case k < 1:
-			p.errorf(sgPath(i)+".minSubGroup", "minSubGroup (%d) of SubGroup %q must be at least 1", k, sg.Name)
+			p.errorf(ErrMinSubGroupBelowOne, sgPath(i)+".minSubGroup", "minSubGroup (%d) of SubGroup %q must be at least 1", k, sg.Name)
 		case int(k) > kids:
-			p.errorf(sgPath(i)+".minSubGroup", "minSubGroup (%d) of SubGroup %q exceeds the number of direct child SubGroups (%d)", k, sg.Name, kids)
+			p.errorf(ErrMinSubGroupExceeds, sgPath(i)+".minSubGroup", "minSubGroup (%d) of SubGroup %q exceeds the number of direct child SubGroups (%d)", k, sg.Name, kids)
 		}
 	}
 }
@@ -279,9 +288,9 @@ func checkSets(spec Spec, p *problems) {
 			case !seen:
 				inSet[name] = j
 			case first == j:
-				p.errorf(fmt.Sprintf("%s.subGroups[%d]", setPath(j), m), "SubGroup %q is listed twice in this SubGroupSet", name)
+				p.errorf(ErrSetMembership, fmt.Sprintf("%s.subGroups[%d]", setPath(j), m), "SubGroup %q is listed twice in this SubGroupSet", name)
 			default:
-				p.errorf(fmt.Sprintf("%s.subGroups[%d]", setPath(j), m), "SubGroup %q is already in %s; a SubGroup belongs to at most one SubGroupSet", name, setPath(first))
+				p.errorf(ErrSetMembership, fmt.Sprintf("%s.subGroups[%d]", setPath(j), m), "SubGroup %q is already in %s; a SubGroup belongs to at most one SubGroupSet", name, setPath(first))
 			}
 		}
 	}
@@ -293,9 +302,9 @@ func checkConstraintNames(spec Spec, st *structure, p *problems) {
 		switch {
 		case c.hasLevel():
 		case c.Topology != "":
-			p.warnf(path, "names topology %q but no topology level; it has no effect", c.Topology)
+			p.warnf(WarnNoEffect, path, "names topology %q but no topology level; it has no effect", c.Topology)
 		case !emptyIsDefault:
-			p.warnf(path, "sets no topology level; it has no effect")
+			p.warnf(WarnNoEffect, path, "sets no topology level; it has no effect")
 		}
 	}
 	if spec.TopologyConstraint != nil {
@@ -314,9 +323,9 @@ func checkConstraintNames(spec Spec, st *structure, p *problems) {
 		const path = "spec.topologyConstraints.global"
 		if k := spec.TopologyConstraint; k != nil && !k.isZero() && !g.isZero() {
 			if *k != *g {
-				p.errorf(path, "conflicts with spec.topologyConstraint; give the PodGroup's constraint once")
+				p.errorf(ErrConstraintConflict, path, "conflicts with spec.topologyConstraint; give the PodGroup's constraint once")
 			} else {
-				p.warnf(path, "repeats spec.topologyConstraint")
+				p.warnf(WarnRepeated, path, "repeats spec.topologyConstraint")
 			}
 		}
 		noLevel(path, *g, true)
@@ -331,25 +340,25 @@ func checkConstraintNames(spec Spec, st *structure, p *problems) {
 		c := tc.SubGroups[name]
 		i, ok := st.byName[name]
 		if !ok {
-			p.errorf(path, "topology constraint names unknown SubGroup %q", name)
+			p.errorf(ErrUnknownSubGroup, path, "topology constraint names unknown SubGroup %q", name)
 			continue
 		}
 		if k := spec.SubGroups[i].TopologyConstraint; k != nil && !k.isZero() && !c.isZero() {
 			if *k != c {
-				p.errorf(path, "conflicts with %s.topologyConstraint; give the constraint of SubGroup %q once", sgPath(i), name)
+				p.errorf(ErrConstraintConflict, path, "conflicts with %s.topologyConstraint; give the constraint of SubGroup %q once", sgPath(i), name)
 			} else {
-				p.warnf(path, "repeats %s.topologyConstraint", sgPath(i))
+				p.warnf(WarnRepeated, path, "repeats %s.topologyConstraint", sgPath(i))
 			}
 		}
 		noLevel(path, c, false)
 	}
 	for j, set := range tc.SubGroupSets {
 		if len(set.SubGroups) == 0 {
-			p.errorf(setPath(j)+".subGroups", "SubGroupSet lists no SubGroups")
+			p.errorf(ErrEmptySet, setPath(j)+".subGroups", "SubGroupSet lists no SubGroups")
 		}
 		for m, name := range set.SubGroups {
 			if _, ok := st.byName[name]; !ok {
-				p.errorf(fmt.Sprintf("%s.subGroups[%d]", setPath(j), m), "SubGroupSet names unknown SubGroup %q", name)
+				p.errorf(ErrUnknownSubGroup, fmt.Sprintf("%s.subGroups[%d]", setPath(j), m), "SubGroupSet names unknown SubGroup %q", name)
 			}
 		}
 		noLevel(setPath(j)+".constraint", set.Constraint, false)

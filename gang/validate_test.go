@@ -68,15 +68,22 @@ func TestValidateErrors(t *testing.T) {
 			spec: `{"subGroups": [{"name": "decode", "minMember": 5, "minSubGroup": 2},
 			  {"name": "w", "parent": "decode", "minMember": 4}, {"name": "l", "parent": "decode", "minMember": 1},
 			  {"name": "leaf", "minMember": 2, "minSubGroup": 1}]}`,
+			// Each node breaks two rules, exclusivity and a leaf or mid-level rule, and
+			// gets an error for each.
 			want: []fe{
 				{"spec.subGroups[0].minSubGroup", `SubGroup "decode" sets both minMember (5) and minSubGroup (2); they are mutually exclusive`},
 				{"spec.subGroups[3].minSubGroup", `SubGroup "leaf" sets both minMember (2) and minSubGroup (1); they are mutually exclusive`},
+				{"spec.subGroups[0].minMember", `minMember (5) is not allowed on mid-level SubGroup "decode" (2 child SubGroups); use minSubGroup to count child SubGroups`},
+				{"spec.subGroups[3].minSubGroup", `minSubGroup is not allowed on leaf SubGroup "leaf": it has no child SubGroups`},
 			},
 		},
 		{
 			name: "both fields on the PodGroup",
 			spec: `{"minMember": 24, "minSubGroup": 9, "subGroups": [{"name": "a", "minMember": 1}]}`,
-			want: []fe{{"spec.minSubGroup", "PodGroup sets both minMember (24) and minSubGroup (9); they are mutually exclusive"}},
+			want: []fe{
+				{"spec.minSubGroup", "PodGroup sets both minMember (24) and minSubGroup (9); they are mutually exclusive"},
+				{"spec.minSubGroup", "minSubGroup (9) exceeds the number of direct child SubGroups (1)"},
+			},
 		},
 		{
 			name: "minMember 0 next to minSubGroup is unset",
@@ -86,7 +93,10 @@ func TestValidateErrors(t *testing.T) {
 		{
 			name: "minSubGroup on a leaf",
 			spec: `{"subGroups": [{"name": "prefill-0", "minSubGroup": 1}]}`,
-			want: []fe{{"spec.subGroups[0].minSubGroup", `minSubGroup is not allowed on leaf SubGroup "prefill-0": it has no child SubGroups`}},
+			want: []fe{
+				{"spec.subGroups[0].minMember", `leaf SubGroup "prefill-0" needs minMember of at least 1`},
+				{"spec.subGroups[0].minSubGroup", `minSubGroup is not allowed on leaf SubGroup "prefill-0": it has no child SubGroups`},
+			},
 		},
 		{
 			name: "leaf without minMember",
@@ -127,9 +137,18 @@ func TestValidateErrors(t *testing.T) {
 			want: []fe{{"spec.minSubGroup", "minSubGroup (1) is not allowed on a PodGroup without SubGroups"}},
 		},
 		{
-			name: "PodGroup without SubGroups or minMember",
-			spec: `{"queue": "q"}`,
-			want: []fe{{"spec.minMember", "PodGroup without SubGroups needs minMember of at least 1"}},
+			name: "PodGroup without SubGroups and an explicit minMember 0",
+			spec: `{"minMember": 0}`,
+			want: []fe{{"spec.minMember", "PodGroup without SubGroups needs minMember of at least 1, got 0"}},
+		},
+		{
+			name: "PodGroup without SubGroups and a negative minMember and a minSubGroup",
+			spec: `{"minMember": -1, "minSubGroup": 0}`,
+			want: []fe{
+				{"spec.minSubGroup", "PodGroup sets both minMember (-1) and minSubGroup (0); they are mutually exclusive"},
+				{"spec.minMember", "PodGroup without SubGroups needs minMember of at least 1, got -1"},
+				{"spec.minSubGroup", "minSubGroup (0) is not allowed on a PodGroup without SubGroups"},
+			},
 		},
 		{
 			name: "negative PodGroup floor",
@@ -214,6 +233,7 @@ func TestValidateErrors(t *testing.T) {
 				{"spec.subGroups[1].parent", `parent "nope" of SubGroup "x" does not exist`},
 				{"spec.subGroups[4].parent", `SubGroup "s" is its own parent`},
 				{"spec.minSubGroup", "PodGroup sets both minMember (3) and minSubGroup (1); they are mutually exclusive"},
+				{"spec.subGroups[0].minMember", `leaf SubGroup "x" needs minMember of at least 1`},
 				{"spec.subGroups[0].minSubGroup", `minSubGroup is not allowed on leaf SubGroup "x": it has no child SubGroups`},
 				{"spec.subGroups[2].minMember", `minMember (2) is not allowed on mid-level SubGroup "m" (1 child SubGroups); use minSubGroup to count child SubGroups`},
 				{"spec.topologyConstraints.subGroupSets[1].subGroups[0]", `SubGroup "k" is already in spec.topologyConstraints.subGroupSets[0]; a SubGroup belongs to at most one SubGroupSet`},
