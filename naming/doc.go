@@ -18,7 +18,10 @@
 //     first "--" splits it; a second one is an error (subpools have no subpools), so
 //     team---a parses as parent team and short name -a, which is rejected.
 //   - Access to a subpool is access to its parent, decided by comparing the parsed parent,
-//     never by string prefix. Roles exist for top-level pools only.
+//     never by string prefix. Roles exist for top-level pools only; Policy gives a pool's
+//     two roles and its access patterns (pool/team, pool/team--*) in one value.
+//   - Errors of JoinSubpool and Name.Subpool quote the canonical name parent--short and
+//     name the component at fault, as Parse's do, so the host sees the name it built.
 //   - KAI queue names are derived, then validated as Kubernetes object names; a name that
 //     fails (a pool named Team_1, say) is an error, never silently rewritten.
 //

@@ -37,3 +37,21 @@ func Example() {
 	// osmo-team-user reaches team-b: false
 	// true true invalid subpool name "a--b--c": subpools cannot have subpools
 }
+
+// Policy gives what an OSMO policy for a pool carries: both roles and the patterns,
+// anchored on the delimiter so that team's roles never reach team2.
+func ExamplePolicy() {
+	team, _ := naming.ParsePool("team")
+	p, _ := naming.Policy(team)
+	fmt.Println(p.Admin, p.User, p.Patterns)
+	// Output:
+	// osmo-team-admin osmo-team-user [pool/team pool/team--*]
+}
+
+// JoinSubpool's errors quote the canonical name it would have made.
+func ExampleJoinSubpool() {
+	_, err := naming.JoinSubpool("team", "shared")
+	fmt.Println(err)
+	// Output:
+	// invalid subpool name "team--shared": short name "shared" is reserved for the parent-direct queue
+}

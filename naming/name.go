@@ -61,25 +61,28 @@ func Parse(s string) (Name, error) {
 }
 
 // JoinSubpool returns the subpool short of the top-level pool parent, after checking
-// both components and the length of the canonical name.
+// both components and the length of the canonical name. Its errors quote the canonical
+// name parent--short and name the component at fault, as Parse does:
+//
+//	invalid subpool name "team--shared": short name "shared" is reserved for the parent-direct queue
 func JoinSubpool(parent, short string) (Name, error) {
-	p, err := ParsePool(parent)
-	if err != nil {
+	if err := checkComponent("subpool name", parent+Delimiter+short, "parent", parent); err != nil {
 		return Name{}, err
 	}
-	return p.Subpool(short)
+	return Name{parent: parent}.Subpool(short)
 }
 
-// Subpool returns the subpool short of n. n must be a valid top-level pool.
+// Subpool returns the subpool short of n. n must be a valid top-level pool. Errors
+// quote the canonical name, as those of JoinSubpool do.
 func (n Name) Subpool(short string) (Name, error) {
 	if !n.IsValid() || n.IsSubpool() {
 		return Name{}, nameError("pool name", n.String(), "", ErrNotTopLevel, "")
 	}
-	if err := checkShort("subpool short name", short, "", short); err != nil {
+	c := n.parent + Delimiter + short
+	if err := checkShort("subpool name", c, "short name", short); err != nil {
 		return Name{}, err
 	}
-	if l := len(n.parent) + len(Delimiter) + len(short); l > MaxLen {
-		c := n.parent + Delimiter + short
+	if l := len(c); l > MaxLen {
 		return Name{}, nameError("subpool name", c, "", ErrTooLong, lengthDetail(l, MaxLen))
 	}
 	return Name{parent: n.parent, short: short}, nil

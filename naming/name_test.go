@@ -99,10 +99,13 @@ func TestJoinSubpool(t *testing.T) {
 		parent, short, want, wantErr string
 	}{
 		{parent: "team", short: "a", want: "team--a"},
-		{parent: "team", short: "shared", wantErr: `invalid subpool short name "shared": is reserved for the parent-direct queue`},
-		{parent: "team", short: "a--b", wantErr: `invalid subpool short name "a--b": must not contain "--"`},
-		{parent: "team--a", short: "b", wantErr: `invalid pool name "team--a": must not contain "--"`},
-		{parent: "team", short: "", wantErr: `invalid subpool short name "": must not be empty`},
+		// Every error quotes the canonical name parent--short and names the part at fault.
+		{parent: "team", short: "shared", wantErr: `invalid subpool name "team--shared": short name "shared" is reserved for the parent-direct queue`},
+		{parent: "team", short: "a--b", wantErr: `invalid subpool name "team--a--b": short name "a--b" must not contain "--"`},
+		{parent: "team--a", short: "b", wantErr: `invalid subpool name "team--a--b": parent "team--a" must not contain "--"`},
+		{parent: "team", short: "", wantErr: `invalid subpool name "team--": short name "" must not be empty`},
+		{parent: "9team", short: "a", wantErr: `invalid subpool name "9team--a": parent "9team" must start with a letter`},
+		{parent: "team", short: "a b", wantErr: `invalid subpool name "team--a b": short name "a b" has a character outside letters, digits, '_', '.' and '-' (' ' at position 1)`},
 		{parent: strings.Repeat("p", 30), short: strings.Repeat("s", 32),
 			wantErr: `invalid subpool name "` + strings.Repeat("p", 30) + "--" + strings.Repeat("s", 32) + `": is too long (64 characters, at most 63)`},
 		{parent: strings.Repeat("p", 30), short: strings.Repeat("s", 31), want: strings.Repeat("p", 30) + "--" + strings.Repeat("s", 31)},
