@@ -55,7 +55,12 @@
 // Available, Potential, Add and Remove walk one path, O(depth × resources), allocate
 // nothing and cost the same for 10 or 100,000 queues. Per node and resource the tree
 // keeps the two terms of the walk, so that Fits reads 16 bytes per node. Methods ending
-// in ByName take names instead, for configuration and one-off checks.
+// in ByName take names instead, for configuration and one-off checks; unlike the
+// handle-based reads, which answer 0 or false for a handle that names nothing, they
+// refuse an unknown node or resource with an error (UsageByName, SubtreeQuotaByName,
+// BalanceByName, BorrowingByName, …). CohortSpec and QueueSpec, with WithQuota,
+// WithNominal and WithUsage, build a NodeSpec in one expression; each returns a copy
+// that shares no map with the spec it came from.
 //
 // Decisions where SPEC §6 is silent:
 //   - A tree may be a forest: a node without a parent is a root. Roots carry no limits
@@ -112,6 +117,12 @@
 // LiveSubpools and PoolInfo.Unallocated are what the dynamic quota tree of SPEC §7 is
 // built from; KAIQueues and Route give the same shape as KAI queues; PoolList and
 // FormatPoolList give `osmo pool list`; Subpools gives the history, ARCHIVED included.
+// Usage gives the ledger of a pool reference whether it names a pool (its direct
+// usage) or a subpool.
+//
+// Editing. UpdatePool replaces a pool's whole configuration; SetQuota changes only the
+// quota of a pool or, like UpdateSubpool, of a subpool, and SetStatus only a pool's
+// status, so the host need not read, edit and write back a PoolConfig.
 //
 // Errors. Every refusal is a *PoolError naming the operation, the pool and the PoolRule
 // broken, and every operation decides before it changes anything: a failed operation

@@ -125,3 +125,31 @@ func ExamplePoolSet_KAIQueues() {
 	// submit to team → osmo-pool-ns-team--shared
 	// submit to team--a → osmo-pool-ns-team--a
 }
+
+// SetQuota and SetStatus change one field of a pool without a read-modify-write of its
+// configuration; Usage reads a pool or a subpool's ledger in one call.
+func ExamplePoolSet_SetQuota() {
+	var pools quota.PoolSet
+	team, _ := naming.ParsePool("team")
+	a, _ := team.Subpool("a")
+	_, _ = pools.AddPool(team, quota.NewPoolConfig(10))
+	_, _ = pools.CreateSubpool(a, 4)
+	_, _ = pools.Start(quota.Workflow{ID: "w", Pool: a, GPUs: 3})
+
+	fmt.Println(pools.SetQuota(team, 16))
+	fmt.Println(pools.SetQuota(a, 6))
+	fmt.Println(pools.SetStatus(team, quota.Maintenance))
+	_, err := pools.SetQuota(team, 5)
+	fmt.Println(err)
+	for _, n := range []naming.Name{team, a} {
+		l, _ := pools.Usage(n)
+		fmt.Printf("%s: used %d, running %d\n", n, l.Used, l.Running)
+	}
+	// Output:
+	// POOL_UPDATED team: quota 10 → 16, unallocated 6 → 12 <nil>
+	// SUBPOOL_UPDATED team--a: ACTIVE → ACTIVE, quota 4 → 6, unallocated 12 → 10 <nil>
+	// POOL_UPDATED team: status ONLINE → MAINTENANCE <nil>
+	// set quota "team": quota below the quotas of its subpools (quota 5, subpools hold 6)
+	// team: used 0, running 0
+	// team--a: used 3, running 1
+}

@@ -91,3 +91,16 @@ func (p *PoolSet) quotas(name naming.Name) (quota, unallocated Quantity) {
 	t, _ := p.Lookup(name)
 	return t.Quota, t.Unallocated
 }
+
+// Usage returns the ledger of the pool reference name, whatever it names: the direct
+// usage of a top-level pool (the work submitted to the pool itself, not to its
+// subpools, as the pool list's Used column shows it), or a subpool's own usage in any
+// state (an ARCHIVED subpool's is empty). It returns false for a name never created or
+// a removed top-level pool, as Lookup does.
+func (p *PoolSet) Usage(name naming.Name) (Ledger, bool) {
+	if p == nil {
+		return Ledger{}, false
+	}
+	l, _, ok := p.ledgerOf(name)
+	return l, ok
+}

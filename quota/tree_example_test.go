@@ -108,3 +108,41 @@ func ExampleTree_Mermaid() {
 	//     n3["serving · queue<br/>gpu: nom 4 · BL 6 · SQ 4 · U 0 · avail 5"]
 	//     n1 --> n3
 }
+
+// CohortSpec and QueueSpec build a tree's nodes in one expression each, with no map
+// literal to read, modify and write back.
+func ExampleCohortSpec() {
+	tr, err := quota.NewTree(quota.TreeSpec{
+		Resources: []string{"gpu"},
+		Nodes: []quota.NodeSpec{
+			quota.CohortSpec("company", ""),
+			quota.QueueSpec("research", "company").WithQuota("gpu", quota.NodeQuota{Nominal: 8, LendingLimit: quota.LimitOf(2)}),
+			quota.QueueSpec("serving", "company").WithNominal("gpu", 4).WithUsage("gpu", 5),
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	avail, _ := tr.AvailableByName("serving", "gpu")
+	fmt.Println("serving available:", avail)
+	// Output:
+	// serving available: 1
+}
+
+// The by-name reads refuse a name the tree does not have, where the handle-based
+// reads answer 0 for a handle that names nothing.
+func ExampleTree_UsageByName() {
+	tr := exampleTree()
+	_ = tr.AddByName("serving", map[string]quota.Quantity{"gpu": 5})
+	for _, node := range []string{"serving", "company", "servng"} {
+		u, err := tr.UsageByName(node, "gpu")
+		sq, _ := tr.SubtreeQuotaByName(node, "gpu")
+		borrowing, _ := tr.BorrowingByName(node, "gpu")
+		fmt.Println(node, u, sq, borrowing, err)
+	}
+	// Output:
+	// serving 5 4 true <nil>
+	// company 5 6 false <nil>
+	// servng 0 0 false usage: node "servng": no such node
+}
