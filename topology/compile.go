@@ -69,7 +69,7 @@ func (c *Cluster) compile(r Request) (*compiled, error) {
 		if depth > maxDepth {
 			return requestErr(field, "", fmt.Sprintf("groups nest at most %d deep", maxDepth))
 		}
-		if g.Name == "" {
+		if g.Name == "" && parent >= 0 { // only the root may be unnamed (see Request)
 			return requestErr(field+".name", `""`, "a group needs a name")
 		}
 		if _, dup := names[g.Name]; dup {

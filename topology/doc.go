@@ -65,6 +65,11 @@
 //
 // # Decisions where the spec is silent
 //
+//   - A Request's Root may be unnamed, so a direct request needs no invented name: it is
+//     reported under "" (Assignment.Group of a root that is itself the leaf, the Scope of
+//     its constraint and of reasons about it), and explanation texts call it "the gang".
+//     Every other group needs a name. Placement.ByGroup reads a placement as pods per
+//     group per node.
 //   - A node whose label is missing or empty for any level is outside the topology: it
 //     belongs to no domain, and only pods that no constraint covers may use it. Pods under
 //     a preferred-only constraint stay inside the topology too, since a preference is

@@ -52,7 +52,8 @@ func TestPlaceErrors(t *testing.T) {
 		req  topology.Request
 		want string
 	}{
-		{"unnamed group", topology.Request{Root: topology.Group{Pods: 1}}, `topology: root.name "": a group needs a name`},
+		{"unnamed group", topology.Request{Root: topology.Group{Children: []topology.Group{{Pods: 1, Shape: gpu1}}}},
+			`topology: root.children[0].name "": a group needs a name`},
 		{"repeated name", topology.Request{Root: topology.Group{Name: "a", Children: []topology.Group{g("a", 1)}}},
 			`topology: root.children[0].name "a": group names must be unique`},
 		{"leaf without pods", topology.Request{Root: g("a", 0)}, `topology: root.pods 0: a leaf group needs at least 1 pod`},

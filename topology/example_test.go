@@ -80,3 +80,20 @@ func ExampleCluster_Fit() {
 	// Output:
 	// 7
 }
+
+// A direct request may leave its root unnamed, and ByGroup reads the placement as pods
+// per group per node.
+func ExamplePlacement_ByGroup() {
+	c, _ := topology.NewCluster([]string{"rack"}, []topology.Node{
+		{Name: "a1", Labels: map[string]string{"rack": "r1"}, Free: topology.Resources{"gpu": 4}},
+		{Name: "a2", Labels: map[string]string{"rack": "r1"}, Free: topology.Resources{"gpu": 4}},
+	})
+	gpu := topology.Resources{"gpu": 1}
+	res, _ := c.Place(topology.Request{Root: topology.Group{Children: []topology.Group{
+		{Name: "workers", Pods: 6, Shape: gpu, Constraint: topology.Constraint{Required: "rack"}},
+		{Name: "leader", Pods: 1, Shape: gpu},
+	}}}, topology.Options{})
+	fmt.Println(res.Placement.ByGroup())
+	// Output:
+	// map[leader:map[a2:1] workers:map[a1:4 a2:2]]
+}

@@ -29,7 +29,7 @@ func (r Reason) String() string {
 	if r.Text != "" {
 		return r.Text
 	}
-	return fmt.Sprintf("%s can host %d of %d pods of %s", r.Domain, r.Fit, r.Need, r.Scope)
+	return fmt.Sprintf("%s can host %d of %d pods of %s", r.Domain, r.Fit, r.Need, scopeText(r.Scope))
 }
 
 // explain says why q does not fit. It looks at the configuration with the fewest pods
@@ -76,11 +76,11 @@ func (c *Cluster) explain(q *compiled) []Reason {
 			continue
 		}
 		if len(all) == 0 {
-			out = append(out, Reason{Scope: cc.scope, Text: fmt.Sprintf("no node is inside the topology, so no domain can host the pods of %s", cc.scope)})
+			out = append(out, Reason{Scope: cc.scope, Text: fmt.Sprintf("no node is inside the topology, so no domain can host the pods of %s", scopeText(cc.scope))})
 			continue
 		}
 		if l == 1 {
-			out = append(out, Reason{Scope: cc.scope, Text: fmt.Sprintf("the nodes inside the topology can host %d of %d pods of %s", all[0].Fit, all[0].Need, cc.scope)})
+			out = append(out, Reason{Scope: cc.scope, Text: fmt.Sprintf("the nodes inside the topology can host %d of %d pods of %s", all[0].Fit, all[0].Need, scopeText(cc.scope))})
 			continue
 		}
 		slices.SortStableFunc(all, func(a, b Reason) int { return cmp.Compare(b.Fit, a.Fit) })
@@ -92,7 +92,7 @@ func (c *Cluster) explain(q *compiled) []Reason {
 	}
 	if len(out) == 0 {
 		out = append(out, Reason{Scope: q.groups[0].name, Text: fmt.Sprintf(
-			"every constraint of %s fits some domain on its own, but no choice of groups and domains holds them all together", q.groups[0].name)})
+			"every constraint of %s fits some domain on its own, but no choice of groups and domains holds them all together", scopeText(q.groups[0].name))})
 	}
 	return out
 }

@@ -93,7 +93,7 @@ func (c *Cluster) place(r Request, o Options, scan bool) (Result, error) {
 	if s.exhausted {
 		return Result{Outcome: BudgetExhausted, Steps: s.steps, Reasons: []Reason{{
 			Scope: q.groups[0].name,
-			Text:  fmt.Sprintf("the search budget of %d steps ran out before a placement of %s was found or ruled out", budget, q.groups[0].name),
+			Text:  fmt.Sprintf("the search budget of %d steps ran out before a placement of %s was found or ruled out", budget, scopeText(q.groups[0].name)),
 		}}}, nil
 	}
 	return Result{Outcome: NoFit, Steps: s.steps, Reasons: c.explain(q)}, nil

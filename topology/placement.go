@@ -60,6 +60,24 @@ func (p Placement) Pods(group string) int64 {
 	return n
 }
 
+// ByGroup returns the pods of p per leaf group and node: ByGroup()["workers"]["n1"] is
+// how many pods of workers go on n1, elastic ones included. It is a fresh map the caller
+// owns, with an entry for every group and node that Assignments lists (an unnamed root
+// that is itself the leaf appears under ""); assignments of a hand-built placement
+// that repeat a group and node add up, saturating.
+func (p Placement) ByGroup() map[string]map[string]int64 {
+	out := make(map[string]map[string]int64)
+	for _, a := range p.Assignments {
+		nodes := out[a.Group]
+		if nodes == nil {
+			nodes = make(map[string]int64)
+			out[a.Group] = nodes
+		}
+		nodes[a.Node] = sat.Add(nodes[a.Node], a.Pods)
+	}
+	return out
+}
+
 // String formats p one assignment per line, e.g. `decode-workers: n1×2 n2×2`, then one
 // line per constraint, e.g. `decode-workers: rack b1/r1`.
 func (p Placement) String() string {

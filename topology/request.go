@@ -14,8 +14,15 @@ package topology
 //
 // Constraints must be laminar: the pods of any two are disjoint or nested. Nested
 // constraints are placed inside the domain chosen for the constraint around them.
+//
+// The Root may be left unnamed: a request needs no invented name for the gang as a
+// whole. An unnamed root is reported as it was given, under the name "": in
+// Assignment.Group when the root is itself the one leaf (as package gang names the one
+// leaf of a PodGroup without SubGroups), and in ConstraintPlacement.Scope and
+// Reason.Scope for its constraint; explanation texts call it "the gang". A Set may name
+// it as "". Every group below the root needs a name.
 type Request struct {
-	// Root is the gang as a whole.
+	// Root is the gang as a whole; its Name may be empty.
 	Root Group
 	// Sets constrain several groups together; each group appears in at most one set.
 	Sets []Set
@@ -23,7 +30,7 @@ type Request struct {
 
 // Group is one node of a request's tree: a leaf with pods of one shape, or an inner group
 // that needs Need of its Children (all of them when Need is 0). Names are unique in a
-// request and not empty.
+// request and not empty, except the Root's, which may be empty (see Request).
 type Group struct {
 	// Name identifies the group in placements and explanations.
 	Name string
@@ -66,4 +73,16 @@ type Set struct {
 	Groups []string
 	// Constraint applies to all the pods of the named groups together.
 	Constraint Constraint
+}
+
+// unnamedRoot is how explanation texts refer to a request whose Root has no name.
+const unnamedRoot = "the gang"
+
+// scopeText returns scope for a sentence: the group or set label, or unnamedRoot for the
+// unnamed root.
+func scopeText(scope string) string {
+	if scope == "" {
+		return unnamedRoot
+	}
+	return scope
 }
