@@ -45,7 +45,8 @@
 // against a working copy, so later items see what earlier ones took and what their
 // plans freed, and Apply carries the whole result out. Per queue, BestEffortFIFO (the
 // default) skips what waits; StrictFIFO holds back everything behind a head that waits,
-// unless the head was admitted with a plan. Release and Evict give back what a
+// unless the head was admitted with a plan (Options.Strategy sets every queue's,
+// Options.Strategies and SetStrategy single ones). Release and Evict give back what a
 // workload held; Submit and Withdraw feed the queue; AddRunning records work that runs
 // already.
 //
@@ -96,6 +97,28 @@
 //     name, a subpool's queue its canonical name and a pool's direct queue
 //     "{pool}--shared"; a workload targets a pool by its name. The one resource is
 //     "gpu".
+//   - The two gates agree on names. On a gate built from pools a workload's Queue is a
+//     pool reference, parsed as Check parses a submission's pool: "team--shared" is
+//     the shared leaf's queue name, not a pool reference (its short name is reserved,
+//     SPEC §2), so Decide, Submit and AddRunning refuse it, as they refuse "(root)",
+//     with an *InputError of kind ErrUnknownQueue that says "is not a valid pool name"
+//     and wraps the *naming.NameError Check puts in StaticDecision.NameErr, so
+//     errors.Is matches the same naming rule (naming.ErrReserved). Queue-level
+//     settings and reads — SetStrategy, Strategy, Usage, Options.Strategies — name
+//     queues and take the leaf's queue name as well as the pool's. A gate built with
+//     New routes by queue name, whatever the name looks like.
+//   - Reading usage by name: Usage takes what a workload may target, so Usage("team")
+//     is the pool's shared leaf; PoolUsage("team") is the pool's cohort (the pool with
+//     its subpools) and PoolUsage("team--a") the subpool, on gates built from pools;
+//     NodeUsage reads any node of the tree by its name. NodeUsage.Total sums the
+//     subtree's queues; Charged is the tree's U(n), which Borrowing compares with the
+//     subtree quota.
+//   - Check refuses a well-formed submission with a decision and a malformed one with
+//     an error: an invalid Priority value or a negative GPU count are errors (SPEC §1
+//     asks every API to refuse negative requests with an error), everything else a
+//     user can submit — a bad name included — is a Reject with an OSMO message.
+//   - Strategies are text in their own names (BestEffortFIFO, StrictFIFO), parsed in
+//     any ASCII letter case, empty text being the default, as quota.Priority is.
 //   - On any tree, a queue's "pool" is its top-level subtree: the ancestor just below
 //     the root. A LOW workload of another queue is a candidate for a plan on a resource
 //     the request asks for and it uses, and only when its queue's usage of that

@@ -27,7 +27,12 @@ func TestDynamicInputErrors(t *testing.T) {
 		{"empty ID", wl("", "p", quota.Normal, 1, 1), ErrInvalidValue, `invalid workload.id "": must not be empty`},
 		{"invalid priority", wl("x", "p", 5, 1, 1), ErrInvalidValue, `invalid workload.priority "Priority(5)": must be HIGH, NORMAL or LOW`},
 		{"unknown queue", wl("x", "nope", quota.Normal, 1, 1), ErrUnknownQueue, `invalid workload.queue "nope": no such queue`},
-		{"cohort", wl("x", RootCohort, quota.Normal, 1, 1), ErrUnknownQueue, `invalid workload.queue "(root)": is a cohort; workloads go to queues`},
+		// A pool gate takes pool references only, as the static gate does: the root
+		// cohort and a shared leaf's queue name are no pool names.
+		{"root cohort", wl("x", RootCohort, quota.Normal, 1, 1), ErrUnknownQueue,
+			`invalid workload.queue "(root)": is not a valid pool name: invalid pool name "(root)": has a character outside letters, digits, '_', '.' and '-' ('(' at position 0)`},
+		{"shared leaf", wl("x", "p--shared", quota.Normal, 1, 1), ErrUnknownQueue,
+			`invalid workload.queue "p--shared": is not a valid pool name: invalid subpool name "p--shared": short name "shared" is reserved for the parent-direct queue`},
 		{"negative request", wl("x", "p", quota.Low, -1, 1), ErrInvalidValue, `invalid workload.request[gpu] "-1": must be finite and not negative`},
 		{"Unlimited request", Workload{ID: "x", Queue: "p", Request: []quota.Quantity{quota.Unlimited}}, ErrInvalidValue,
 			`invalid workload.request[gpu] "Unlimited": must be finite and not negative`},

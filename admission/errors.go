@@ -33,6 +33,10 @@ type InputError struct {
 	// Kind is the class of the rule (ErrInvalidValue, ErrUnknownQueue, …), which
 	// errors.Is matches; nil for none.
 	Kind error
+	// Err is the error of another package's check that refused the value, e.g. the
+	// *naming.NameError of a name that is no pool reference, so that errors.Is also
+	// matches its rule (naming.ErrReserved); nil for none.
+	Err error
 }
 
 // Error returns, for instance: invalid groups[1].gpus "-3": must not be negative.
@@ -40,8 +44,16 @@ func (e *InputError) Error() string {
 	return "invalid " + e.Field + " " + strconv.Quote(e.Value) + ": " + e.Rule
 }
 
-// Unwrap returns the error's Kind.
-func (e *InputError) Unwrap() error { return e.Kind }
+// Unwrap returns the error's Kind and, when set, Err.
+func (e *InputError) Unwrap() []error {
+	var out []error
+	for _, err := range [...]error{e.Kind, e.Err} {
+		if err != nil {
+			out = append(out, err)
+		}
+	}
+	return out
+}
 
 // inputErr builds an *InputError of kind k.
 func inputErr(k error, field, value, rule string) *InputError {

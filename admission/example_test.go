@@ -1,6 +1,7 @@
 package admission_test
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -79,4 +80,87 @@ func ExampleGate_Decide() {
 	// admit - admit to team--shared after preempting batch
 	// shortfall before the plan: 1
 	// pending quota - pending: queue team--shared holds 2 of its 4 gpu for HIGH/NORMAL work and the workload asks 3
+}
+
+// PoolUsage reads a whole pool (its cohort: the pool with its subpools) or one subpool
+// by its pool reference; NodeUsage reads any node of the tree by its name.
+func ExampleGate_PoolUsage() {
+	var pools quota.PoolSet
+	team, _ := naming.ParsePool("team")
+	a, _ := team.Subpool("a")
+	pools.AddPool(team, quota.NewPoolConfig(6))
+	pools.CreateSubpool(a, 4)
+	gate, _ := admission.NewForPools(&pools, 8, admission.Options{})
+	now := time.Date(2025, 6, 1, 9, 0, 0, 0, time.UTC)
+	gate.AddRunning(admission.Workload{ID: "train", Queue: "team--a", Request: []quota.Quantity{4}, Submitted: now}, now, nil)
+	gate.AddRunning(admission.Workload{ID: "sweep", Queue: "team", Priority: quota.Low, Request: []quota.Quantity{3}, Submitted: now}, now, nil)
+
+	for _, ref := range []string{"team", "team--a"} {
+		u, _ := gate.PoolUsage(ref)
+		fmt.Printf("%s (%s): quota %d, HIGH/NORMAL %d, total %d, borrowing %v\n",
+			u.Node, u.Kind, u.SubtreeQuota[0], u.Guaranteed[0], u.Total[0], u.Borrowing[0])
+	}
+	u, _ := gate.NodeUsage("team--shared")
+	fmt.Printf("%s: quota %d, total %d, borrowing %v\n", u.Node, u.SubtreeQuota[0], u.Total[0], u.Borrowing[0])
+	// Output:
+	// team (cohort): quota 6, HIGH/NORMAL 4, total 7, borrowing true
+	// team--a (queue): quota 4, HIGH/NORMAL 4, total 4, borrowing false
+	// team--shared: quota 2, total 3, borrowing true
+}
+
+// Options.Strategies sets queues' strategies at construction; a strategy reads and
+// writes as text, e.g. in a host's configuration file.
+func ExampleOptions() {
+	var pools quota.PoolSet
+	for _, p := range []string{"batch", "serving"} {
+		n, _ := naming.ParsePool(p)
+		pools.AddPool(n, quota.NewPoolConfig(4))
+	}
+	strict, err := admission.ParseStrategy("strictfifo")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	gate, err := admission.NewForPools(&pools, 8, admission.Options{
+		Strategies: map[string]admission.Strategy{"serving": strict},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, q := range []string{"batch", "serving"} {
+		s, _ := gate.Strategy(q)
+		text, _ := s.MarshalText()
+		fmt.Printf("%s: %s\n", q, text)
+	}
+	_, err = admission.NewForPools(&pools, 8, admission.Options{
+		Strategies: map[string]admission.Strategy{"servng": strict},
+	})
+	fmt.Println(err)
+	// Output:
+	// batch: BestEffortFIFO
+	// serving: StrictFIFO
+	// invalid options.strategies[servng] "servng": no such queue
+}
+
+// A gate built from pools takes the names a submission to the static gate may give: a
+// pool's direct queue is reached by the pool's name, and its queue name team--shared is
+// refused by both gates with the same naming rule.
+func ExampleNewForPools_names() {
+	var pools quota.PoolSet
+	team, _ := naming.ParsePool("team")
+	pools.AddPool(team, quota.NewPoolConfig(4))
+	gate, _ := admission.NewForPools(&pools, 4, admission.Options{})
+	now := time.Date(2025, 6, 1, 9, 0, 0, 0, time.UTC)
+
+	sd, _ := admission.Check(&pools, admission.Submission{Pool: "team--shared"})
+	fmt.Println(sd.Message())
+	_, err := gate.Decide(admission.Workload{ID: "w", Queue: "team--shared", Request: []quota.Quantity{1}, Submitted: now})
+	fmt.Println(errors.Is(err, admission.ErrUnknownQueue), errors.Is(err, naming.ErrReserved))
+	d, _ := gate.Decide(admission.Workload{ID: "w", Queue: "team", Request: []quota.Quantity{1}, Submitted: now})
+	fmt.Println(d.Message())
+	// Output:
+	// Pool team--shared is not a valid pool name: invalid subpool name "team--shared": short name "shared" is reserved for the parent-direct queue
+	// true true
+	// admit to team--shared
 }

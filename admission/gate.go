@@ -35,6 +35,10 @@ type Gate struct {
 	leaves []leafInfo
 	// route maps each name a workload may target to its queue.
 	route map[string]quota.NodeID
+	// pools reports that the tree is a pool set's (NewForPools, ReconfigurePools): the
+	// names the gate takes for queues are pool references, parsed as Check parses them,
+	// so a leaf's queue name such as team--shared is not one.
+	pools bool
 	// strategies holds the strategies SetStrategy set, by queue name, so that they
 	// survive a new tree; fallback is the strategy of every other queue.
 	strategies map[string]Strategy
@@ -101,9 +105,16 @@ type Options struct {
 	// with a placement, which the gate applies to its own copy of the cluster's free
 	// capacity. Workloads without a gang are not placed.
 	Cluster *topology.Cluster
-	// Strategy is the strategy of every queue that SetStrategy has not set; the zero
-	// value is BestEffortFIFO.
+	// Strategy is the strategy of every queue that Strategies and SetStrategy have not
+	// set; the zero value is BestEffortFIFO.
 	Strategy Strategy
+	// Strategies sets the strategy of single queues at construction, as SetStrategy
+	// would: keys are what SetStrategy takes (a queue name, or on a gate built from
+	// pools a pool or subpool name), and each is kept by name across ReconfigurePools
+	// and Reconfigure. An unknown queue (ErrUnknownQueue) or an invalid strategy
+	// (ErrInvalidValue) is an error of the constructor, reported for the first key in
+	// byte order. The gate keeps its own copy of the map.
+	Strategies map[string]Strategy
 }
 
 // NewForPools returns a gate for the pools of one node set of the given capacity in
@@ -158,6 +169,9 @@ func newGate(l layout, o Options) (*Gate, error) {
 		g.cluster = o.Cluster.Clone()
 	}
 	g.install(l)
+	if err := g.setStrategies(o.Strategies); err != nil {
+		return nil, err
+	}
 	return g, nil
 }
 
@@ -170,6 +184,7 @@ func (g *Gate) install(l layout) {
 		size = max(size, int(n))
 	}
 	g.tree = t
+	g.pools = l.alias != nil
 	g.guaranteed = make([]quota.Quantity, size*len(g.resources))
 	g.total = make([]quota.Quantity, len(g.resources))
 	g.leaves = make([]leafInfo, size)
@@ -200,8 +215,29 @@ func (g *Gate) strategyOf(queue string) Strategy {
 	return g.fallback
 }
 
-// leafOf returns the queue a workload targeting name lands in.
+// leafOf returns the queue a workload targeting name lands in. On a gate built from
+// pools a workload names a pool or a subpool, as a submission to the static gate does:
+// a name that is no pool reference — a {pool}--shared leaf's queue name, the root
+// cohort — is refused with the rule Check applies to it (see poolref.go).
 func (g *Gate) leafOf(name string) (quota.NodeID, error) {
+	if !g.usable() {
+		return 0, errUnusable()
+	}
+	n, ok := g.route[name]
+	if g.pools && (!ok || isSharedLeaf(name)) {
+		if err := checkPoolReference("workload.queue", name); err != nil {
+			return 0, err
+		}
+	}
+	if ok {
+		return n, nil
+	}
+	return g.queueOf("workload.queue", name)
+}
+
+// queueOf returns the queue that name, given for field, stands for: a queue of the
+// tree by its name, or a top-level pool's shared leaf by the pool's name.
+func (g *Gate) queueOf(field, name string) (quota.NodeID, error) {
 	if !g.usable() {
 		return 0, errUnusable()
 	}
@@ -209,9 +245,9 @@ func (g *Gate) leafOf(name string) (quota.NodeID, error) {
 		return n, nil
 	}
 	if _, ok := g.tree.Node(name); ok {
-		return 0, inputErr(ErrUnknownQueue, "workload.queue", name, "is a cohort; workloads go to queues")
+		return 0, inputErr(ErrUnknownQueue, field, name, "is a cohort; workloads go to queues")
 	}
-	return 0, inputErr(ErrUnknownQueue, "workload.queue", name, "no such queue")
+	return 0, inputErr(ErrUnknownQueue, field, name, "no such queue")
 }
 
 // ReconfigurePools replaces the gate's tree with the one of pools and capacity (see
@@ -269,7 +305,7 @@ func (g *Gate) reconfigure(l layout) error {
 		r.leaf = n
 	}
 	g.state = state{tree: next.tree, guaranteed: next.guaranteed, total: next.total, cluster: g.cluster}
-	g.leaves, g.route = next.leaves, next.route
+	g.leaves, g.route, g.pools = next.leaves, next.route, next.pools
 	g.lows = map[quota.NodeID]map[WorkloadID]*record{}
 	for _, r := range g.running {
 		g.indexLow(r, +1)
@@ -329,13 +365,14 @@ func (g *Gate) indexLow(r *record, sign int) {
 	}
 }
 
-// SetStrategy sets the strategy of queue (a queue name, or a pool name for its shared
-// leaf). It is kept by name across ReconfigurePools and Reconfigure.
+// SetStrategy sets the strategy of queue (a queue name; on a gate built from pools, a
+// pool name for its shared leaf or a subpool name). It is kept by name across
+// ReconfigurePools and Reconfigure. Options.Strategies sets strategies at construction.
 func (g *Gate) SetStrategy(queue string, s Strategy) error {
 	if !s.IsValid() {
 		return inputErr(ErrInvalidValue, "strategy", s.String(), "must be BestEffortFIFO or StrictFIFO")
 	}
-	n, err := g.leafOf(queue)
+	n, err := g.queueOf("queue", queue)
 	if err != nil {
 		return err
 	}
@@ -348,7 +385,7 @@ func (g *Gate) SetStrategy(queue string, s Strategy) error {
 
 // Strategy returns the strategy of queue.
 func (g *Gate) Strategy(queue string) (Strategy, error) {
-	n, err := g.leafOf(queue)
+	n, err := g.queueOf("queue", queue)
 	if err != nil {
 		return 0, err
 	}
@@ -397,9 +434,12 @@ type QueueUsage struct {
 	Borrowing []bool
 }
 
-// Usage returns what the queue (or the pool's shared leaf) holds.
+// Usage returns what the queue holds: a queue by its name, or by the name of a
+// top-level pool the pool's shared leaf (the queue its direct submissions go to). For
+// a pool's cohort — the pool with its subpools — use PoolUsage, and for any node of
+// the tree by its name NodeUsage.
 func (g *Gate) Usage(queue string) (QueueUsage, error) {
-	n, err := g.leafOf(queue)
+	n, err := g.queueOf("queue", queue)
 	if err != nil {
 		return QueueUsage{}, err
 	}

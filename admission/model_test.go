@@ -215,7 +215,7 @@ func changeQuota(s *modelSUT, op gen.AdmissionOp) error {
 }
 
 func mustLeaf(g *Gate, q string) quota.NodeID {
-	n, _ := g.leafOf(q)
+	n, _ := g.queueOf("queue", q)
 	return n
 }
 

@@ -1,38 +1,6 @@
 package admission
 
-import (
-	"strconv"
-
-	"github.com/google/btree"
-)
-
-// Strategy is how a leaf queue's pending work waits for its turn (SPEC §7).
-type Strategy uint8
-
-// The strategies. The zero Strategy is BestEffortFIFO, the default.
-const (
-	// BestEffortFIFO skips pending work that cannot be admitted and goes on with the
-	// queue's later work.
-	BestEffortFIFO Strategy = iota
-	// StrictFIFO holds back every later item of the queue, lower priorities included,
-	// while the queue's head stays pending, for quota, capacity or placement. A head
-	// admitted with a preemption plan holds nothing back.
-	StrictFIFO
-)
-
-// String returns BestEffortFIFO or StrictFIFO.
-func (s Strategy) String() string {
-	switch s {
-	case BestEffortFIFO:
-		return "BestEffortFIFO"
-	case StrictFIFO:
-		return "StrictFIFO"
-	}
-	return "Strategy(" + strconv.Itoa(int(s)) + ")"
-}
-
-// IsValid reports whether s is BestEffortFIFO or StrictFIFO.
-func (s Strategy) IsValid() bool { return s <= StrictFIFO }
+import "github.com/google/btree"
 
 // pendingQueue holds the pending work of every leaf in the one order a cycle walks it:
 // priority (HIGH first), then submit time (earliest first), then ID (byte order).

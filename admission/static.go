@@ -39,9 +39,10 @@ type StaticDecision struct {
 	Target quota.Target
 	// Group is the index in Submission.Groups of the first group over the cap, or -1.
 	Group int
-	// GroupName, Requested and Cap give the numbers of a cap rejection.
+	// GroupName, Requested and Cap give the numbers of a cap rejection: the group's
+	// GPUs and the cap they exceed, both in GPUs.
 	GroupName string
-	Requested int64
+	Requested quota.Quantity
 	Cap       quota.Quantity
 	// NameErr is the parse error of a ReasonInvalidName rejection.
 	NameErr error
@@ -69,12 +70,12 @@ func (d StaticDecision) Message() string {
 		return pool + " is in MAINTENANCE and accepts workflows from its admins only"
 	case ReasonGroupCap:
 		return pool + " has " + d.Cap.String() + " GPUs guaranteed for NORMAL/HIGH priority workflows and group " +
-			d.GroupName + " requires " + strconv.FormatInt(d.Requested, 10) +
+			d.GroupName + " requires " + strconv.FormatInt(int64(d.Requested), 10) +
 			" GPUs. Higher gpu counts must be submitted with LOW priority"
 	case ReasonParentCap:
 		return pool + " has " + d.Cap.String() + " unallocated GPUs (Total: " + d.Target.Quota.String() +
 			") for NORMAL/HIGH priority workflows and group " + d.GroupName + " requires " +
-			strconv.FormatInt(d.Requested, 10) + " GPUs. Higher gpu counts must be submitted with LOW priority"
+			strconv.FormatInt(int64(d.Requested), 10) + " GPUs. Higher gpu counts must be submitted with LOW priority"
 	}
 	return ""
 }
@@ -99,9 +100,19 @@ func errText(err error) string {
 //     is reported.
 //
 // LOW is never rejected for quota, and OFFLINE does not block submissions. The check is
-// static: it compares each group with the cap, not usage plus request. Check returns an
-// error only for a malformed submission (an invalid priority or a negative GPU count),
-// and allocates nothing unless it rejects an unparsable name.
+// static: it compares each group with the cap, not usage plus request. It allocates
+// nothing unless it rejects an unparsable name.
+//
+// Check refuses in one of two ways, and which one is fixed by who is at fault.
+// Everything a well-formed submission can be refused for — a name that does not
+// parse, an unknown or closed pool, MAINTENANCE, a group over the cap — is a
+// StaticDecision with Outcome Reject, a Reason and the OSMO message the user is shown.
+// An error, with no decision, means the host passed a value no submission can carry,
+// and only then: an invalid Priority (outside HIGH, NORMAL and LOW, which
+// quota.ParsePriority never returns) or a negative GPU count, which SPEC §1 requires
+// every API to refuse with an error (a host parses GPU counts as non-negative before
+// it asks). Both are *InputError values of kind ErrInvalidValue that name the field,
+// and are checked before anything else, so a malformed submission is never decided.
 func Check(pools *quota.PoolSet, s Submission) (StaticDecision, error) {
 	if !s.Priority.IsValid() {
 		return StaticDecision{}, inputErr(ErrInvalidValue, "priority", s.Priority.String(), "must be HIGH, NORMAL or LOW")
@@ -140,7 +151,7 @@ func Check(pools *quota.PoolSet, s Submission) (StaticDecision, error) {
 				if t.HasSubpools && !name.IsSubpool() {
 					d.Reason = ReasonParentCap
 				}
-				d.Group, d.GroupName, d.Requested, d.Cap = i, g.Name, g.GPUs, limit
+				d.Group, d.GroupName, d.Requested, d.Cap = i, g.Name, quota.Quantity(g.GPUs), limit
 				return d, nil
 			}
 		}
