@@ -21,6 +21,9 @@
 //   - MemoryQueues, MemoryNodes, MemoryWorkloads: live heap per queue, node and
 //     workload (the bytes/queue, bytes/node and bytes/workload metrics), measured with
 //     runtime.MemStats after a collection; ns/op is the time to build them.
+//   - KueueTAS: topology.Cluster.Place of the requests of Kueue's own TAS benchmark on
+//     its nodes (100 to 2,500). Its baseline is Kueue itself, in another module:
+//     bench/peers/kueue/run.sh -f tas runs the two back to back.
 //
 // Each benchmark's last name element is its variant: the measured path (tree, gate,
 // place, minrequest; tree, gate, cluster, running, pending for memory) and its

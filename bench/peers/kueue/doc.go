@@ -1,0 +1,15 @@
+// Package kueuepeer measures Kueue v0.19.2 beside poolgate on the same inputs, so that
+// the comparison in bench/README.md is reproducible from this repository with one
+// command (run.sh; see README.md here).
+//
+// It is a module of its own, nested in poolgate's repository: it requires
+// sigs.k8s.io/kueue and its Kubernetes dependencies, which poolgate's module never
+// does, and the go command leaves it out of ./... at the repository's root. It holds
+// no Kueue source: Kueue is imported as a module, and Kueue's own TAS benchmarks are
+// run from its module cache copy by run.sh.
+//
+// Its benchmarks are in its test files: the quota check on Kueue's four reference
+// trees (quota_test.go) and the dominant resource share of fair sharing on the same
+// trees (drs_test.go). tools.go keeps the Kueue packages whose own benchmarks run.sh
+// runs in the module graph.
+package kueuepeer

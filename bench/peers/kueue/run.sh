@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Kueue v0.19.2 beside poolgate: for each benchmark family, Kueue's side then poolgate's,
+# back to back on this machine, then benchstat's table of the two. See README.md.
+#
+# usage: bench/peers/kueue/run.sh [-f families] [-n count] [-t benchtime] [-o dir] [-s]
+#
+#   -f families  comma-separated, default quota,drs:
+#        quota       Fits, AddRemoveUsage and Snapshot on Kueue's four reference trees
+#                    (poolgate: quota's BenchmarkKueueShapes{Fits,AddRemove,Clone})
+#        quota-all   quota, plus FitsAllCQs, Available and FlavorAssignerQuota
+#        drs         the dominant resource share of fair sharing, BenchmarkDRS/<tree>
+#                    (poolgate: quota's BenchmarkKueueShapesDRS)
+#        tas         Kueue's own BenchmarkTASFlavorAssignment (balanced placement) and
+#                    BenchmarkTASFlavorSnapshot, unmodified, from the module cache
+#                    (poolgate: bench's BenchmarkKueueTAS, the assignment shapes)
+#        tas-greedy  Kueue's BenchmarkTASFlavorAssignment with TASBalancedPlacement off,
+#                    its v0.19.2 default: the greedy best-fit path, on a patched copy of
+#                    Kueue in the temporary directory (poolgate: as for tas)
+#   -n count     go test -count, default 5
+#   -t benchtime go test -benchtime, default go's (1s), and 2s for tas and tas-greedy
+#   -o dir       also keep the raw outputs, one directory per family, in dir
+#   -s           skip the fixture checks that run before the benchmarks
+#
+# A side with no benchmarks of a family yet is skipped with a note, and the table shows
+# the other side alone. Everything the script writes goes to a temporary directory,
+# removed on exit (and, with -o, to dir); the module cache is only read.
+set -euo pipefail
+
+usage() { sed -n '4,26p' "$0" | sed 's/^# \{0,1\}//'; }
+
+families=quota,drs count=5 benchtime= keep= check=1
+while getopts 'f:n:t:o:sh' opt; do
+  case $opt in
+  f) families=$OPTARG ;;
+  n) count=$OPTARG ;;
+  t) benchtime=$OPTARG ;;
+  o) keep=$OPTARG ;;
+  s) check=0 ;;
+  h) usage; exit 0 ;;
+  *) usage >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 0 ] || { usage >&2; exit 2; }
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/poolgate-kueue.XXXXXX")
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+
+benchstat=$(command -v benchstat || true)
+if [ -z "$benchstat" ] && [ -x "$(go env GOPATH)/bin/benchstat" ]; then
+  benchstat=$(go env GOPATH)/bin/benchstat
+fi
+if [ -z "$benchstat" ]; then
+  echo "benchstat is missing; installing it into the temporary directory" >&2
+  GOBIN=$tmp/bin go install golang.org/x/perf/cmd/benchstat@latest
+  benchstat=$tmp/bin/benchstat
+fi
+
+# results keeps what benchstat reads: the configuration lines and the benchmark lines,
+# without pkg:, which differs between the sides and would split the table.
+results() { grep -E '^(goos|goarch|cpu):|^Benchmark' || true; }
+
+# gotest DIR PKG TESTS BENCH BENCHTIME: go test in DIR, the fixture checks TESTS (unless
+# -s) then the benchmarks BENCH, in one process so that they share the fixtures.
+gotest() {
+  local dir=$1 pkg=$2 tests=$3 bench=$4 bt=$5 run='^$'
+  [ "$check" = 1 ] && [ -n "$tests" ] && run=$tests
+  local flags=(-run "$run" -bench "$bench" -benchmem -count "$count" -timeout 0)
+  [ -n "$bt" ] && flags+=(-benchtime "$bt")
+  (cd "$dir" && go test "${flags[@]}" "$pkg")
+}
+
+# has DIR PKG BENCH: whether PKG, built in DIR, has a benchmark matching BENCH. (The
+# list is read whole: grep -q would stop early and fail the pipe under pipefail.)
+has() {
+  local list
+  list=$(cd "$1" && go test -list "$3" "$2" 2>/dev/null) || true
+  grep -q '^Benchmark' <<<"$list"
+}
+
+# side LABEL DIR PKG TESTS BENCH BENCHTIME [SED]: run one side into $out/LABEL, its
+# names rewritten by SED, or note that the side has no such benchmarks.
+side() {
+  local label=$1 dir=$2 pkg=$3 tests=$4 bench=$5 bt=$6 rename=${7:-}
+  if ! has "$dir" "$pkg" "$bench"; then
+    echo "-- $label: no benchmark matches $bench in $pkg yet; skipped" >&2
+    return
+  fi
+  echo "-- $label: go test $pkg -bench '$bench'" >&2
+  gotest "$dir" "$pkg" "$tests" "$bench" "$bt" | results | sed -E "$rename" >"$out/$label"
+}
+
+# table: benchstat over the sides of the family that ran.
+table() {
+  local args=()
+  for label in kueue-v0.19.2 kueue-v0.19.2-greedy poolgate; do
+    [ -s "$out/$label" ] && args+=("$label=$out/$label")
+  done
+  if [ ${#args[@]} -eq 0 ]; then
+    echo "(no results)"
+    return
+  fi
+  "$benchstat" "${args[@]}"
+  if [ -n "$keep" ]; then
+    mkdir -p "$keep/$family" && cp "$out"/* "$keep/$family/"
+  fi
+}
+
+# greedy_kueue: a copy of Kueue's module in $tmp whose BenchmarkTASFlavorAssignment runs
+# with TASBalancedPlacement off, and a copy of this module pointed at it. Kueue's own
+# files in the module cache are never written.
+greedy_kueue() {
+  [ -d "$tmp/mod" ] && return
+  local src f on check
+  src=$(cd "$here" && go list -m -f '{{.Dir}}' sigs.k8s.io/kueue)
+  cp -r "$src" "$tmp/kueue" && chmod -R u+w "$tmp/kueue"
+  f=$tmp/kueue/pkg/cache/scheduler/tas_flavor_snapshot_bench_test.go
+  on='features.SetFeatureGateDuringTest(b, features.TASBalancedPlacement, true)'
+  check='if len(snapshot.domainStates) == snapshot.domainCount {'
+  if [ "$(grep -cF "$on" "$f")" != 1 ] || [ "$(grep -cF "$check" "$f")" != 1 ]; then
+    echo "Kueue's TAS benchmark is not the one this script patches ($f)" >&2
+    exit 1
+  fi
+  # Turn the gate off, and drop the one check that only balanced placement passes (that
+  # it cloned the domain state); the shapes, requests and other checks stay Kueue's.
+  sed -i "s/TASBalancedPlacement, true)/TASBalancedPlacement, false)/" "$f"
+  awk -v pat="$check" 'skip && /^\t\t}$/ { skip = 0; next } skip { next } index($0, pat) { skip = 1; next } { print }' \
+    "$f" >"$f.new" && mv "$f.new" "$f"
+  if grep -qF "$check" "$f" || ! grep -qF 'TASBalancedPlacement, false)' "$f"; then
+    echo "patching $f failed" >&2
+    exit 1
+  fi
+  mkdir "$tmp/mod"
+  cp "$here/go.mod" "$here/go.sum" "$here/tools.go" "$tmp/mod/"
+  echo "replace sigs.k8s.io/kueue => $tmp/kueue" >>"$tmp/mod/go.mod"
+}
+
+tas_bt=${benchtime:-2s}
+quota_names='s#^BenchmarkKueueShapesFitsAllQueues/#BenchmarkFitsAllCQs/#;s#^BenchmarkKueueShapesFits/#BenchmarkFits/#;s#^BenchmarkKueueShapesAvailable/#BenchmarkAvailable/#;s#^BenchmarkKueueShapesFlavorAssignerQuota/#BenchmarkFlavorAssignerQuota/#;s#^BenchmarkKueueShapesAddRemove/#BenchmarkAddRemoveUsage/#;s#^BenchmarkKueueShapesClone/#BenchmarkSnapshot/#'
+
+IFS=, read -ra selected <<<"$families"
+for family in "${selected[@]}"; do
+  out=$tmp/$family
+  mkdir -p "$out"
+  echo "== $family"
+  case $family in
+  quota)
+    side kueue-v0.19.2 "$here" . '^TestShapes$' '^Benchmark(Fits|AddRemoveUsage|Snapshot)$' "$benchtime"
+    side poolgate "$root" ./quota '^TestKueueShapes$' '^BenchmarkKueueShapes(Fits|AddRemove|Clone)$' "$benchtime" "$quota_names"
+    ;;
+  quota-all)
+    side kueue-v0.19.2 "$here" . '^TestShapes$' '^Benchmark(Fits|FitsAllCQs|Available|FlavorAssignerQuota|AddRemoveUsage|Snapshot)$' "$benchtime"
+    side poolgate "$root" ./quota '^TestKueueShapes$' \
+      '^BenchmarkKueueShapes(Fits|FitsAllQueues|Available|FlavorAssignerQuota|AddRemove|Clone)$' "$benchtime" "$quota_names"
+    ;;
+  drs)
+    side kueue-v0.19.2 "$here" . '^TestDRS$' '^BenchmarkDRS$' "$benchtime"
+    side poolgate "$root" ./quota '^TestKueueShapes' '^BenchmarkKueueShapesDRS$' "$benchtime" 's#^BenchmarkKueueShapesDRS/#BenchmarkDRS/#'
+    ;;
+  tas)
+    side kueue-v0.19.2 "$here" sigs.k8s.io/kueue/pkg/cache/scheduler '' '^BenchmarkTASFlavor(Assignment|Snapshot)$' "$tas_bt"
+    side poolgate "$root" ./bench '^TestKueueTASShapes$' '^BenchmarkKueueTAS$' "$tas_bt" 's#^BenchmarkKueueTAS/#BenchmarkTASFlavorAssignment/#'
+    ;;
+  tas-greedy)
+    greedy_kueue
+    side kueue-v0.19.2-greedy "$tmp/mod" sigs.k8s.io/kueue/pkg/cache/scheduler '' '^BenchmarkTASFlavorAssignment$' "$tas_bt"
+    side poolgate "$root" ./bench '^TestKueueTASShapes$' '^BenchmarkKueueTAS$' "$tas_bt" 's#^BenchmarkKueueTAS/#BenchmarkTASFlavorAssignment/#'
+    ;;
+  *)
+    echo "unknown family $family" >&2
+    usage >&2
+    exit 2
+    ;;
+  esac
+  table
+done
