@@ -1,6 +1,7 @@
 package admission_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -116,14 +117,13 @@ func ExampleOptions() {
 		n, _ := naming.ParsePool(p)
 		pools.AddPool(n, quota.NewPoolConfig(4))
 	}
-	strict, err := admission.ParseStrategy("strictfifo")
-	if err != nil {
+	// A host's configuration file names strategies as text.
+	var strategies map[string]admission.Strategy
+	if err := json.Unmarshal([]byte(`{"serving": "StrictFIFO"}`), &strategies); err != nil {
 		fmt.Println(err)
 		return
 	}
-	gate, err := admission.NewForPools(&pools, 8, admission.Options{
-		Strategies: map[string]admission.Strategy{"serving": strict},
-	})
+	gate, err := admission.NewForPools(&pools, 8, admission.Options{Strategies: strategies})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -133,6 +133,7 @@ func ExampleOptions() {
 		text, _ := s.MarshalText()
 		fmt.Printf("%s: %s\n", q, text)
 	}
+	strict, _ := admission.ParseStrategy("strictfifo")
 	_, err = admission.NewForPools(&pools, 8, admission.Options{
 		Strategies: map[string]admission.Strategy{"servng": strict},
 	})

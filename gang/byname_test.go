@@ -89,6 +89,21 @@ func ExamplePodGroupLeaf() {
 	// ready: true, minimum: 1 pod on leaf ""
 }
 
+// LeafName names the leaves of the dense per-leaf slices.
+func ExampleTree_LeafName() {
+	spec, _ := gang.ParseSpec([]byte(`{"subGroups": [
+	  {"name": "decode"}, {"name": "decode-workers", "parent": "decode", "minMember": 4},
+	  {"name": "decode-leader", "parent": "decode", "minMember": 1}]}`))
+	tree, _ := gang.Compile(spec)
+	for l := range tree.NumLeaves() {
+		name, _ := tree.LeafName(l)
+		fmt.Println(l, name)
+	}
+	// Output:
+	// 0 decode-workers
+	// 1 decode-leader
+}
+
 // CountsByName reads a configuration back by leaf name, e.g. to tell the host how many
 // pods of each SubGroup to create.
 func ExampleTree_CountsByName() {

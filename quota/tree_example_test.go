@@ -138,11 +138,19 @@ func ExampleTree_UsageByName() {
 	for _, node := range []string{"serving", "company", "servng"} {
 		u, err := tr.UsageByName(node, "gpu")
 		sq, _ := tr.SubtreeQuotaByName(node, "gpu")
+		bal, _ := tr.BalanceByName(node, "gpu")
 		borrowing, _ := tr.BorrowingByName(node, "gpu")
-		fmt.Println(node, u, sq, borrowing, err)
+		fmt.Println(node, "usage", u, "subtree quota", sq, "balance", bal, "borrowing", borrowing, err)
 	}
+	q, _ := tr.QuotaByName("research", "gpu")
+	lq, _ := tr.GuaranteedQuotaByName("research", "gpu")
+	fmt.Println("research: nominal", q.Nominal, "lends at most", q.LendingLimit, "keeps", lq)
+	_, err := tr.QuotaByName("research", "tpu")
+	fmt.Println(err)
 	// Output:
-	// serving 5 4 true <nil>
-	// company 5 6 false <nil>
-	// servng 0 0 false usage: node "servng": no such node
+	// serving usage 5 subtree quota 4 balance -1 borrowing true <nil>
+	// company usage 5 subtree quota 6 balance 1 borrowing false <nil>
+	// servng usage 0 subtree quota 0 balance 0 borrowing false usage: node "servng": no such node
+	// research: nominal 8 lends at most 2 keeps 6
+	// quota: node "research" resource "tpu": no such resource
 }
