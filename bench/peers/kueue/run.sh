@@ -10,14 +10,16 @@
 #        quota-all   quota, plus FitsAllCQs, Available and FlavorAssignerQuota
 #        drs         the dominant resource share of fair sharing, BenchmarkDRS/<tree>
 #                    (poolgate: quota's BenchmarkKueueShapesDRS)
-#        tas         Kueue's own BenchmarkTASFlavorAssignment (balanced placement) and
-#                    BenchmarkTASFlavorSnapshot, unmodified, from the module cache
-#                    (poolgate: bench's BenchmarkKueueTAS, the assignment shapes)
+#        tas         Kueue's own BenchmarkTASFlavorAssignment (balanced placement),
+#                    unmodified, from the module cache (poolgate: bench's
+#                    BenchmarkKueueTAS, Place of the same requests on the same nodes)
 #        tas-greedy  Kueue's BenchmarkTASFlavorAssignment with TASBalancedPlacement off,
 #                    its v0.19.2 default: the greedy best-fit path, on a patched copy of
 #                    Kueue in the temporary directory (poolgate: as for tas)
+#        tas-snapshot  Kueue's own BenchmarkTASFlavorSnapshot, the per-cycle TAS
+#                    snapshot, unmodified (no poolgate side: see README.md)
 #   -n count     go test -count, default 5
-#   -t benchtime go test -benchtime, default go's (1s), and 2s for tas and tas-greedy
+#   -t benchtime go test -benchtime, default go's (1s), and 2s for the tas families
 #   -o dir       also keep the raw outputs, one directory per family, in dir
 #   -s           skip the fixture checks that run before the benchmarks
 #
@@ -26,7 +28,7 @@
 # removed on exit (and, with -o, to dir); the module cache is only read.
 set -euo pipefail
 
-usage() { sed -n '4,26p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'; }
 
 families=quota,drs count=5 benchtime= keep= check=1
 while getopts 'f:n:t:o:sh' opt; do
@@ -81,15 +83,24 @@ has() {
 }
 
 # side LABEL DIR PKG TESTS BENCH BENCHTIME [SED]: run one side into $out/LABEL, its
-# names rewritten by SED, or note that the side has no such benchmarks.
+# names rewritten by SED, or note that the side has no such benchmarks. A side already
+# run for another family of this invocation, with the same benchmarks, is reused.
 side() {
   local label=$1 dir=$2 pkg=$3 tests=$4 bench=$5 bt=$6 rename=${7:-}
+  local key
+  key=$tmp/runs/$(printf '%s\n' "$dir" "$pkg" "$bench" "$bt" "$rename" | cksum | cut -d' ' -f1)
+  if [ -s "$key" ]; then
+    echo "-- $label: the results of $pkg -bench '$bench' from above" >&2
+    cp "$key" "$out/$label"
+    return
+  fi
   if ! has "$dir" "$pkg" "$bench"; then
     echo "-- $label: no benchmark matches $bench in $pkg yet; skipped" >&2
     return
   fi
   echo "-- $label: go test $pkg -bench '$bench'" >&2
   gotest "$dir" "$pkg" "$tests" "$bench" "$bt" | results | sed -E "$rename" >"$out/$label"
+  mkdir -p "$tmp/runs" && cp "$out/$label" "$key"
 }
 
 # table: benchstat over the sides of the family that ran.
@@ -160,13 +171,16 @@ for family in "${selected[@]}"; do
     side poolgate "$root" ./quota '^TestKueueShapes' '^BenchmarkKueueShapesDRS$' "$benchtime" 's#^BenchmarkKueueShapesDRS/#BenchmarkDRS/#'
     ;;
   tas)
-    side kueue-v0.19.2 "$here" sigs.k8s.io/kueue/pkg/cache/scheduler '' '^BenchmarkTASFlavor(Assignment|Snapshot)$' "$tas_bt"
+    side kueue-v0.19.2 "$here" sigs.k8s.io/kueue/pkg/cache/scheduler '' '^BenchmarkTASFlavorAssignment$' "$tas_bt"
     side poolgate "$root" ./bench '^TestKueueTASShapes$' '^BenchmarkKueueTAS$' "$tas_bt" 's#^BenchmarkKueueTAS/#BenchmarkTASFlavorAssignment/#'
     ;;
   tas-greedy)
     greedy_kueue
     side kueue-v0.19.2-greedy "$tmp/mod" sigs.k8s.io/kueue/pkg/cache/scheduler '' '^BenchmarkTASFlavorAssignment$' "$tas_bt"
     side poolgate "$root" ./bench '^TestKueueTASShapes$' '^BenchmarkKueueTAS$' "$tas_bt" 's#^BenchmarkKueueTAS/#BenchmarkTASFlavorAssignment/#'
+    ;;
+  tas-snapshot)
+    side kueue-v0.19.2 "$here" sigs.k8s.io/kueue/pkg/cache/scheduler '' '^BenchmarkTASFlavorSnapshot$' "$tas_bt"
     ;;
   *)
     echo "unknown family $family" >&2
