@@ -35,9 +35,9 @@ type Gate struct {
 	leaves []leafInfo
 	// route maps each name a workload may target to its queue.
 	route map[string]quota.NodeID
-	// pools reports that the tree is a pool set's (NewForPools, ReconfigurePools): the
-	// names the gate takes for queues are pool references, parsed as Check parses them,
-	// so a leaf's queue name such as team--shared is not one.
+	// pools reports that the tree is a pool set's (NewForPools, ReconfigurePools): a
+	// workload names a pool reference, parsed as Check parses a submission's pool, so a
+	// leaf's queue name such as team--shared is not one (see leafOf).
 	pools bool
 	// strategies holds the strategies SetStrategy set, by queue name, so that they
 	// survive a new tree; fallback is the strategy of every other queue.
@@ -109,9 +109,9 @@ type Options struct {
 	// set; the zero value is BestEffortFIFO.
 	Strategy Strategy
 	// Strategies sets the strategy of single queues at construction, as SetStrategy
-	// would: keys are what SetStrategy takes (a queue name, or on a gate built from
-	// pools a pool or subpool name), and each is kept by name across ReconfigurePools
-	// and Reconfigure. An unknown queue (ErrUnknownQueue) or an invalid strategy
+	// would: keys are what SetStrategy takes (a queue name, or a top-level pool's name
+	// for its shared leaf), and each is kept by name across ReconfigurePools and
+	// Reconfigure. An unknown queue (ErrUnknownQueue) or an invalid strategy
 	// (ErrInvalidValue) is an error of the constructor, reported for the first key in
 	// byte order. The gate keeps its own copy of the map.
 	Strategies map[string]Strategy
@@ -365,9 +365,9 @@ func (g *Gate) indexLow(r *record, sign int) {
 	}
 }
 
-// SetStrategy sets the strategy of queue (a queue name; on a gate built from pools, a
-// pool name for its shared leaf or a subpool name). It is kept by name across
-// ReconfigurePools and Reconfigure. Options.Strategies sets strategies at construction.
+// SetStrategy sets the strategy of queue (a queue name, or a top-level pool's name for
+// its shared leaf). It is kept by name across ReconfigurePools and Reconfigure.
+// Options.Strategies sets strategies at construction.
 func (g *Gate) SetStrategy(queue string, s Strategy) error {
 	if !s.IsValid() {
 		return inputErr(ErrInvalidValue, "strategy", s.String(), "must be BestEffortFIFO or StrictFIFO")
