@@ -238,30 +238,49 @@ func (t *Tree) AppendPathDRSWithout(dst []PathDRS, q NodeID, v []Quantity) ([]Pa
 
 // appendPath appends the path DRS of slot qi with sign·v charged to it. It walks
 // resource by resource, each up the whole path, and keeps the running maximum per node
-// in the appended elements themselves, so it needs no scratch space.
+// in the appended elements themselves, so it needs no scratch space; the first walk
+// appends the elements.
 func (t *Tree) appendPath(dst []PathDRS, qi int, v []Quantity, sign Quantity) []PathDRS {
 	start := len(dst)
-	for i := qi; i >= 0; i = int(t.parent[i]) {
-		dst = append(dst, PathDRS{Node: NodeID(i + 1), DRS: DRS{weight: t.weight[i]}})
+	if len(v) == 0 {
+		for i := qi; i >= 0; i = int(t.parent[i]) {
+			dst = append(dst, PathDRS{Node: NodeID(i + 1), DRS: DRS{weight: t.weight[i]}})
+		}
+		return dst
 	}
 	R := len(v)
 	for j, x := range v {
 		d := sign * x
-		for i, k := qi, start; i >= 0; i, k = int(t.parent[i]), k+1 {
+		for i, k := qi, start; i >= 0; k++ {
+			if j == 0 {
+				dst = append(dst, PathDRS{}) // filled in place: appending a literal copies it through the stack, half the cost of the walk
+				dst[k].Node, dst[k].DRS.weight = NodeID(i+1), t.weight[i]
+			}
 			c := &t.cfg[i*R+j]
 			u := t.usage[i*R+j]
 			after := u + d
-			if p := int(t.parent[i]); p >= 0 && after > c.sq {
+			p := int(t.parent[i])
+			if p >= 0 && after > c.sq {
 				e := &dst[k]
 				e.DRS.consider(j, t.resNames[j], after-c.sq, t.pot[p*R+j])
 				e.BorrowsRequested = e.BorrowsRequested || x > 0
 			}
 			if d != 0 {
-				d = spill(after, c.lq) - spill(u, c.lq)
+				d = spillOf(after, c.lq) - spillOf(u, c.lq)
 			}
+			i = p
 		}
 	}
 	return dst
+}
+
+// spillOf is spill for the non-negative usages of a what-if walk: u − lq cannot
+// overflow there, so it needs no saturating arithmetic.
+func spillOf(u, lq Quantity) Quantity {
+	if u > lq {
+		return u - lq
+	}
+	return 0
 }
 
 // checkChange validates a what-if change of queue q's usage by v, as Add (release false)

@@ -304,3 +304,34 @@ func BenchmarkKueueShapesDRS(b *testing.B) {
 		})
 	}
 }
+
+// TestKueueShapesDRS pins the shares BenchmarkKueueShapesDRS computes on Kueue's four
+// reference trees. Kueue v0.19.2 computes the same on the same trees (SimulateUsageAddition
+// and DominantResourceShare along the path): 30.303030303030305, 16.949152542372882 and
+// 22.727272727272727 (twice) for the target queue, 0 for every cohort above it.
+func TestKueueShapesDRS(t *testing.T) {
+	want := map[string]string{
+		"a_depth2_f10_10cq":   "nvidia.com/gpu 2/66 ÷ w1 ≈ 30.303",
+		"b_depth4_f10_1000cq": "nvidia.com/gpu 2/118 ÷ w1 ≈ 16.949",
+		"c1_depth6_f4_1024cq": "nvidia.com/gpu 2/88 ÷ w1 ≈ 22.727",
+		"c2_depth7_f4_4096cq": "nvidia.com/gpu 2/88 ÷ w1 ≈ 22.727",
+	}
+	for _, s := range kueueShapes {
+		f := buildKueueShape(t, s)
+		path, err := f.tr.AppendPathDRS(nil, f.target, f.req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(path) != s.cohortLevels+1 {
+			t.Fatalf("%s: path of %d", s.name, len(path))
+		}
+		if got := path[0].DRS.String(); got != want[s.name] {
+			t.Errorf("%s: target %s, want %s", s.name, got, want[s.name])
+		}
+		for _, e := range path[1:] {
+			if e.DRS.String() != "0" {
+				t.Errorf("%s: %s has DRS %v, want 0", s.name, f.tr.Name(e.Node), e.DRS)
+			}
+		}
+	}
+}
