@@ -217,6 +217,7 @@ func (t *Tree) RemoveNode(n NodeID) ([]Overdraft, error) {
 	clear(t.walk[i*R : (i+1)*R])
 	t.live--
 	if p < 0 {
+		t.refreshFair()
 		return nil, nil
 	}
 	t.children = slices.Clone(t.children)
