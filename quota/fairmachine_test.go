@@ -96,6 +96,9 @@ func (c fairCommand) PostCondition(state commands.State, result commands.Result)
 	if err := checkDRSAgainstModel(m, res.tr); err != nil {
 		return fail("%v", err)
 	}
+	if err := fairSelfCheck(res.tr); err != nil {
+		return fail("%v", err)
+	}
 	// The what-if path of the command's own amounts, from every live queue.
 	v := make([]Quantity, m.R)
 	for r := range m.R {
@@ -124,7 +127,8 @@ func (c fairCommand) PostCondition(state commands.State, result commands.Result)
 // moves, additions and removals on a Tree beside the fair model, and checks after every
 // step that both agree on legality and on every derived value (TestTreeMachine's
 // checks), on every weight, on every node's DRS and the order of every pair of them
-// (big.Rat), and on the DRS of every queue's path with the step's amounts added.
+// (big.Rat), and on the DRS of every queue's path with the step's amounts added, and
+// that the cached potentials and tree order match their definitions.
 func TestFairMachine(t *testing.T) {
 	cmds := &commands.ProtoCommands{
 		NewSystemUnderTestFunc: func(state commands.State) commands.SystemUnderTest {
