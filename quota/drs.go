@@ -178,16 +178,14 @@ func (t *Tree) DRSWith(n, q NodeID, v []Quantity) (DRS, error) {
 	R := t.numRes()
 	p := int(t.parent[i])
 	for j, x := range v {
-		for k := qi; ; k = int(t.parent[k]) {
-			c := &t.cfg[k*R+j]
-			u := t.usage[k*R+j]
-			if k == i {
-				if u += x; u > c.sq {
-					d.consider(j, t.resNames[j], u-c.sq, t.pot[p*R+j])
-				}
-				break
-			}
-			x = spill(u+x, c.lq) - spill(u, c.lq)
+		// Carry x up to n, stopping early where guaranteed quota absorbs all of it.
+		for k := qi; k != i && x != 0; k = int(t.parent[k]) {
+			u, lq := t.usage[k*R+j], t.cfg[k*R+j].lq
+			x = spillOf(u+x, lq) - spillOf(u, lq)
+		}
+		k := i*R + j
+		if u, sq := t.usage[k]+x, t.cfg[k].sq; u > sq {
+			d.consider(j, t.resNames[j], u-sq, t.pot[p*R+j])
 		}
 	}
 	return d, nil

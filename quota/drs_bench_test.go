@@ -176,8 +176,10 @@ func BenchmarkDRS(b *testing.B) {
 }
 
 // BenchmarkDRSWith: the DRS, with the target's borrowing request added, of the node
-// just below the root on its path, the one the request reaches last ("tree"), beside
-// "naive": add the request, recompute from scratch, big.Rat.
+// just below the root on its path ("tree"; guaranteed quota on the way absorbs the
+// request, and the walk stops there), the same for a request of 2^40 that spills all
+// the way up ("tree_to_root", the O(depth) worst case), beside "naive": add the
+// request, recompute from scratch, big.Rat.
 func BenchmarkDRSWith(b *testing.B) {
 	for _, s := range drsShapes {
 		b.Run(s.String()+"/tree", func(b *testing.B) {
@@ -187,6 +189,22 @@ func BenchmarkDRSWith(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				sinkDRS, _ = f.tr.DRSWith(top, f.target, f.req)
+			}
+		})
+		b.Run(s.String()+"/tree_to_root", func(b *testing.B) {
+			f := buildBench(b, s)
+			top := topOf(f.tr, f.target)
+			huge := make([]Quantity, len(f.req))
+			for j := range huge {
+				huge[j] = 1 << 40
+			}
+			if d, err := f.tr.DRSWith(top, f.target, huge); err != nil || !d.Borrowing() {
+				b.Fatalf("the huge request does not reach the top: %v %v", d, err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				sinkDRS, _ = f.tr.DRSWith(top, f.target, huge)
 			}
 		})
 		b.Run(s.String()+"/naive", func(b *testing.B) {
