@@ -4,7 +4,8 @@
 // builds a Tree from a PoolSet, SPEC §7):
 //
 //   - Tree, the hierarchical quota tree of KEP-79 (Kueue's hierarchical cohorts): cohorts
-//     and queues with nominal quotas, borrowing and lending limits, and usage.
+//     and queues with nominal quotas, borrowing and lending limits, usage, and the
+//     fair-sharing weights, dominant resource shares and fair shares of SPEC §12.
 //   - PoolSet, OSMO's pools and dynamic subpools: their lifecycle, ledgers, the pool list
 //     and the KAI queue set (SPEC §4).
 //
@@ -88,6 +89,103 @@
 //   - Edits copy the configuration the tree shares with its clones, O(nodes ×
 //     resources) each: edits are rare, clones happen every admission cycle.
 //
+// # Fair sharing
+//
+// SPEC §12 shares idle quota by weight instead of by arrival order. This package holds
+// its quota half: weights, dominant resource shares and fair shares. Package admission
+// builds the fair admission order and fair-sharing preemption on them.
+//
+// Weights. Every node has a Weight w ≥ 0, a decimal with up to three fractional digits
+// held exactly in thousandths (ParseWeight, WeightOf, WeightOfThousandths). The zero
+// Weight is 1, so a NodeSpec that leaves Weight out keeps the default. Tree.Weight reads
+// it and SetWeight edits it with the guarantees of the quota edits, returning the
+// WeightChange. A pool's over-quota weight becomes its cohort's weight through
+// PoolConfig.FairWeight.
+//
+// Dominant resource share. For a node n with parent p, per resource r:
+//
+//	borrowed[r] = max(0, U(n)[r] − SQ(n)[r])
+//	lendable[r] = potential(p)[r]
+//	DRS(n)      = max_r (borrowed[r] × 1000 / lendable[r]) / w(n)    over r with lendable > 0
+//
+// and 0 for a root or a node that borrows nothing. Tree.DRS answers on the current
+// usage. DRSWith and AppendPathDRS answer as if a queue took v more: v is charged to the
+// queue and carried up by §6's incremental rule, so part of it may stop at guaranteed
+// quota below an ancestor. AppendPathDRSWithout answers as if the queue released v. None
+// of them changes the tree; each is O(depth × resources) and allocates nothing. The tree
+// keeps every node's potential next to its subtree quota (the edits rebuild it, Add and
+// Remove leave it alone, as potential ignores usage), so one node's DRS is
+// O(resources) and a whole path O(depth × resources). Without that cache each node
+// would walk to the root for its parent's potential, O(depth²) per path.
+//
+// Comparing shares. DRS.Compare is exact: it cross-multiplies in 192-bit integers (a
+// quantity below 2^63, another, and a weight of at most 2^30 thousandths), never
+// divides and never uses floating point. A borrowing node of weight 0 ranks above every
+// finite share, and two such rank by their unweighted ratios. Compare orders values
+// only; the caller breaks ties (the tournament by priority, submit time and ID,
+// preemption by tree order). Tree order (CompareTreeOrder) is depth first from the roots
+// in the order they were added, a node before its subtree, children in the order they
+// were attached (a moved node is attached last).
+//
+// How package admission calls it (§12):
+//   - Tournament: for each candidate, the head of queue q with request v, call
+//     AppendPathDRS(buf[:0], q, v) once. At a cohort c on the path, the candidate's
+//     child subtree is the element just before c's own: its BorrowsRequested is test
+//     (1), its DRS (Compare) test (2).
+//   - Preemption targets: from the root down, the child with the highest Tree.DRS first,
+//     ties by CompareTreeOrder, on the working copy with earlier victims removed.
+//   - A victim z of queue y, with l the lowest common ancestor of the preemptor's queue
+//     q and y: P is the element just below l of AppendPathDRS(q, v); T is the element
+//     just below l of AppendPathDRSWithout(y, usage of z) for strategy 1 (after removing
+//     z), or of y's path with no change for strategy 2 (before removal). "Within nominal
+//     including the request" is BorrowingWith(q, r, v[r]) false for every r.
+//
+// Fair shares. Tree.FairShares takes each queue's demand (usage plus pending work) and
+// divides every root's SQ down the tree by weighted max-min water-filling, exactly and
+// deterministically (see its documentation for the rounds and the rounding). The
+// report gives Share and Demand per node and resource, and shows them as a table in the
+// style of the pool list (FormatFairShares) or as a Mermaid chart, usage beside share, so
+// that an operator sees who runs over their share and who waits under it.
+//
+// Where §12 differs from Kueue v0.19 and KAI-Scheduler, on purpose:
+//   - Exact comparison. Kueue divides in float64, so shares that differ in the last
+//     unit of quantities near 2^62 tie there and are told apart here; and there are no
+//     rounding steps to disagree about.
+//   - Deterministic ties. Kueue picks among child cohorts of equal share in the
+//     iteration order of a set; §12 uses tree order. A dominant resource tie goes to the
+//     first resource in ResourceID order (Kueue: the smallest name); the value is the
+//     same either way.
+//   - Weight 0. Kueue ranks a weight-0 node infinite only when its ratio is above 0;
+//     §12 ranks every borrowing weight-0 node so, also one that borrows only what
+//     nothing above can lend (an over-admitted path).
+//   - Fair shares. KAI-Scheduler's fairness documentation describes the same two steps
+//     (quota first, then the remainder by over-quota weight, level by level) in
+//     fractional amounts, within over-quota priority groups, and reclaims by allocated ÷
+//     fair share. §12 has no priority groups, hands out whole units with a fixed rule
+//     for the leftovers, caps each node at what its limits let it reach, and preempts by
+//     DRS.
+//
+// Decisions where §12 is silent:
+//   - Weights are at most 1000000. A pool weight above that counts as 1000000 in
+//     PoolConfig.FairWeight; no realistic weight comes near it, and the bound keeps every
+//     sum of sibling weights below 2^61 and every comparison within 192 bits.
+//   - A borrowed resource whose lendable amount is 0 counts with ratio 0, as in Kueue,
+//     yet the node is borrowing (DRS.Borrowing). An Unlimited lendable amount is the
+//     number Unlimited, so a node borrowing from an unlimited parent has a tiny
+//     positive share that still orders siblings by what they borrow.
+//   - A root's weight is kept but counts for nothing: its DRS is 0 and it has no
+//     siblings. DRSWith of a node off the queue's path is the node's DRS.
+//   - A what-if request is refused where Add would refuse it (a total reaching
+//     Unlimited), and a what-if release where Remove would.
+//   - Shares are in the units of usage. A cohort's demand is Σ max(0, demand(child) −
+//     LQ(child)), as its usage sums what spills past guaranteed quota, and a child's
+//     share takes from its parent's only the part past its LQ: that is the sense of
+//     "Σ children's shares ≤ parent's share" (with no lending limits, the plain sum).
+//   - A queue left out of the demand demands its usage; a demand below usage is taken
+//     as given (a what-if). A root with an Unlimited SQ gives every child its cap.
+//   - When only children of weight 0 want more, the rest of the parent's share stays
+//     undivided: weight 0 never gets borrowed capacity.
+//
 // # Pools and subpools
 //
 // A PoolSet holds OSMO's pools and their dynamic subpools (SPEC §4, seed 000): top-level
@@ -131,7 +229,8 @@
 //
 // Decisions where SPEC §4 is silent:
 //   - A pool's maximum is at least its quota, since it caps all usage and §7 builds the
-//     borrowing limit maximum − quota. The over-quota weight is a non-negative integer.
+//     borrowing limit maximum − quota. The over-quota weight is a non-negative integer;
+//     PoolConfig.FairWeight gives it as the fair-sharing weight of the pool's cohort.
 //   - A subpool quota is a finite whole number of GPUs: nothing is rounded here (the
 //     seed's "floor" rounding happens at the host's edge, and any remainder simply stays
 //     unallocated in the parent).

@@ -43,6 +43,7 @@ func (t *Tree) SetQuota(n NodeID, r ResourceID, q NodeQuota) ([]Overdraft, error
 	c := &t.cfg[i*t.numRes()+j]
 	c.nom, c.bl, c.ll = q.Nominal, q.BorrowingLimit.quantity(), q.LendingLimit.quantity()
 	t.recomputeUp(i)
+	t.refreshFair()
 	return t.overdraftsUp(i), nil
 }
 
@@ -98,6 +99,7 @@ func (t *Tree) Move(n, parent NodeID) ([]Overdraft, error) {
 	t.recomputeUp(i)
 	t.fixHeights(old)
 	t.fixHeights(i)
+	t.refreshFair()
 
 	out := t.overdraftsUp(i)
 	for a := old; a >= 0; a = int(t.parent[a]) {
@@ -161,6 +163,7 @@ func (t *Tree) AddNode(spec NodeSpec) (NodeID, []Overdraft, error) {
 	t.children = append(slices.Clip(t.children), nil)
 	t.height = append(slices.Clip(t.height), 0)
 	t.cfg = append(slices.Clip(t.cfg), cells...)
+	t.weight = append(slices.Clip(t.weight), spec.Weight)
 	t.usage = append(t.usage, usage...)
 	t.walk = append(t.walk, make([]walkCell, R)...)
 	for j, u := range usage {
@@ -172,6 +175,7 @@ func (t *Tree) AddNode(spec NodeSpec) (NodeID, []Overdraft, error) {
 	t.live++
 	t.recomputeUp(i)
 	t.fixHeights(i)
+	t.refreshFair()
 	return NodeID(i + 1), t.overdraftsUp(i), nil
 }
 
@@ -213,6 +217,7 @@ func (t *Tree) RemoveNode(n NodeID) ([]Overdraft, error) {
 	clear(t.walk[i*R : (i+1)*R])
 	t.live--
 	if p < 0 {
+		t.refreshFair()
 		return nil, nil
 	}
 	t.children = slices.Clone(t.children)
@@ -220,6 +225,7 @@ func (t *Tree) RemoveNode(n NodeID) ([]Overdraft, error) {
 	t.height = slices.Clone(t.height)
 	t.recomputeUp(p)
 	t.fixHeights(p)
+	t.refreshFair()
 	return t.overdraftsUp(p), nil
 }
 

@@ -88,6 +88,9 @@ type NodeSpec struct {
 	// running system; a cohort has none. It may exceed what the quotas allow (a tree
 	// built after a quota decrease is over-admitted, see Tree.Overdrafts).
 	Usage map[string]Quantity
+	// Weight is the node's fair-sharing weight (SPEC §12). The zero Weight is 1, so
+	// leaving it out gives the default.
+	Weight Weight
 }
 
 // NewTree builds a tree from spec, or reports the first rule the spec breaks, in this
@@ -118,6 +121,7 @@ func NewTree(spec TreeSpec) (*Tree, error) {
 	t.usage = make([]Quantity, N*R)
 	t.walk = make([]walkCell, N*R)
 	t.total = make([]Quantity, R)
+	t.weight = make([]Weight, N)
 	t.live = N
 
 	for i, ns := range spec.Nodes {
@@ -130,6 +134,7 @@ func NewTree(spec TreeSpec) (*Tree, error) {
 		t.index[ns.Name] = int32(i)
 		t.names[i] = ns.Name
 		t.kind[i] = ns.Kind
+		t.weight[i] = ns.Weight
 		if err := t.parseNode(ns, "new tree", t.cfg[i*R:(i+1)*R], t.usage[i*R:(i+1)*R]); err != nil {
 			return nil, err
 		}
@@ -176,6 +181,7 @@ func NewTree(spec TreeSpec) (*Tree, error) {
 		t.total[j] = sum
 	}
 	t.recomputeAll()
+	t.refreshFair()
 	return t, nil
 }
 

@@ -29,6 +29,9 @@ type QuotaNode struct {
 	Borrowing []int64 // NoLimit or a limit
 	Lending   []int64 // NoLimit or a limit
 	Usage     []int64
+	// Weight is the fair-sharing weight in thousandths: often 1000 (the default), now
+	// and then 0, a whole or a fractional weight.
+	Weight int64
 }
 
 // QuotaTrees generates valid trees of 1 to maxNodes nodes with 1 to maxResources
@@ -41,7 +44,7 @@ func QuotaTrees(maxNodes, maxResources int, maxAmount int64) gopter.Gen {
 	usage := gen.Frequency(map[int]gopter.Gen{3: gen.Const(int64(0)), 2: gen.Int64Range(0, (maxAmount+1)/2), 1: amount})
 	node := gopter.CombineGens(gen.IntRange(0, 1<<16), gen.IntRange(0, 9),
 		gen.SliceOfN(maxResources, amount), gen.SliceOfN(maxResources, limit),
-		gen.SliceOfN(maxResources, limit), gen.SliceOfN(maxResources, usage))
+		gen.SliceOfN(maxResources, limit), gen.SliceOfN(maxResources, usage), Weights())
 	nodes := gen.IntRange(1, maxNodes).FlatMap(func(n any) gopter.Gen {
 		return gen.SliceOfN(n.(int), node)
 	}, reflect.TypeOf([][]any(nil)))
@@ -54,7 +57,8 @@ func QuotaTrees(maxNodes, maxResources int, maxAmount int64) gopter.Gen {
 			pick, kind := f[0].(int), f[1].(int)
 			nom, bl, ll, use := f[2].([]int64)[:R], f[3].([]int64)[:R], f[4].([]int64)[:R], f[5].([]int64)[:R]
 			n := QuotaNode{Parent: -1, Queue: i > 0 && kind < 6,
-				Nominal: slices.Clone(nom), Borrowing: slices.Clone(bl), Lending: slices.Clone(ll), Usage: make([]int64, R)}
+				Nominal: slices.Clone(nom), Borrowing: slices.Clone(bl), Lending: slices.Clone(ll), Usage: make([]int64, R),
+				Weight: f[6].(int64)}
 			if i > 0 {
 				n.Parent = cohorts[pick%len(cohorts)]
 			} else {
@@ -90,10 +94,12 @@ const (
 	TreeMove
 	TreeAddNode
 	TreeRemoveNode
+	// TreeSetWeight sets a node's fair-sharing weight; only FairTreeOps generates it.
+	TreeSetWeight
 	numTreeOps
 )
 
-var treeOpNames = [...]string{"Add", "Remove", "Fits", "SetQuota", "Move", "AddNode", "RemoveNode"}
+var treeOpNames = [...]string{"Add", "Remove", "Fits", "SetQuota", "Move", "AddNode", "RemoveNode", "SetWeight"}
 
 // String returns the operation's name.
 func (k TreeOpKind) String() string {
@@ -109,7 +115,8 @@ func (k TreeOpKind) String() string {
 // Queue is the kind of an added node, Resource the resource of SetQuota, Amounts a
 // request with one amount per resource (trimmed to the tree's), and Quota the nominal
 // quota, borrowing and lending limit (NoLimit for none) of SetQuota and AddNode. Now and
-// then an amount is negative, so that refusals are exercised.
+// then an amount is negative, so that refusals are exercised. Weight is the weight in
+// thousandths of SetWeight and AddNode.
 type TreeOp struct {
 	Kind     TreeOpKind
 	Node     int
@@ -118,12 +125,35 @@ type TreeOp struct {
 	Resource int
 	Amounts  []int64
 	Quota    [3]int64
+	Weight   int64
 }
 
 // TreeOps generates one TreeOp for trees of up to maxResources resources, with amounts
 // mostly in [0, maxAmount]. Usage changes and fits come up more often than edits.
 func TreeOps(maxResources int, maxAmount int64) gopter.Gen {
-	weights := [numTreeOps]int{TreeAdd: 6, TreeRemove: 4, TreeFits: 5, TreeSetQuota: 3, TreeMove: 2, TreeAddNode: 1, TreeRemoveNode: 1}
+	return treeOps([numTreeOps]int{TreeAdd: 6, TreeRemove: 4, TreeFits: 5, TreeSetQuota: 3, TreeMove: 2,
+		TreeAddNode: 1, TreeRemoveNode: 1}, maxResources, maxAmount)
+}
+
+// FairTreeOps is TreeOps with SetWeight too, for the fair-sharing model tests: weights
+// and usage change often, quotas and structure now and then.
+func FairTreeOps(maxResources int, maxAmount int64) gopter.Gen {
+	return treeOps([numTreeOps]int{TreeAdd: 6, TreeRemove: 4, TreeFits: 2, TreeSetQuota: 2, TreeMove: 1,
+		TreeAddNode: 1, TreeRemoveNode: 1, TreeSetWeight: 4}, maxResources, maxAmount)
+}
+
+// Weights generates fair-sharing weights in thousandths: mostly the default 1000, and
+// 0, small whole weights and fractional ones such as 500 or 1250.
+func Weights() gopter.Gen {
+	return gen.OneGenOf(
+		gen.Const(int64(1000)), gen.Const(int64(1000)),
+		gen.Const(int64(0)),
+		gen.Int64Range(1, 4).Map(func(n int64) int64 { return 1000 * n }),
+		gen.Int64Range(1, 3000),
+	)
+}
+
+func treeOps(weights [numTreeOps]int, maxResources int, maxAmount int64) gopter.Gen {
 	total := 0
 	for _, w := range weights {
 		total += w
@@ -139,9 +169,31 @@ func TreeOps(maxResources int, maxAmount int64) gopter.Gen {
 	amount := gen.Frequency(map[int]gopter.Gen{20: gen.Int64Range(0, maxAmount), 1: gen.Const(int64(-1))})
 	limit := gen.Frequency(map[int]gopter.Gen{3: gen.Const(int64(NoLimit)), 2: gen.Int64Range(0, maxAmount)})
 	return gopter.CombineGens(kind, gen.IntRange(0, 1<<16), gen.IntRange(-1, 1<<16), gen.Bool(),
-		gen.IntRange(0, maxResources-1), gen.SliceOfN(maxResources, amount), amount, limit, limit).
+		gen.IntRange(0, maxResources-1), gen.SliceOfN(maxResources, amount), amount, limit, limit, Weights()).
 		Map(func(v []any) TreeOp {
 			return TreeOp{Kind: v[0].(TreeOpKind), Node: v[1].(int), Other: v[2].(int), Queue: v[3].(bool),
-				Resource: v[4].(int), Amounts: v[5].([]int64), Quota: [3]int64{v[6].(int64), v[7].(int64), v[8].(int64)}}
+				Resource: v[4].(int), Amounts: v[5].([]int64), Quota: [3]int64{v[6].(int64), v[7].(int64), v[8].(int64)},
+				Weight: v[9].(int64)}
 		})
+}
+
+// Scaled returns a copy of t with every amount (quotas, limits, usage) multiplied by
+// factor, for tests near the int64 range: a tree of amounts up to 6 and a factor of
+// 2^58 reaches usage sums near 2^62. Unset limits stay unset.
+func (t QuotaTree) Scaled(factor int64) QuotaTree {
+	out := QuotaTree{Resources: t.Resources, Nodes: make([]QuotaNode, len(t.Nodes))}
+	scale := func(s []int64) []int64 {
+		c := slices.Clone(s)
+		for i, v := range c {
+			if v != NoLimit {
+				c[i] = v * factor
+			}
+		}
+		return c
+	}
+	for i, n := range t.Nodes {
+		n.Nominal, n.Borrowing, n.Lending, n.Usage = scale(n.Nominal), scale(n.Borrowing), scale(n.Lending), scale(n.Usage)
+		out.Nodes[i] = n
+	}
+	return out
 }
