@@ -25,9 +25,7 @@ func (c *Cluster) Apply(p Placement) error {
 		}
 	}
 	for _, u := range use {
-		for j, q := range u.vec {
-			c.addFree(u.node, j, -q)
-		}
+		c.addRow(u.node, u.vec, -1)
 	}
 	return nil
 }
@@ -51,9 +49,7 @@ func (c *Cluster) Remove(p Placement) error {
 		}
 	}
 	for _, u := range use {
-		for j, q := range u.vec {
-			c.addFree(u.node, j, q)
-		}
+		c.addRow(u.node, u.vec, 1)
 	}
 	return nil
 }

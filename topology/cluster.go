@@ -56,8 +56,12 @@ type Cluster struct {
 	inTopo  int // nodes[:inTopo] are inside the topology, sorted by path then name
 
 	// free holds len(res) quantities per node; the Pods column is Unlimited for a node
-	// that does not limit its slots.
+	// that does not limit its slots. It changes only through setFree and setRow, which
+	// keep agg and the shape indexes in step with it.
 	free []int64
+
+	agg    aggregates  // per-domain sums and maxima of free, whatever the shape
+	shapes *shapeCache // per-shape counts that Place reuses across calls
 
 	// lv[0] is the whole cluster (one domain, every node), lv[1] the topology (one domain,
 	// the nodes inside it), lv[i+2] the user level levels[i]. Domains of a level are
@@ -155,6 +159,8 @@ func NewCluster(levels []string, nodes []Node) (*Cluster, error) {
 		}
 	}
 	c.buildDomains(nodes, order)
+	c.buildAggregates()
+	c.shapes = &shapeCache{}
 	return c, nil
 }
 
@@ -299,12 +305,20 @@ func (c *Cluster) freeOf(i int32) Resources {
 
 // Clone returns an independent copy: Apply and Remove on one do not affect the other.
 // The clone of a nil Cluster is nil.
+//
+// Clone copies the free capacity and shares everything else: the structure, which never
+// changes, and the aggregates and per-shape counts that Place keeps, copy on write, so
+// that the first Place on the clone does not count again what the original has counted.
 func (c *Cluster) Clone() *Cluster {
 	if c == nil {
 		return nil
 	}
 	d := *c
 	d.free = slices.Clone(c.free)
+	if c.shapes != nil {
+		d.agg = c.agg.shareAggregates()
+		d.shapes = c.shapes.clone()
+	}
 	return &d
 }
 
@@ -365,8 +379,14 @@ func (c *Cluster) nodeDomain(n int32, li int) int32 {
 	return int32(d - 1)
 }
 
-// addFree adds delta × shape to node i's free capacity, saturating on Unlimited.
-func (c *Cluster) addFree(i int32, col int, delta int64) {
-	p := &c.free[int(i)*len(c.res)+col]
-	*p = sat.Add(*p, delta)
+// addRow adds sign × vec to node i's free capacity, saturating on Unlimited, and keeps
+// the aggregates and shape counts in step.
+func (c *Cluster) addRow(i int32, vec []int64, sign int64) {
+	nr := len(c.res)
+	for j, q := range vec {
+		if q != 0 {
+			c.setFree(i, j, sat.Add(c.free[int(i)*nr+j], sign*q))
+		}
+	}
+	c.refreshShapes(i)
 }

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/google/btree"
+
 	"github.com/poolgate/poolgate/internal/sat"
 )
 
@@ -28,6 +30,8 @@ type searcher struct {
 	c         *Cluster
 	q         *compiled
 	cn        *counts
+	mode      mode
+	listAt    int // domains with more nodes are listed through the node index
 	budget    int
 	steps     int
 	exhausted bool
@@ -39,10 +43,35 @@ type searcher struct {
 
 	buckets []bucket // reservations, in the order they were made
 
-	used  map[int32][]int64 // per node: resources taken by the assignments so far
-	log   []assignment      // node assignments, in the order they were made
-	mixed bool              // the configuration places pods of more than one kind
+	usedAt  map[int32]int32 // per node: where usedBuf holds the resources taken on it
+	usedBuf []int64         // resources taken by the assignments so far, a row per node
+	log     []assignment    // node assignments, in the order they were made
+	mixed   bool            // the configuration places pods of more than one kind
+
+	ntrees []*btree.BTreeG[nodeItem] // per kind: the node index, once fetched
+
+	// Scratch reused from call to call: nothing in it outlives the call that fills it.
+	fb           fewestBuf
+	scratchNodes []int32
+	scratchFit   []int64
+	scratchFirst []bool
 }
+
+// mode says how a search reads the cluster.
+type mode int8
+
+const (
+	// indexed reads the Cluster's shape indexes: counts kept from call to call, best fits
+	// from ordered domains, the nodes of large domains from the node index, and the
+	// aggregate bounds to rule out what cannot fit before anything is counted.
+	indexed mode = iota
+	// scanned is the baseline: counts computed for the call, every candidate domain and
+	// every node found by scanning, no bounds.
+	scanned
+	// indexedAll is indexed with every node listing read from the node index, however
+	// small the domain: for the tests, whose clusters are small.
+	indexedAll
+)
 
 // bucket is a reservation: n pods of leaf `leaf` (of kind k) somewhere in domain (l, d).
 type bucket struct {
@@ -53,16 +82,23 @@ type bucket struct {
 	n    int64
 }
 
-func newSearcher(c *Cluster, q *compiled, budget int, scan bool) *searcher {
+func newSearcher(c *Cluster, q *compiled, budget int, m mode) *searcher {
 	s := &searcher{
-		c: c, q: q, cn: newCounts(c, q), budget: budget,
+		c: c, q: q, cn: newCounts(c, q, m == scanned), mode: m, listAt: listAt, budget: budget,
 		chosen: make([]bool, len(q.groups)),
 		dem:    make([][]int64, len(q.cons)),
 		total:  make([]int64, len(q.cons)),
 		region: make([]region, len(q.cons)),
-		used:   map[int32][]int64{},
 	}
-	s.cn.scan = scan
+	// The nodes a placement uses are at most its pods; sizing for them up front saves
+	// the search growing its maps and logs pod by pod.
+	hint := int(min(q.total, int64(len(c.names)), 512))
+	s.usedAt = make(map[int32]int32, hint)
+	s.usedBuf = make([]int64, 0, hint*len(c.res))
+	s.log = make([]assignment, 0, hint)
+	if m == indexedAll {
+		s.listAt = 0
+	}
 	for i := range s.dem {
 		s.dem[i] = make([]int64, len(q.kinds))
 	}
@@ -162,6 +198,9 @@ func (s *searcher) placeConfig() bool {
 		}
 	}
 	s.mixed = kinds > 1
+	if s.mode != scanned && !s.withinBounds() {
+		return false
+	}
 	if !s.alone() {
 		return false
 	}
@@ -181,6 +220,48 @@ func (s *searcher) alone() bool {
 			continue
 		}
 		return false
+	}
+	return true
+}
+
+// withinBounds reports whether the configuration passes the aggregate bounds, kept by
+// the Cluster whatever the shape: every kind placed fits some node on its own, resource by
+// resource, and every constraint's pods fit the largest free capacity of a domain of its
+// level (the required level, the topology, or the cluster for the whole request), summed
+// over its kinds, resource by resource. Both are necessary for a placement, so a request
+// larger than any domain or a pod larger than any node fails here, before any count.
+func (s *searcher) withinBounds() bool {
+	for k, n := range s.dem[0] {
+		kd := &s.q.kinds[k]
+		if n == 0 {
+			continue
+		}
+		if kd.never {
+			return false
+		}
+		for j, q := range kd.vec {
+			if q > s.c.nodeBound(j) {
+				return false
+			}
+		}
+	}
+	for ci := range s.q.cons {
+		if s.total[ci] == 0 {
+			continue
+		}
+		l := s.q.cons[ci].req
+		if l < 0 {
+			l = min(ci, 1)
+		}
+		for j := range s.c.res {
+			var want int64
+			for k, n := range s.dem[ci] {
+				want = sat.Add(want, mulSat(n, s.q.kinds[k].vec[j]))
+			}
+			if want > s.c.levelBound(l, j) {
+				return false
+			}
+		}
 	}
 	return true
 }
@@ -260,7 +341,7 @@ func (s *searcher) placeCons(ci int32, p region, k func() bool) bool {
 // is one domain of level l when l is narrower than base, or the part of base under one
 // domain of level l otherwise.
 func (s *searcher) candidate(ci int32, base region, l int, fn func(region) bool) bool {
-	if k, ok := s.singleKind(ci); ok && base.l == 1 && l >= 2 && !s.cn.scan {
+	if k, ok := s.singleKind(ci); ok && base.l == 1 && l >= 2 && s.mode != scanned {
 		from := domItem{s.dem[ci][k], 0}
 		for {
 			it, ok := s.cn.bestAtLeast(l, k, from)
@@ -307,14 +388,19 @@ func (s *searcher) candidates(ci int32, base region, l int) []region {
 			list = append(list, scored{r, s.leftover(ci, r)})
 		}
 	}
-	if l > base.l {
+	switch {
+	case l > base.l && base.l == 1 && l >= 2 && s.mode != scanned:
+		for _, d := range s.fitting(ci, l) {
+			add(region{l, []int32{d}})
+		}
+	case l > base.l:
 		for _, m := range base.ids {
 			lo, hi := s.c.descendants(base.l, m, l)
 			for d := lo; d < hi; d++ {
 				add(region{l, []int32{d}})
 			}
 		}
-	} else {
+	default:
 		for i := 0; i < len(base.ids); {
 			a := s.c.ancestor(base.l, base.ids[i], l)
 			j := i + 1
@@ -331,6 +417,30 @@ func (s *searcher) candidates(ci int32, base region, l int) []region {
 		out[i] = x.r
 	}
 	return out
+}
+
+// fitting returns, in path order, the domains of level l ≥ 2 where constraint ci's most
+// demanded kind fits on its own, read from that kind's ordered domains: every domain
+// where the constraint fits is among them, so candidates need not look at the others.
+func (s *searcher) fitting(ci int32, l int) []int32 {
+	k := int32(0)
+	for x, n := range s.dem[ci] {
+		if n > s.dem[ci][k] {
+			k = int32(x)
+		}
+	}
+	var ids []int32
+	from := domItem{s.dem[ci][k], 0}
+	for {
+		it, ok := s.cn.bestAtLeast(l, k, from)
+		if !ok {
+			break
+		}
+		ids = append(ids, it.d)
+		from = domItem{it.avail, it.d + 1}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // singleKind returns the one kind of pod that constraint ci places, if it has only one.
@@ -520,10 +630,19 @@ func (s *searcher) reserveLeaf(l int32, r region) bool {
 	need := g.pods
 	ids := r.ids
 	if len(ids) > 1 {
-		ids = slices.Clone(ids)
-		slices.SortStableFunc(ids, func(a, b int32) int {
-			return cmp.Compare(s.room(g.kind, r.l, b), s.room(g.kind, r.l, a))
-		})
+		type roomy struct {
+			d    int32
+			room int64
+		}
+		by := make([]roomy, len(ids))
+		for i, d := range ids {
+			by[i] = roomy{d, s.room(g.kind, r.l, d)}
+		}
+		slices.SortStableFunc(by, func(a, b roomy) int { return cmp.Compare(b.room, a.room) })
+		ids = make([]int32, len(by))
+		for i, x := range by {
+			ids[i] = x.d
+		}
 	}
 	for _, d := range ids {
 		take := min(need, s.room(g.kind, r.l, d))

@@ -1,0 +1,206 @@
+package topology
+
+import "math/bits"
+
+// aggregates are kept in step with the free capacity by every change to it (setFree),
+// whatever the pod shape: the free quantity of each resource summed per domain, and the
+// largest such sum per level and the largest free quantity per node. Place reads them as
+// upper bounds, to rule out a request that no domain of its level or no node could hold
+// before it counts anything, and as the free units that multi-shape best fit compares.
+//
+// Invariants, for every internal level l, domain d and resource column j:
+//
+//   - sums[l][d*nr+j] = Σ over the domain's nodes of min(free, clamp), where clamp =
+//     Unlimited/4/nodes, so no sum can overflow; a level whose domains hold one node each
+//     (single[l], usually the hostname level) stores nothing and reads the node's free;
+//   - dmax[l] (levels below the topology level that store sums) holds, per column, a max
+//     tree over the level's domains of those sums; nmax the same over every node's raw
+//     free quantity.
+//
+// All slices are copy on write (cow), so Clone shares them.
+type aggregates struct {
+	clamp  int64
+	single []bool
+	sums   []cow[int64]
+	dmax   []cow[int64]
+	dsize  []int // leaves of each level's max trees, a power of two
+	nmax   cow[int64]
+	nsize  int
+}
+
+// treeSize returns the number of leaves of a max tree over n items: a power of two.
+func treeSize(n int) int {
+	if n <= 1 {
+		return 1
+	}
+	return 1 << bits.Len(uint(n-1))
+}
+
+// buildAggregates computes the aggregates from scratch; NewCluster calls it once.
+func (c *Cluster) buildAggregates() {
+	n, nr := len(c.names), len(c.res)
+	a := &c.agg
+	a.clamp = Unlimited / 4 / int64(max(n, 1))
+	a.single = make([]bool, len(c.lv))
+	a.sums = make([]cow[int64], len(c.lv))
+	a.dmax = make([]cow[int64], len(c.lv))
+	a.dsize = make([]int, len(c.lv))
+	for l := range c.lv {
+		lv := &c.lv[l]
+		if l >= 2 && lv.count() == c.inTopo {
+			a.single[l] = true
+			continue
+		}
+		s := make([]int64, lv.count()*nr)
+		for d := range lv.count() {
+			row := s[d*nr : (d+1)*nr]
+			for i := lv.start[d]; i < lv.start[d+1]; i++ {
+				for j, q := range c.free[int(i)*nr : (int(i)+1)*nr] {
+					row[j] += min(q, a.clamp)
+				}
+			}
+		}
+		a.sums[l] = newCow(s)
+		if l >= 2 {
+			p := treeSize(lv.count())
+			t := make([]int64, nr*2*p)
+			for j := range nr {
+				for d := range lv.count() {
+					t[j*2*p+p+d] = s[d*nr+j]
+				}
+				fixTree(t[j*2*p:(j+1)*2*p], p)
+			}
+			a.dmax[l], a.dsize[l] = newCow(t), p
+		}
+	}
+	p := treeSize(n)
+	t := make([]int64, nr*2*p)
+	for j := range nr {
+		for i := range n {
+			t[j*2*p+p+i] = c.free[i*nr+j]
+		}
+		fixTree(t[j*2*p:(j+1)*2*p], p)
+	}
+	a.nmax, a.nsize = newCow(t), p
+}
+
+// fixTree computes every inner entry of a max tree with p leaves from its leaves.
+func fixTree(t []int64, p int) {
+	for x := p - 1; x >= 1; x-- {
+		t[x] = max(t[2*x], t[2*x+1])
+	}
+}
+
+// setTree sets leaf i of a max tree with p leaves and updates its ancestors.
+func setTree(t []int64, p, i int, v int64) {
+	x := p + i
+	t[x] = v
+	for x > 1 {
+		x /= 2
+		t[x] = max(t[2*x], t[2*x+1])
+	}
+}
+
+// rangeMax returns the largest leaf in [lo, hi) of a max tree with p leaves, 0 when the
+// range is empty.
+func rangeMax(t []int64, p, lo, hi int) int64 {
+	var m int64
+	for lo, hi = lo+p, hi+p; lo < hi; lo, hi = lo/2, hi/2 {
+		if lo&1 == 1 {
+			m = max(m, t[lo])
+			lo++
+		}
+		if hi&1 == 1 {
+			hi--
+			m = max(m, t[hi])
+		}
+	}
+	return m
+}
+
+// setFree sets the free quantity of column j on node i to v and keeps the aggregates in
+// step. Every change to the free capacity goes through it, or through setRow, which also
+// keeps the cached shape counts in step.
+func (c *Cluster) setFree(i int32, j int, v int64) {
+	nr := len(c.res)
+	old := c.free[int(i)*nr+j]
+	if old == v {
+		return
+	}
+	c.free[int(i)*nr+j] = v
+	a := &c.agg
+	if delta := min(v, a.clamp) - min(old, a.clamp); delta != 0 {
+		c.eachDomain(i, func(l int, d int32) {
+			if a.single[l] {
+				return
+			}
+			s := a.sums[l].own()
+			s[int(d)*nr+j] += delta
+			if l >= 2 {
+				p := a.dsize[l]
+				setTree(a.dmax[l].own()[j*2*p:(j+1)*2*p], p, int(d), s[int(d)*nr+j])
+			}
+		})
+	}
+	setTree(a.nmax.own()[j*2*a.nsize:(j+1)*2*a.nsize], a.nsize, int(i), v)
+}
+
+// eachDomain calls fn with every domain that holds node i, narrowest first: one per
+// level for a node inside the topology, the whole cluster only for one outside it.
+func (c *Cluster) eachDomain(i int32, fn func(l int, d int32)) {
+	if int(i) >= c.inTopo {
+		fn(0, 0)
+		return
+	}
+	l := len(c.lv) - 1
+	d := c.nodeDomain(i, l)
+	for ; l > 0; l-- {
+		fn(l, d)
+		d = c.lv[l].parent[d]
+	}
+	fn(0, 0)
+}
+
+// units returns the free quantity of column j in domain (l, d), each node's quantity
+// clamped as in the sums.
+func (c *Cluster) units(j, l int, d int32) int64 {
+	a := &c.agg
+	if a.single[l] {
+		return min(c.free[int(c.lv[l].start[d])*len(c.res)+j], a.clamp)
+	}
+	return a.sums[l].s[int(d)*len(c.res)+j]
+}
+
+// levelBound returns an upper bound on the free quantity of column j in any one domain of
+// level l: the largest domain sum, or Unlimited when a clamped quantity makes the sums
+// inexact.
+func (c *Cluster) levelBound(l, j int) int64 {
+	a := &c.agg
+	var m int64
+	switch {
+	case a.single[l]:
+		return rangeMax(a.nmax.s[j*2*a.nsize:(j+1)*2*a.nsize], a.nsize, 0, c.inTopo)
+	case l < 2:
+		m = a.sums[l].s[j]
+	default:
+		m = a.dmax[l].s[j*2*a.dsize[l]+1]
+	}
+	if m >= a.clamp {
+		return Unlimited
+	}
+	return m
+}
+
+// nodeBound returns the largest free quantity of column j on any node.
+func (c *Cluster) nodeBound(j int) int64 {
+	return c.agg.nmax.s[j*2*c.agg.nsize+1]
+}
+
+// shareAggregates returns aggregates that share c's slices, for a clone.
+func (a *aggregates) shareAggregates() aggregates {
+	b := *a
+	b.sums = shareAll(a.sums)
+	b.dmax = shareAll(a.dmax)
+	b.nmax = a.nmax.share()
+	return b
+}
