@@ -86,8 +86,8 @@ func (s *searcher) distribute(leaf, k int32, list *nodeList, n int64, elastic bo
 
 // liveFit is nodeFit on node i's capacity less what the assignments so far have taken.
 func (s *searcher) liveFit(i int32, k int32) int64 {
-	off, used := s.usedAt[i]
-	if !used && s.mode != scanned {
+	off := s.usedOff[i]
+	if off == 0 && s.mode != scanned {
 		if e := s.cn.sh[k]; e != nil {
 			return int64(e.cnt.s[i])
 		}
@@ -103,8 +103,8 @@ func (s *searcher) liveFit(i int32, k int32) int64 {
 	for j, q := range kd.vec {
 		if q > 0 {
 			f := row[j]
-			if used {
-				f = sat.Sub(f, s.usedBuf[int(off)+j])
+			if off > 0 {
+				f = sat.Sub(f, s.usedBuf[int(off)-1+j])
 			}
 			n = min(n, f/q)
 		}
@@ -113,13 +113,15 @@ func (s *searcher) liveFit(i int32, k int32) int64 {
 }
 
 func (s *searcher) take(leaf, k int32, node int32, x int64, elastic bool) {
-	off, ok := s.usedAt[node]
-	if !ok {
-		off = int32(len(s.usedBuf))
-		s.usedBuf = append(s.usedBuf, make([]int64, len(s.c.res))...)
-		s.usedAt[node] = off
+	nr := len(s.c.res)
+	off := s.usedOff[node]
+	if off == 0 {
+		off = int32(len(s.usedBuf)) + 1
+		s.usedBuf = append(s.usedBuf, make([]int64, nr)...)
+		s.usedOff[node] = off
+		s.usedList = append(s.usedList, node)
 	}
-	u := s.usedBuf[off : int(off)+len(s.c.res)]
+	u := s.usedBuf[off-1 : int(off)-1+nr]
 	// On a bounded column x × q is at most the free quantity; on an Unlimited one the
 	// sum may saturate, which liveFit never reads back (Unlimited minus anything stays
 	// Unlimited).
@@ -132,8 +134,9 @@ func (s *searcher) take(leaf, k int32, node int32, x int64, elastic bool) {
 func (s *searcher) untake() {
 	a := s.log[len(s.log)-1]
 	s.log = s.log[:len(s.log)-1]
-	off := s.usedAt[a.node]
-	u := s.usedBuf[off : int(off)+len(s.c.res)]
+	nr := len(s.c.res)
+	off := s.usedOff[a.node]
+	u := s.usedBuf[off-1 : int(off)-1+nr]
 	for j, q := range s.q.kinds[s.q.groups[s.q.leaves[a.leaf]].kind].vec {
 		u[j] = sat.Sub(u[j], mulSat(a.n, q))
 	}

@@ -19,9 +19,12 @@ import (
 // Node counts are capped at maxPods, which no request exceeds; with at most maxNodes nodes
 // no sum of counts can overflow.
 type counts struct {
-	c        *Cluster
-	scan     bool
-	reserved map[rkey]int64 // pods of a kind reserved in a domain and in its ancestors
+	c     *Cluster
+	scan  bool
+	kinds int
+	// held[l][k*count(l)+d] is the pods of kind k reserved in domain (l, d) and in its
+	// ancestors. The slices are the search's scratch, zero where nothing is reserved.
+	held [][]int64
 
 	// scan mode
 	prefix  [][]int64       // per kind: prefix[k][i] = Σ count of nodes [0, i)
@@ -36,7 +39,6 @@ type counts struct {
 	overlay map[ikey][]int32
 }
 
-type rkey struct{ k, l, d int32 }
 type ikey struct{ l, k int32 }
 
 // domItem orders the domains of one level by pods of one kind available, then by path:
@@ -53,8 +55,8 @@ func lessItem(a, b domItem) bool {
 	return a.d < b.d
 }
 
-func newCounts(c *Cluster, q *compiled, scan bool) *counts {
-	s := &counts{c: c, scan: scan, reserved: map[rkey]int64{}}
+func newCounts(c *Cluster, q *compiled, scan bool, held [][]int64) *counts {
+	s := &counts{c: c, scan: scan, kinds: len(q.kinds), held: held}
 	if !scan {
 		s.sh = c.shapesFor(q.kinds)
 		s.trees = map[ikey]*btree.BTreeG[domItem]{}
@@ -107,7 +109,15 @@ func (s *counts) capacity(k int32, l int, d int32) int64 {
 // avail returns the pods of kind k that domain (l, d) can still take given the
 // reservations made so far.
 func (s *counts) avail(k int32, l int, d int32) int64 {
-	return s.capacity(k, l, d) - s.reserved[rkey{k, int32(l), d}]
+	return s.capacity(k, l, d) - s.reserved(k, l, d)
+}
+
+// reserved returns the pods of kind k reserved in domain (l, d).
+func (s *counts) reserved(k int32, l int, d int32) int64 {
+	if x := int(k)*s.c.lv[l].count() + int(d); x < len(s.held[l]) {
+		return s.held[l][x]
+	}
+	return 0
 }
 
 // reserve reserves n pods of kind k in domain (l, d) and all its ancestors. It fails, and
@@ -132,16 +142,16 @@ func (s *counts) release(k int32, l int, d int32, n int64) { s.shift(k, l, d, -n
 
 func (s *counts) shift(k int32, l int, d int32, n int64) {
 	for li, di := l, d; li >= 0; li-- {
-		key := rkey{k, int32(li), di}
-		r := s.reserved[key] + n
-		if r == 0 {
-			delete(s.reserved, key)
-		} else {
-			s.reserved[key] = r
+		h := s.held[li]
+		if need := s.kinds * s.c.lv[li].count(); len(h) < need {
+			h = append(h, make([]int64, need-len(h))...)
+			s.held[li] = h
 		}
+		x := int(k)*s.c.lv[li].count() + int(di)
+		h[x] += n
 		if !s.scan && li >= 2 {
 			ik := ikey{int32(li), k}
-			switch {
+			switch r := h[x]; {
 			case r == 0:
 				s.overlay[ik] = slices.DeleteFunc(s.overlay[ik], func(x int32) bool { return x == di })
 			case r == n:
@@ -169,7 +179,7 @@ func (s *counts) bestAtLeast(l int, k int32, from domItem) (domItem, bool) {
 			s.trees[ik] = t
 		}
 		t.AscendGreaterOrEqual(from, func(it domItem) bool {
-			if _, held := s.reserved[rkey{k, int32(l), it.d}]; held {
+			if s.reserved(k, l, it.d) != 0 {
 				return true
 			}
 			out, found = it, true

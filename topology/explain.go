@@ -39,6 +39,7 @@ func (r Reason) String() string {
 // and it says so.
 func (c *Cluster) explain(q *compiled, m mode) []Reason {
 	s := newSearcher(c, q, 0, m)
+	defer s.release()
 	s.smallest(0)
 	for l, gi := range q.leaves {
 		if !s.chosen[gi] {

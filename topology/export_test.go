@@ -11,3 +11,9 @@ func PlaceScan(c *Cluster, r Request, o Options) (Result, error) { return c.plac
 func PlaceIndexedAll(c *Cluster, r Request, o Options) (Result, error) {
 	return c.place(r, o, indexedAll)
 }
+
+// fewest is fewestBuf.fewest with a buffer of its own.
+func fewest(room []int64, want int64) ([]int, bool) {
+	var b fewestBuf
+	return b.fewest(room, want)
+}

@@ -66,7 +66,7 @@ func spanOf(ids []int32) []int32 {
 // scanNodes lists the nodes one by one, as every search did before the node index.
 func (s *searcher) scanNodes(k int32, l int, ids []int32, n int64) *nodeList {
 	lv := &s.c.lv[l]
-	nodes, fit := s.scratchNodes[:0], s.scratchFit[:0]
+	nodes, fit := s.nodes[:0], s.fit[:0]
 	var total int64
 	for _, d := range ids {
 		for i := lv.start[d]; i < lv.start[d+1]; i++ {
@@ -77,15 +77,15 @@ func (s *searcher) scanNodes(k int32, l int, ids []int32, n int64) *nodeList {
 			}
 		}
 	}
-	s.scratchNodes, s.scratchFit = nodes, fit
+	s.nodes, s.fit = nodes, fit
 	out := &nodeList{nodes: make([]int32, 0, len(nodes)), fit: make([]int64, 0, len(nodes)), total: total}
 	pick, ok := s.fb.fewest(fit, n)
 	if !ok {
 		pick = nil
 	}
-	first := slices.Grow(s.scratchFirst[:0], len(nodes))[:len(nodes)]
+	first := slices.Grow(s.first[:0], len(nodes))[:len(nodes)]
 	clear(first)
-	s.scratchFirst = first
+	s.first = first
 	for _, j := range pick {
 		first[j] = true
 		out.add(nodes[j], fit[j])
@@ -154,7 +154,7 @@ func (s *searcher) indexNodes(k int32, l int, ids []int32, lo, hi int32, n int64
 // usedIn returns the nodes in [lo, hi) that the search has taken pods on, in node order.
 func (s *searcher) usedIn(lo, hi int32) []int32 {
 	var out []int32
-	for i := range s.usedAt {
+	for _, i := range s.usedList {
 		if i >= lo && i < hi {
 			out = append(out, i)
 		}
@@ -173,9 +173,19 @@ func (s *searcher) tightestNode(k int32, lo, hi int32, n int64, used []int32, li
 	t := s.nodeTree(k)
 	from := nodeItem{int32(min(n, math.MaxInt32)), lo}
 	for {
+		// Walk on from `from` over the nodes the search has used; stop at the first
+		// other node in range, or where the walk must jump.
 		var it nodeItem
 		ok := false
-		t.AscendGreaterOrEqual(from, func(x nodeItem) bool { it, ok = x, true; return false })
+		t.AscendGreaterOrEqual(from, func(x nodeItem) bool {
+			if x.i >= lo && x.i < hi {
+				if _, u := slices.BinarySearch(used, x.i); u {
+					return true
+				}
+			}
+			it, ok = x, true
+			return false
+		})
 		if !ok {
 			break
 		}
@@ -185,10 +195,6 @@ func (s *searcher) tightestNode(k int32, lo, hi int32, n int64, used []int32, li
 		}
 		if it.i >= hi {
 			from = nodeItem{it.cnt + 1, lo}
-			continue
-		}
-		if _, u := slices.BinarySearch(used, it.i); u {
-			from = nodeItem{it.cnt, it.i + 1}
 			continue
 		}
 		best, found = it, true

@@ -84,6 +84,7 @@ func (c *Cluster) place(r Request, o Options, m mode) (Result, error) {
 		budget = DefaultBudget
 	}
 	s := newSearcher(c, q, budget, m)
+	defer s.release()
 	if s.run() {
 		if o.Extras {
 			s.extras()

@@ -95,13 +95,18 @@ func (p Placement) String() string {
 func (s *searcher) placement() Placement {
 	q := s.q
 	shapes := make([]Resources, len(q.leaves))
-	log := slices.Clone(s.log)
-	slices.SortFunc(log, func(a, b assignment) int {
+	// The search is over: its log may be sorted in place. It is often in order already,
+	// buckets being filled in domain order and nodes in node order.
+	log := s.log
+	byLeafNode := func(a, b assignment) int {
 		if a.leaf != b.leaf {
 			return int(a.leaf - b.leaf)
 		}
 		return int(a.node - b.node)
-	})
+	}
+	if !slices.IsSortedFunc(log, byLeafNode) {
+		slices.SortStableFunc(log, byLeafNode)
+	}
 	n := 0
 	for i := range log {
 		if i == 0 || log[i].leaf != log[i-1].leaf || log[i].node != log[i-1].node {
@@ -133,6 +138,7 @@ func (s *searcher) placement() Placement {
 		cp := ConstraintPlacement{Scope: cc.scope, Constraint: cc.asked}
 		var pref []int32
 		first := int32(-1) // a node that holds the constraint's pods
+		d := int32(-1)     // the preferred-level domain of the last node looked up
 		for x, a := range log {
 			if x > 0 && a.leaf == log[x-1].leaf && a.node == log[x-1].node || !cc.leaves[a.leaf] {
 				continue
@@ -141,7 +147,13 @@ func (s *searcher) placement() Placement {
 				first = a.node
 			}
 			if cc.pref >= 0 {
-				pref = append(pref, s.c.nodeDomain(a.node, cc.pref))
+				// A group's nodes come in node order, so most lie in the last domain.
+				if lv := &s.c.lv[cc.pref]; d < 0 || a.node < lv.start[d] || a.node >= lv.start[d+1] {
+					d = s.c.nodeDomain(a.node, cc.pref)
+				}
+				if len(pref) == 0 || pref[len(pref)-1] != d {
+					pref = append(pref, d)
+				}
 			}
 		}
 		if first < 0 {

@@ -39,22 +39,18 @@ type searcher struct {
 	chosen []bool    // per group: placed in the configuration being tried
 	dem    [][]int64 // per constraint, per kind: pods demanded by the configuration
 	total  []int64   // per constraint: pods demanded by the configuration
+	scarce []int     // per constraint: its scarcest column, once worked out
 	region []region  // per constraint: where its pods go
 
 	buckets []bucket // reservations, in the order they were made
 
-	usedAt  map[int32]int32 // per node: where usedBuf holds the resources taken on it
-	usedBuf []int64         // resources taken by the assignments so far, a row per node
-	log     []assignment    // node assignments, in the order they were made
-	mixed   bool            // the configuration places pods of more than one kind
+	mixed bool // the configuration places pods of more than one kind
 
 	ntrees []*btree.BTreeG[nodeItem] // per kind: the node index, once fetched
 
-	// Scratch reused from call to call: nothing in it outlives the call that fills it.
-	fb           fewestBuf
-	scratchNodes []int32
-	scratchFit   []int64
-	scratchFirst []bool
+	// The node assignments and what they take of each node, with the buffers the
+	// search works in: taken from the Cluster and given back by release.
+	*scratch
 }
 
 // mode says how a search reads the cluster.
@@ -83,19 +79,15 @@ type bucket struct {
 }
 
 func newSearcher(c *Cluster, q *compiled, budget int, m mode) *searcher {
+	x := c.takeScratch()
 	s := &searcher{
-		c: c, q: q, cn: newCounts(c, q, m == scanned), mode: m, listAt: listAt, budget: budget,
+		c: c, q: q, cn: newCounts(c, q, m == scanned, x.held), mode: m, listAt: listAt, budget: budget, scratch: x,
 		chosen: make([]bool, len(q.groups)),
 		dem:    make([][]int64, len(q.cons)),
 		total:  make([]int64, len(q.cons)),
+		scarce: make([]int, len(q.cons)),
 		region: make([]region, len(q.cons)),
 	}
-	// The nodes a placement uses are at most its pods; sizing for them up front saves
-	// the search growing its maps and logs pod by pod.
-	hint := int(min(q.total, int64(len(c.names)), 512))
-	s.usedAt = make(map[int32]int32, hint)
-	s.usedBuf = make([]int64, 0, hint*len(c.res))
-	s.log = make([]assignment, 0, hint)
 	if m == indexedAll {
 		s.listAt = 0
 	}
@@ -180,6 +172,7 @@ func (s *searcher) placeConfig() bool {
 	for ci := range s.q.cons {
 		clear(s.dem[ci])
 		s.total[ci] = 0
+		s.scarce[ci] = unknownColumn
 	}
 	for l, gi := range s.q.leaves {
 		g := &s.q.groups[gi]
@@ -504,7 +497,7 @@ func (s *searcher) leftover(ci int32, r region) int64 {
 	for _, d := range r.ids {
 		have += s.cn.units(col, r.l, d)
 		for k := range s.q.kinds {
-			have = sat.Sub(have, mulSat(s.cn.reserved[rkey{int32(k), int32(r.l), d}], s.q.kinds[k].vec[col]))
+			have = sat.Sub(have, mulSat(s.cn.reserved(int32(k), r.l, d), s.q.kinds[k].vec[col]))
 		}
 	}
 	for k, n := range s.dem[ci] {
@@ -515,7 +508,18 @@ func (s *searcher) leftover(ci int32, r region) int64 {
 
 // scarcest returns the resource column that constraint ci's pods ask the largest share
 // of, over the topology's free capacity (ties by resource name), or -1 if it asks none.
+// It depends only on the configuration, so it is worked out once per configuration.
 func (s *searcher) scarcest(ci int32) int {
+	if s.scarce[ci] == unknownColumn {
+		s.scarce[ci] = s.scarcestColumn(ci)
+	}
+	return s.scarce[ci]
+}
+
+// unknownColumn marks a scarcest column not yet worked out.
+const unknownColumn = -2
+
+func (s *searcher) scarcestColumn(ci int32) int {
 	best, bestShare := -1, -1.0
 	for col := range s.c.res {
 		var want float64
@@ -558,7 +562,7 @@ func (s *searcher) spreadSet(ci int32, w region, p int) (region, bool) {
 	if !single {
 		want = s.leftoverBase(ci)
 	}
-	pick, ok := fewest(room, want)
+	pick, ok := s.fb.fewest(room, want)
 	if !ok {
 		return region{}, false
 	}

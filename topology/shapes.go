@@ -21,6 +21,7 @@ type shapeCache struct {
 	mu      sync.Mutex
 	tick    uint64
 	entries []*shapeIndex
+	spare   []*scratch // cleared scratch for the next searches
 }
 
 // shapeIndex keeps, for one pod shape, what Place would otherwise count on every call:

@@ -14,13 +14,7 @@ const fewestSteps = 4096
 // size, the one whose sum exceeds want the least (capacities 10, 9, 9 with want 18 → the
 // two 9s). Ties go to the set found first, visiting larger rooms first and equal rooms in
 // index order. It returns the chosen indices, largest room first, and false when even all
-// the entries together fall short.
-func fewest(room []int64, want int64) ([]int, bool) {
-	var b fewestBuf
-	return b.fewest(room, want)
-}
-
-// fewest is the package's fewest working in b, which a search reuses from call to call;
+// the entries together fall short. It works in b, which a search reuses from call to call:
 // the result lives in b until its next use.
 func (b *fewestBuf) fewest(room []int64, want int64) ([]int, bool) {
 	if want <= 0 {
