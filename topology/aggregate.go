@@ -1,14 +1,18 @@
 package topology
 
-import "math/bits"
+import (
+	"math/bits"
 
-// aggregates are kept in step with the free capacity by every change to it (setFree),
-// whatever the pod shape: the free quantity of each resource summed per domain, and the
+	"github.com/poolgate/poolgate/internal/sat"
+)
+
+// aggregates are kept in step with the free capacity, whatever the pod shape: the free quantity of each resource summed per domain, and the
 // largest such sum per level and the largest free quantity per node. Place reads them as
 // upper bounds, to rule out a request that no domain of its level or no node could hold
 // before it counts anything, and as the free units that multi-shape best fit compares.
 //
-// Invariants, for every internal level l, domain d and resource column j:
+// change keeps them in step with every change of the free capacity. Invariants, for every
+// internal level l, domain d and resource column j:
 //
 //   - sums[l][d*nr+j] = Σ over the domain's nodes of min(free, clamp), where clamp =
 //     Unlimited/4/nodes, so no sum can overflow; a level whose domains hold one node each
@@ -91,13 +95,18 @@ func fixTree(t []int64, p int) {
 	}
 }
 
-// setTree sets leaf i of a max tree with p leaves and updates its ancestors.
+// setTree sets leaf i of a max tree with p leaves and updates its ancestors, as far up as
+// their maxima change.
 func setTree(t []int64, p, i int, v int64) {
 	x := p + i
 	t[x] = v
 	for x > 1 {
 		x /= 2
-		t[x] = max(t[2*x], t[2*x+1])
+		m := max(t[2*x], t[2*x+1])
+		if t[x] == m {
+			return
+		}
+		t[x] = m
 	}
 }
 
@@ -118,31 +127,129 @@ func rangeMax(t []int64, p, lo, hi int) int64 {
 	return m
 }
 
-// setFree sets the free quantity of column j on node i to v and keeps the aggregates in
-// step. Every change to the free capacity goes through it, or through setRow, which also
-// keeps the cached shape counts in step.
-func (c *Cluster) setFree(i int32, j int, v int64) {
+// change adds sign × use to the free capacity of the nodes (saturating on Unlimited) and
+// keeps the aggregates and the cached shape counts in step. Every change to the free
+// capacity goes through it. The nodes come in node order, so the nodes of a domain are
+// consecutive: each domain's sums and tree entries are updated once, however many of its
+// nodes change.
+func (c *Cluster) change(use []nodeUse, sign int64) {
 	nr := len(c.res)
-	old := c.free[int(i)*nr+j]
-	if old == v {
-		return
-	}
-	c.free[int(i)*nr+j] = v
 	a := &c.agg
-	if delta := min(v, a.clamp) - min(old, a.clamp); delta != 0 {
+	shapes := c.shapes.entries
+	// pending[l] accumulates what the nodes seen so far add to one domain of level l:
+	// per column to the clamped sums, then per cached shape to the counts.
+	type pend struct {
+		d     int32
+		delta []int64
+	}
+	width := nr + len(shapes)
+	pending := make([]pend, len(c.lv))
+	buf := make([]int64, len(c.lv)*width+width)
+	for l := range pending {
+		pending[l] = pend{d: -1, delta: buf[l*width : (l+1)*width]}
+	}
+	node := buf[len(c.lv)*width:] // the current node's own deltas
+	flush := func(l int) {
+		p := &pending[l]
+		if p.d < 0 {
+			return
+		}
+		c.flushDomain(l, p.d, p.delta)
+		clear(p.delta)
+		p.d = -1
+	}
+	for _, u := range use {
+		i := u.node
+		row := c.free[int(i)*nr : (int(i)+1)*nr]
+		clear(node)
+		for j, q := range u.vec {
+			v := sat.Add(row[j], sign*q)
+			if v == row[j] {
+				continue
+			}
+			node[j] = min(v, a.clamp) - min(row[j], a.clamp)
+			row[j] = v
+			setTree(a.nmax.own()[j*2*a.nsize:(j+1)*2*a.nsize], a.nsize, int(i), v)
+		}
+		for x, e := range shapes {
+			old := e.cnt.s[i]
+			now := int32(nodeFit(row, &kind{vec: e.vec}, maxPods))
+			if now == old {
+				continue
+			}
+			e.cnt.own()[i] = now
+			node[nr+x] = int64(now - old)
+			if t := e.byNode; t != nil {
+				if old > 0 {
+					t.Delete(nodeItem{old, i})
+				}
+				if now > 0 {
+					t.ReplaceOrInsert(nodeItem{now, i})
+				}
+			}
+		}
 		c.eachDomain(i, func(l int, d int32) {
+			p := &pending[l]
 			if a.single[l] {
+				c.flushDomain(l, d, node) // one node, one domain: nothing to gather
 				return
 			}
-			s := a.sums[l].own()
-			s[int(d)*nr+j] += delta
-			if l >= 2 {
-				p := a.dsize[l]
-				setTree(a.dmax[l].own()[j*2*p:(j+1)*2*p], p, int(d), s[int(d)*nr+j])
+			if p.d != d {
+				flush(l)
+				p.d = d
+			}
+			for x, v := range node {
+				p.delta[x] += v
 			}
 		})
 	}
-	setTree(a.nmax.own()[j*2*a.nsize:(j+1)*2*a.nsize], a.nsize, int(i), v)
+	for l := range pending {
+		flush(l)
+	}
+}
+
+// flushDomain adds delta to domain (l, d): per column to the clamped sums and their max
+// tree, then per cached shape to the counts and the shape's tree of the level.
+func (c *Cluster) flushDomain(l int, d int32, delta []int64) {
+	nr := len(c.res)
+	a := &c.agg
+	if !a.single[l] {
+		var s, t []int64
+		for j, x := range delta[:nr] {
+			if x == 0 {
+				continue
+			}
+			if s == nil {
+				s = a.sums[l].own()
+				if l >= 2 {
+					t = a.dmax[l].own()
+				}
+			}
+			s[int(d)*nr+j] += x
+			if l >= 2 {
+				p := a.dsize[l]
+				setTree(t[j*2*p:(j+1)*2*p], p, int(d), s[int(d)*nr+j])
+			}
+		}
+	}
+	for x, e := range c.shapes.entries {
+		dx := delta[nr+x]
+		if dx == 0 {
+			continue
+		}
+		var before int64
+		if a.single[l] {
+			before = int64(e.cnt.s[c.lv[l].start[d]]) - dx // cnt is already the new count
+		} else {
+			s := e.sums[l].own()
+			before = s[d]
+			s[d] += dx
+		}
+		if t := e.byDom[l]; t != nil {
+			t.Delete(domItem{before, d})
+			t.ReplaceOrInsert(domItem{before + dx, d})
+		}
+	}
 }
 
 // eachDomain calls fn with every domain that holds node i, narrowest first: one per

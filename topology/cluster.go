@@ -7,8 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/poolgate/poolgate/internal/sat"
 )
 
 // maxNodes bounds a cluster's nodes so that sums of per-node pod counts (each at most
@@ -56,8 +54,8 @@ type Cluster struct {
 	inTopo  int // nodes[:inTopo] are inside the topology, sorted by path then name
 
 	// free holds len(res) quantities per node; the Pods column is Unlimited for a node
-	// that does not limit its slots. It changes only through setFree and setRow, which
-	// keep agg and the shape indexes in step with it.
+	// that does not limit its slots. It changes only through change, which keeps agg
+	// and the shape indexes in step with it.
 	free []int64
 
 	agg    aggregates  // per-domain sums and maxima of free, whatever the shape
@@ -377,16 +375,4 @@ func (c *Cluster) nodeDomain(n int32, li int) int32 {
 	// The last domain whose range starts at or before n.
 	d := sort.Search(l.count(), func(d int) bool { return l.start[d] > n })
 	return int32(d - 1)
-}
-
-// addRow adds sign × vec to node i's free capacity, saturating on Unlimited, and keeps
-// the aggregates and shape counts in step.
-func (c *Cluster) addRow(i int32, vec []int64, sign int64) {
-	nr := len(c.res)
-	for j, q := range vec {
-		if q != 0 {
-			c.setFree(i, j, sat.Add(c.free[int(i)*nr+j], sign*q))
-		}
-	}
-	c.refreshShapes(i)
 }

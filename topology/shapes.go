@@ -26,8 +26,8 @@ type shapeCache struct {
 
 // shapeIndex keeps, for one pod shape, what Place would otherwise count on every call:
 // the pods of the shape that fit on each node, their sums per domain, and, built on first
-// use, the domains of a level and the nodes ordered by those counts. setRow keeps it in
-// step with the free capacity.
+// use, the domains of a level and the nodes ordered by those counts. Cluster.change keeps
+// it in step with the free capacity.
 //
 // Invariants: cnt[i] = nodeFit(free of node i, vec, maxPods); sums[l][d] = Σ cnt over
 // domain (l, d) (empty for a level whose domains hold one node: cnt is the sum); byDom[l]
@@ -161,44 +161,6 @@ func (c *Cluster) nodeTree(e *shapeIndex) *btree.BTreeG[nodeItem] {
 	}
 	e.byNode = t
 	return t
-}
-
-// refreshShapes recounts node i for every cached shape after its free capacity changed.
-// Only Apply and Remove call it, with the Cluster to themselves.
-func (c *Cluster) refreshShapes(i int32) {
-	nr := len(c.res)
-	row := c.free[int(i)*nr : (int(i)+1)*nr]
-	for _, e := range c.shapes.entries {
-		old := e.cnt.s[i]
-		now := int32(nodeFit(row, &kind{vec: e.vec}, maxPods))
-		if now == old {
-			continue
-		}
-		e.cnt.own()[i] = now
-		delta := int64(now - old)
-		c.eachDomain(i, func(l int, d int32) {
-			var before int64
-			if c.agg.single[l] {
-				before = int64(old)
-			} else {
-				s := e.sums[l].own()
-				before = s[d]
-				s[d] += delta
-			}
-			if t := e.byDom[l]; t != nil {
-				t.Delete(domItem{before, d})
-				t.ReplaceOrInsert(domItem{before + delta, d})
-			}
-		})
-		if t := e.byNode; t != nil {
-			if old > 0 {
-				t.Delete(nodeItem{old, i})
-			}
-			if now > 0 {
-				t.ReplaceOrInsert(nodeItem{now, i})
-			}
-		}
-	}
 }
 
 // clone returns a cache for a clone of the Cluster: new entries that share the counts and
