@@ -19,7 +19,9 @@ import (
 //     (single[l], usually the hostname level) stores nothing and reads the node's free;
 //   - dmax[l] (levels below the topology level that store sums) holds, per column, a max
 //     tree over the level's domains of those sums; nmax the same over every node's raw
-//     free quantity.
+//     free quantity, a leaf per chunk of nodeChunk nodes (a leaf per node would cost
+//     more memory than the rest of the cluster's state for what it is used for, the
+//     largest free quantity of any node).
 //
 // All slices are copy on write (cow), so Clone shares them.
 type aggregates struct {
@@ -31,6 +33,9 @@ type aggregates struct {
 	nmax   cow[int64]
 	nsize  int
 }
+
+// nodeChunk is the number of nodes under one leaf of the node max tree.
+const nodeChunk = 32
 
 // treeSize returns the number of leaves of a max tree over n items: a power of two.
 func treeSize(n int) int {
@@ -77,15 +82,27 @@ func (c *Cluster) buildAggregates() {
 			a.dmax[l], a.dsize[l] = newCow(t), p
 		}
 	}
-	p := treeSize(n)
+	p := treeSize((n + nodeChunk - 1) / nodeChunk)
 	t := make([]int64, nr*2*p)
 	for j := range nr {
 		for i := range n {
-			t[j*2*p+p+i] = c.free[i*nr+j]
+			x := j*2*p + p + i/nodeChunk
+			t[x] = max(t[x], c.free[i*nr+j])
 		}
 		fixTree(t[j*2*p:(j+1)*2*p], p)
 	}
 	a.nmax, a.nsize = newCow(t), p
+}
+
+// chunkMax returns the largest free quantity of column j on the nodes of node i's chunk.
+func (c *Cluster) chunkMax(i int32, j int) int64 {
+	nr := len(c.res)
+	lo := int(i) / nodeChunk * nodeChunk
+	var m int64
+	for x := lo; x < min(lo+nodeChunk, len(c.names)); x++ {
+		m = max(m, c.free[x*nr+j])
+	}
+	return m
 }
 
 // fixTree computes every inner entry of a max tree with p leaves from its leaves.
@@ -108,23 +125,6 @@ func setTree(t []int64, p, i int, v int64) {
 		}
 		t[x] = m
 	}
-}
-
-// rangeMax returns the largest leaf in [lo, hi) of a max tree with p leaves, 0 when the
-// range is empty.
-func rangeMax(t []int64, p, lo, hi int) int64 {
-	var m int64
-	for lo, hi = lo+p, hi+p; lo < hi; lo, hi = lo/2, hi/2 {
-		if lo&1 == 1 {
-			m = max(m, t[lo])
-			lo++
-		}
-		if hi&1 == 1 {
-			hi--
-			m = max(m, t[hi])
-		}
-	}
-	return m
 }
 
 // change adds sign × use to the free capacity of the nodes (saturating on Unlimited) and
@@ -169,7 +169,7 @@ func (c *Cluster) change(use []nodeUse, sign int64) {
 			}
 			node[j] = min(v, a.clamp) - min(row[j], a.clamp)
 			row[j] = v
-			setTree(a.nmax.own()[j*2*a.nsize:(j+1)*2*a.nsize], a.nsize, int(i), v)
+			setTree(a.nmax.own()[j*2*a.nsize:(j+1)*2*a.nsize], a.nsize, int(i)/nodeChunk, c.chunkMax(i, j))
 		}
 		for x, e := range shapes {
 			old := e.cnt.s[i]
@@ -280,13 +280,13 @@ func (c *Cluster) units(j, l int, d int32) int64 {
 
 // levelBound returns an upper bound on the free quantity of column j in any one domain of
 // level l: the largest domain sum, or Unlimited when a clamped quantity makes the sums
-// inexact.
+// inexact; for a level of one node per domain, the largest quantity on any node.
 func (c *Cluster) levelBound(l, j int) int64 {
 	a := &c.agg
 	var m int64
 	switch {
 	case a.single[l]:
-		return rangeMax(a.nmax.s[j*2*a.nsize:(j+1)*2*a.nsize], a.nsize, 0, c.inTopo)
+		return c.nodeBound(j)
 	case l < 2:
 		m = a.sums[l].s[j]
 	default:

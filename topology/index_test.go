@@ -8,6 +8,7 @@ import (
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/prop"
+	"github.com/stretchr/testify/require"
 
 	"github.com/poolgate/poolgate/internal/gen"
 	"github.com/poolgate/poolgate/topology"
@@ -216,5 +217,51 @@ func TestConcurrentReadsAndClones(t *testing.T) {
 		if d := <-done; d != "" {
 			t.Fatal(d)
 		}
+	}
+}
+
+// TestBoundsRuleOutWithoutSearch: a configuration that the Cluster's aggregate bounds rule
+// out costs no search, and the answer and its explanation are the scan's.
+func TestBoundsRuleOutWithoutSearch(t *testing.T) {
+	c := seedCluster(t) // no rack has more than 16 GPUs free
+	rackSet := []topology.Set{{Groups: []string{"a", "b"}, Constraint: rack}}
+	for _, tt := range []struct {
+		name    string
+		req     topology.Request
+		outcome topology.Outcome
+		steps   int // Place's steps
+	}{{
+		// Each shape fits b2/r1 on its own (10 pods of 1 GPU, 4 of 2 GPUs), together
+		// they need 18 of its 16 GPUs: the scan reserves both and tries the
+		// distributions of the rack before it gives up.
+		name: "joint GPUs exceed every rack",
+		req: topology.Request{Root: topology.Group{Name: "r", Children: []topology.Group{
+			{Name: "a", Pods: 10, Shape: gpu1},
+			{Name: "b", Pods: 4, Shape: topology.Resources{"gpu": 2}},
+		}}, Sets: rackSet},
+		outcome: topology.NoFit,
+		steps:   1, // the root's one choice of children
+	}, {
+		// A pod of 5 GPUs fits no node (4 at most); any one child will do, so the
+		// configuration without it is placed.
+		name: "a pod larger than any node, in a child that may be left out",
+		req: topology.Request{Root: topology.Group{Name: "r", Need: 1, Children: []topology.Group{
+			{Name: "big", Pods: 1, Shape: topology.Resources{"gpu": 5}},
+			{Name: "small", Pods: 2, Shape: gpu1},
+		}}},
+		outcome: topology.Placed,
+		steps:   3, // two choices of a child, one pod placed
+	}} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := c.Place(tt.req, topology.Options{})
+			require.NoError(t, err)
+			want, err := topology.PlaceScan(c, tt.req, topology.Options{})
+			require.NoError(t, err)
+			require.Equal(t, tt.outcome, got.Outcome, "reasons: %v", got.Reasons)
+			require.Empty(t, sameResult(got, want))
+			require.Equal(t, tt.steps, got.Steps)
+			require.LessOrEqual(t, got.Steps, want.Steps)
+			t.Logf("steps: Place %d, scan %d", got.Steps, want.Steps)
+		})
 	}
 }
