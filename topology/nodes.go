@@ -78,7 +78,7 @@ func (s *searcher) scanNodes(k int32, l int, ids []int32, n int64) *nodeList {
 		}
 	}
 	s.nodes, s.fit = nodes, fit
-	out := &nodeList{nodes: make([]int32, 0, len(nodes)), fit: make([]int64, 0, len(nodes)), total: total}
+	out := &nodeList{nodes: s.carveNodes(len(nodes)), fit: s.carveFit(len(nodes)), total: total}
 	pick, ok := s.fb.fewest(fit, n)
 	if !ok {
 		pick = nil

@@ -21,6 +21,30 @@ type scratch struct {
 	nodes    []int32 // scanNodes' candidates
 	fit      []int64
 	first    []bool
+	// Node lists live until the search ends: they are carved out of these, which grow
+	// by whole new arrays so that lists carved earlier stay where they are.
+	listNodes []int32
+	listFit   []int64
+}
+
+// carveNodes returns an empty slice of capacity n that no other list shares.
+func (x *scratch) carveNodes(n int) []int32 {
+	if cap(x.listNodes)-len(x.listNodes) < n {
+		x.listNodes = make([]int32, 0, max(2*cap(x.listNodes), n, 256))
+	}
+	l := len(x.listNodes)
+	x.listNodes = x.listNodes[:l+n]
+	return x.listNodes[l : l : l+n]
+}
+
+// carveFit is carveNodes for the fits.
+func (x *scratch) carveFit(n int) []int64 {
+	if cap(x.listFit)-len(x.listFit) < n {
+		x.listFit = make([]int64, 0, max(2*cap(x.listFit), n, 256))
+	}
+	l := len(x.listFit)
+	x.listFit = x.listFit[:l+n]
+	return x.listFit[l : l : l+n]
 }
 
 // takeScratch returns cleared scratch for a search on c.
@@ -56,6 +80,7 @@ func (s *searcher) release() {
 	}
 	x.held = s.cn.held
 	x.usedList, x.usedBuf, x.log = x.usedList[:0], x.usedBuf[:0], x.log[:0]
+	x.listNodes, x.listFit = x.listNodes[:0], x.listFit[:0]
 	sc := s.c.shapes
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
