@@ -38,8 +38,10 @@ type Node struct {
 // Concurrency: the structure (levels, nodes, domains) never changes after NewCluster.
 // Read methods (Place, FromGang, Fit, Free, Nodes, Domains, Levels, Clone) may run
 // concurrently with each other; Apply and Remove must not run concurrently with any other
-// method on the same Cluster. Clones share only immutable structure, so distinct clones
-// may be used from different goroutines without coordination.
+// method on the same Cluster. Place fills a cache of counts per pod shape that later calls
+// reuse, under a lock of the Cluster's own. Clones share immutable structure, and the
+// aggregates and cached counts copy on write, so distinct clones may be used from
+// different goroutines without coordination.
 type Cluster struct {
 	levels   []string       // user level names, widest first
 	levelIdx map[string]int // user level name → internal level

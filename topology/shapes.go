@@ -12,11 +12,12 @@ import (
 // every shape kept costs Apply and Remove an update per node they touch.
 const maxShapes = 8
 
-// shapeCache holds a Cluster's shape indexes. Place is a read method and may run
-// concurrently with other reads, yet it fills the cache on first use of a shape: the
-// mutex guards the list and the lazily built trees, and an index is complete before it is
-// published, so readers use it without the lock. Only Apply and Remove, which have the
-// Cluster to themselves, change an index's contents.
+// shapeCache holds a Cluster's shape indexes and the scratch its searches reuse. Place is
+// a read method and may run concurrently with other reads, yet it fills the cache on
+// first use of a shape: the mutex guards the list, the lazily built trees and the spare
+// scratch, and an index is complete before it is published, so readers use it without
+// the lock. Only Apply and Remove, which have the Cluster to themselves, change an
+// index's contents.
 type shapeCache struct {
 	mu      sync.Mutex
 	tick    uint64
