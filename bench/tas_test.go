@@ -22,9 +22,9 @@ const (
 )
 
 // tasNodes returns Kueue's n nodes. With fragmented, a third of each rack's nodes (those
-// whose place in the rack is a multiple of 3, 6 of 16) are half full: 48 CPU, 192 GiB and
-// 55 slots taken, room for 6 workers instead of 12. With used, every node runs one pod of
-// 1 CPU and 1 GiB, as Kueue's snapshot benchmark's withNonTASPods.
+// whose place in the rack is a multiple of 3, 6 of 16) are half full: each runs a pod of
+// 48 CPU and 192 GiB, and has room for 6 workers instead of 12. With used, every node
+// runs one pod of 1 CPU and 1 GiB, as Kueue's snapshot benchmark's withNonTASPods.
 func tasNodes(n int, fragmented, used bool) []topology.Node {
 	nodes := make([]topology.Node, n)
 	for i := range nodes {
@@ -33,7 +33,7 @@ func tasNodes(n int, fragmented, used bool) []topology.Node {
 		host := fmt.Sprintf("node-%d", i)
 		free := topology.Resources{"cpu": tasCPU, "memory": tasMemory, topology.Pods: tasPods}
 		if fragmented && (i%tasNodesPerRack)%3 == 0 {
-			free = topology.Resources{"cpu": tasCPU / 2, "memory": tasMemory / 2, topology.Pods: tasPods - tasPods/2}
+			free = topology.Resources{"cpu": tasCPU / 2, "memory": tasMemory / 2, topology.Pods: tasPods - 1}
 		}
 		if used {
 			free["cpu"] -= 1_000
