@@ -76,6 +76,10 @@ type domainLevel struct {
 	start  []int32    // nodes of domain d are [start[d], start[d+1])
 	parent []int32    // domain at the level above; -1 at level 0
 	child  []int32    // first domain at the level below; child[len] closes the last range
+	// joined[d] is path[d] joined by '/', kept for the levels whose domains hold several
+	// nodes (a placement names them); nil for a level of one node per domain, whose
+	// paths are joined when asked for rather than held for every node.
+	joined []string
 }
 
 func (l *domainLevel) count() int { return len(l.path) }
@@ -246,6 +250,14 @@ func (c *Cluster) buildDomains(nodes []Node, order []int) {
 	}
 	last := &c.lv[len(c.lv)-1]
 	last.child = make([]int32, last.count()+1)
+	for li := 2; li < len(c.lv); li++ {
+		if l := &c.lv[li]; l.count() < c.inTopo {
+			l.joined = make([]string, l.count())
+			for d, p := range l.path {
+				l.joined[d] = strings.Join(p, "/")
+			}
+		}
+	}
 }
 
 // built returns nil for a Cluster made by NewCluster, and otherwise the error that its
@@ -343,6 +355,9 @@ func (c *Cluster) Domains(level string) []Domain {
 func (c *Cluster) domain(li int, d int32) Domain {
 	if li < 2 {
 		return Domain{}
+	}
+	if j := c.lv[li].joined; j != nil {
+		return Domain{Level: c.levels[li-2], Path: j[d]}
 	}
 	return Domain{Level: c.levels[li-2], Path: strings.Join(c.lv[li].path[d], "/")}
 }

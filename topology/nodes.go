@@ -41,26 +41,20 @@ func (l *nodeList) add(node int32, fit int64) {
 // nodesFor returns the nodes of the given domains of level l that can take a pod of kind
 // k, in the order to fill them with n pods.
 func (s *searcher) nodesFor(k int32, l int, ids []int32, n int64) *nodeList {
-	if s.mode != scanned && len(ids) > 0 && slices.Equal(ids, spanOf(ids)) {
-		lv := &s.c.lv[l]
-		lo, hi := lv.start[ids[0]], lv.start[ids[len(ids)-1]+1]
+	if s.mode != scanned {
 		if s.cn.sh[k] == nil {
-			return &nodeList{}
+			return &nodeList{} // the shape asks for a resource no node has
 		}
-		if int(hi-lo) > s.listAt {
-			return s.indexNodes(k, l, ids, lo, hi, n)
+		// Region ids are sorted and distinct: consecutive ones are one range of nodes.
+		if len(ids) > 0 && int(ids[len(ids)-1]-ids[0])+1 == len(ids) {
+			lv := &s.c.lv[l]
+			lo, hi := lv.start[ids[0]], lv.start[ids[len(ids)-1]+1]
+			if int(hi-lo) > s.listAt {
+				return s.indexNodes(k, l, ids, lo, hi, n)
+			}
 		}
 	}
 	return s.scanNodes(k, l, ids, n)
-}
-
-// spanOf returns the consecutive ids from ids[0] to ids[len-1]: ids equals it when the
-// domains are one range of nodes.
-func spanOf(ids []int32) []int32 {
-	if int(ids[len(ids)-1]-ids[0])+1 != len(ids) {
-		return nil
-	}
-	return ids
 }
 
 // scanNodes lists the nodes one by one, as every search did before the node index.

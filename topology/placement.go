@@ -96,7 +96,8 @@ func (s *searcher) placement() Placement {
 	q := s.q
 	shapes := make([]Resources, len(q.leaves))
 	// The search is over: its log may be sorted in place. It is often in order already,
-	// buckets being filled in domain order and nodes in node order.
+	// buckets being filled in domain order and nodes in node order. Entries of one leaf
+	// and node are summed, so their order among themselves does not matter.
 	log := s.log
 	byLeafNode := func(a, b assignment) int {
 		if a.leaf != b.leaf {
@@ -105,7 +106,7 @@ func (s *searcher) placement() Placement {
 		return int(a.node - b.node)
 	}
 	if !slices.IsSortedFunc(log, byLeafNode) {
-		slices.SortStableFunc(log, byLeafNode)
+		slices.SortFunc(log, byLeafNode)
 	}
 	n := 0
 	for i := range log {

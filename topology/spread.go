@@ -26,13 +26,19 @@ func (b *fewestBuf) fewest(room []int64, want int64) ([]int, bool) {
 		b.best = append(b.best[:0], i)
 		return b.best, true
 	}
-	b.order = b.order[:0]
+	// Most room first, equal rooms in index order: one key per entry, so that the
+	// sort compares integers rather than calling back.
+	b.keys = b.keys[:0]
 	for i, r := range room {
 		if r > 0 {
-			b.order = append(b.order, i)
+			b.keys = append(b.keys, roomKey{-r, i})
 		}
 	}
-	slices.SortStableFunc(b.order, func(x, y int) int { return cmp.Compare(room[y], room[x]) })
+	slices.SortFunc(b.keys, func(x, y roomKey) int { return cmp.Or(cmp.Compare(x.neg, y.neg), cmp.Compare(x.i, y.i)) })
+	b.order = b.order[:0]
+	for _, k := range b.keys {
+		b.order = append(b.order, k.i)
+	}
 	l := &b.list
 	*l = roomList{idx: b.order, room: l.room[:0], prefix: append(l.prefix[:0], 0)}
 	for _, i := range b.order {
@@ -42,8 +48,15 @@ func (b *fewestBuf) fewest(room []int64, want int64) ([]int, bool) {
 	return b.search(l, want)
 }
 
+// roomKey sorts an entry of fewest: by room, largest first, then by index.
+type roomKey struct {
+	neg int64 // the room, negated
+	i   int
+}
+
 // fewestBuf holds what fewest works in, reused from call to call by one search.
 type fewestBuf struct {
+	keys      []roomKey
 	order     []int
 	list      roomList
 	cur, best []int
