@@ -141,7 +141,7 @@ func NewCluster(levels []string, nodes []Node) (*Cluster, error) {
 		}
 	}
 
-	order := c.sortNodes(nodes)
+	order, paths := c.sortNodes(nodes)
 	nr := len(c.res)
 	c.names = make([]string, len(order))
 	c.labels = make([]map[string]string, len(order))
@@ -162,54 +162,55 @@ func NewCluster(levels []string, nodes []Node) (*Cluster, error) {
 			row[c.resIdx[r]] = q
 		}
 	}
-	c.buildDomains(nodes, order)
+	c.buildDomains(order, paths)
 	c.buildAggregates()
 	c.shapes = &shapeCache{}
 	return c, nil
 }
 
 // sortNodes returns node indices: nodes inside the topology by path then name, then the
-// nodes outside it by name. It sets c.inTopo.
-func (c *Cluster) sortNodes(nodes []Node) []int {
-	inside := func(n Node) bool {
-		for _, l := range c.levels {
-			if n.Labels[l] == "" {
-				return false
+// nodes outside it by name; and each node's path, its value per level (nil for a node
+// outside the topology). It sets c.inTopo.
+func (c *Cluster) sortNodes(nodes []Node) ([]int, [][]string) {
+	// Each node's path is read from its labels once, not at every comparison.
+	paths := make([][]string, len(nodes)) // nil for a node outside the topology
+	values := make([]string, len(nodes)*len(c.levels))
+	for i, n := range nodes {
+		p := values[i*len(c.levels) : (i+1)*len(c.levels)]
+		inside := true
+		for j, l := range c.levels {
+			if p[j] = n.Labels[l]; p[j] == "" {
+				inside = false
 			}
 		}
-		return true
+		if inside {
+			paths[i] = p
+			c.inTopo++
+		}
 	}
 	order := make([]int, len(nodes))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int {
-		na, nb := nodes[a], nodes[b]
-		ia, ib := inside(na), inside(nb)
-		if ia != ib {
-			if ia {
+		pa, pb := paths[a], paths[b]
+		if (pa == nil) != (pb == nil) {
+			if pa != nil {
 				return -1
 			}
 			return 1
 		}
-		if ia {
-			for _, l := range c.levels {
-				if r := cmp.Compare(na.Labels[l], nb.Labels[l]); r != 0 {
-					return r
-				}
-			}
+		if r := slices.Compare(pa, pb); r != 0 {
+			return r
 		}
-		return cmp.Compare(na.Name, nb.Name)
+		return cmp.Compare(nodes[a].Name, nodes[b].Name)
 	})
-	for _, i := range order {
-		if inside(nodes[i]) {
-			c.inTopo++
-		}
-	}
-	return order
+	return order, paths
 }
 
-func (c *Cluster) buildDomains(nodes []Node, order []int) {
+// buildDomains builds the levels' domains from the nodes in internal order and their
+// paths. A domain's path is a prefix of its first node's, shared rather than copied.
+func (c *Cluster) buildDomains(order []int, paths [][]string) {
 	n := int32(len(order))
 	c.lv = make([]domainLevel, len(c.levels)+2)
 	c.lv[0] = domainLevel{path: [][]string{nil}, start: []int32{0, n}, parent: []int32{-1}}
@@ -220,14 +221,10 @@ func (c *Cluster) buildDomains(nodes []Node, order []int) {
 		var prev []string
 		parent := int32(0)
 		for i := 0; i < c.inTopo; i++ {
-			labels := nodes[order[i]].Labels
 			for int(parent)+1 < up.count() && int32(i) >= up.start[parent+1] {
 				parent++
 			}
-			path := make([]string, 0, li+1)
-			for _, ln := range c.levels[:li+1] {
-				path = append(path, labels[ln])
-			}
+			path := paths[order[i]][: li+1 : li+1]
 			if prev == nil || !slices.Equal(prev, path) {
 				l.path = append(l.path, path)
 				l.start = append(l.start, int32(i))
