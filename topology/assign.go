@@ -161,19 +161,15 @@ func (s *searcher) nodeTree(k int32) *btree.BTreeG[nodeItem] {
 // distribution of the workers over the rack's nodes, for every candidate set of racks.
 func (s *searcher) bucketsFit() bool {
 	nr := len(s.c.res)
-	type dom struct {
-		l int
-		d int32
-	}
-	var doms []dom
-	var need []int64 // per entry of doms, nr quantities
+	doms := s.fitDoms[:0]
+	need := s.fitNeed[:0] // per entry of doms, nr quantities
 	for _, b := range s.buckets {
 		vec := s.q.kinds[b.k].vec
 		for l, d := b.l, b.d; l >= 0; l-- {
-			x := slices.Index(doms, dom{l, d})
+			x := slices.Index(doms, levelDomain{l, d})
 			if x < 0 {
 				x = len(doms)
-				doms = append(doms, dom{l, d})
+				doms = append(doms, levelDomain{l, d})
 				need = append(need, make([]int64, nr)...)
 			}
 			for j, q := range vec {
@@ -184,6 +180,7 @@ func (s *searcher) bucketsFit() bool {
 			}
 		}
 	}
+	s.fitDoms, s.fitNeed = doms, need // kept for the next call
 	for x, dm := range doms {
 		for j := range nr {
 			free := s.c.units(j, dm.l, dm.d)
@@ -198,6 +195,12 @@ func (s *searcher) bucketsFit() bool {
 		}
 	}
 	return true
+}
+
+// levelDomain is domain d of internal level l.
+type levelDomain struct {
+	l int
+	d int32
 }
 
 // extras places the elastic pods of every placed leaf, in spec order, as many as still fit

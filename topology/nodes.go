@@ -114,7 +114,7 @@ func (s *searcher) indexNodes(k int32, l int, ids []int32, lo, hi int32, n int64
 		if it, ok := s.tightestNode(k, lo, hi, n, used, live); ok {
 			picks = []int32{it.i}
 		} else if total >= n {
-			rooms := s.byRoom(k, lo, hi, used, live)
+			rooms := s.byRoom(k, lo, hi, n, used, live)
 			if it, ok := s.tightestNode(k, lo, hi, 1, used, live); ok {
 				rooms.least = int64(it.cnt)
 			}
@@ -206,7 +206,7 @@ func (s *searcher) tightestNode(k int32, lo, hi int32, n int64, used []int32, li
 // them, most room first and equal rooms in node order, produced one at a time: the index
 // is walked down by count, ascending in node order within a count, and merged with the
 // used nodes on their live capacity.
-func (s *searcher) byRoom(k int32, lo, hi int32, used []int32, live []int64) *roomList {
+func (s *searcher) byRoom(k int32, lo, hi int32, want int64, used []int32, live []int64) *roomList {
 	t := s.nodeTree(k)
 	var ups []nodeItem // used nodes with room, on their live capacity
 	for x, u := range used {
@@ -225,7 +225,7 @@ func (s *searcher) byRoom(k int32, lo, hi int32, used []int32, live []int64) *ro
 		group = m.cnt
 	}
 	pos := lo
-	var batch []nodeItem // the next unused nodes of the index in range, in order
+	batch := make([]nodeItem, 0, 64) // the next unused nodes of the index in range, in order
 	var head nodeItem
 	// advance sets head to the next unused node of the index in range, if any. It reads
 	// the index a batch at a time: one walk of the tree per node would cost more than
@@ -259,7 +259,13 @@ func (s *searcher) byRoom(k int32, lo, hi int32, used []int32, live []int64) *ro
 		return true
 	}
 	haveHead := advance()
-	return &roomList{more: func(r *roomList) bool {
+	// fewest reads about as many entries as it takes nodes of the most room to hold the
+	// pods; sizing for that saves growing the list entry by entry.
+	size := int(hi - lo)
+	if haveHead {
+		size = min(size, int(want/int64(head.cnt))+64)
+	}
+	return &roomList{idx: make([]int, 0, size), room: make([]int64, 0, size), more: func(r *roomList) bool {
 		useHead := haveHead
 		if len(ups) > 0 && (!haveHead || ups[0].cnt > head.cnt || (ups[0].cnt == head.cnt && ups[0].i < head.i)) {
 			useHead = false

@@ -21,6 +21,11 @@ type scratch struct {
 	nodes    []int32 // scanNodes' candidates
 	fit      []int64
 	first    []bool
+	// spreadSet's candidate domains and their room, and bucketsFit's domains and demand
+	spreadIds  []int32
+	spreadRoom []int64
+	fitDoms    []levelDomain
+	fitNeed    []int64
 	// Node lists live until the search ends: they are carved out of these, which grow
 	// by whole new arrays so that lists carved earlier stay where they are.
 	listNodes []int32

@@ -540,8 +540,7 @@ func (s *searcher) scarcestColumn(ci int32) int {
 // spreadSet picks the fewest domains of level p inside region w that together can hold
 // ci's pods and, among those, the ones with least left over.
 func (s *searcher) spreadSet(ci int32, w region, p int) (region, bool) {
-	var ids []int32
-	var room []int64
+	ids, room := s.spreadIds[:0], s.spreadRoom[:0]
 	k, single := s.singleKind(ci)
 	for _, m := range w.ids {
 		lo, hi := s.c.descendants(w.l, m, p)
@@ -558,6 +557,7 @@ func (s *searcher) spreadSet(ci int32, w region, p int) (region, bool) {
 			}
 		}
 	}
+	s.spreadIds, s.spreadRoom = ids, room // kept for the next call
 	want := s.total[ci]
 	if !single {
 		want = s.leftoverBase(ci)
