@@ -6,10 +6,11 @@ import (
 	"github.com/poolgate/poolgate/internal/sat"
 )
 
-// aggregates are kept in step with the free capacity, whatever the pod shape: the free quantity of each resource summed per domain, and the
-// largest such sum per level and the largest free quantity per node. Place reads them as
-// upper bounds, to rule out a request that no domain of its level or no node could hold
-// before it counts anything, and as the free units that multi-shape best fit compares.
+// aggregates describe the free capacity whatever the pod shape: the free quantity of each
+// resource summed per domain, the largest such sum per level, and the largest free
+// quantity on any node. Place reads them as upper bounds, to rule out a request that no
+// domain of its level or no node could hold before it counts anything, and as the free
+// units that best fit compares for a constraint with several shapes.
 //
 // change keeps them in step with every change of the free capacity. Invariants, for every
 // internal level l, domain d and resource column j:

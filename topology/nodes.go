@@ -202,7 +202,7 @@ func (s *searcher) tightestNode(k int32, lo, hi int32, n int64, used []int32, li
 	return best, found
 }
 
-// byRoom lists the nodes of [lo, hi) with room for a pod of kind k as fewestSorted reads
+// byRoom lists the nodes of [lo, hi) with room for a pod of kind k as fewest's search reads
 // them, most room first and equal rooms in node order, produced one at a time: the index
 // is walked down by count, ascending in node order within a count, and merged with the
 // used nodes on their live capacity.

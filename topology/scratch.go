@@ -86,6 +86,7 @@ func (s *searcher) release() {
 	x.held = s.cn.held
 	x.usedList, x.usedBuf, x.log = x.usedList[:0], x.usedBuf[:0], x.log[:0]
 	x.listNodes, x.listFit = x.listNodes[:0], x.listFit[:0]
+	x.fb.r = nil // a lazy list's producer holds the search
 	sc := s.c.shapes
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
