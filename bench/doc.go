@@ -16,6 +16,13 @@
 //     resources.
 //   - Place: topology.Cluster.Place of the rack-bound gang on 1,000 to 50,000 nodes, and
 //     of its workers alone (place-workers), one pod shape instead of two.
+//   - TASAssignment, TASAssignmentFragmented, TASSnapshot: Kueue v0.19.2's
+//     topology-aware scheduling benchmark shapes (BenchmarkTASFlavorAssignment and
+//     BenchmarkTASFlavorSnapshot) built with poolgate's API, sub-benchmarks named as
+//     Kueue's: Place of a rack-preferring group on empty and fragmented clusters of 100
+//     to 2,500 nodes, and the per-cycle copy (Clone) and build (NewCluster) of the
+//     cluster. Their baseline is Kueue itself, run on the same machine in the same
+//     sitting (README.md).
 //   - ScaleQueues, ScaleDepth, ScaleResources, ScalePods, ScaleSubGroups: cost against
 //     one size at a time (Place is the scale in nodes).
 //   - MemoryQueues, MemoryNodes, MemoryWorkloads: live heap per queue, node and

@@ -3,6 +3,7 @@ package topology
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/poolgate/poolgate/internal/sat"
 )
@@ -24,11 +25,7 @@ func (c *Cluster) Apply(p Placement) error {
 			}
 		}
 	}
-	for _, u := range use {
-		for j, q := range u.vec {
-			c.addFree(u.node, j, -q)
-		}
-	}
+	c.change(use, -1)
 	return nil
 }
 
@@ -50,11 +47,7 @@ func (c *Cluster) Remove(p Placement) error {
 			}
 		}
 	}
-	for _, u := range use {
-		for j, q := range u.vec {
-			c.addFree(u.node, j, q)
-		}
-	}
+	c.change(use, 1)
 	return nil
 }
 
@@ -68,60 +61,63 @@ func (c *Cluster) usage(p Placement) ([]nodeUse, error) {
 	if err := c.built(); err != nil {
 		return nil, err
 	}
-	byNode := map[int32][]int64{}
+	nr := len(c.res)
+	row := make(map[int32]int, len(p.Assignments)) // node → its row in sums
+	var sums []int64
 	var order []int32
 	for i, a := range p.Assignments {
-		field := fmt.Sprintf("assignments[%d]", i)
 		n, ok := c.nodeIdx[a.Node]
 		if !ok {
-			return nil, placementErr(field+".node", fmt.Sprintf("%q", a.Node), "no such node")
+			return nil, placementErr(assignField(i)+".node", fmt.Sprintf("%q", a.Node), "no such node")
 		}
 		if a.Pods < 0 || a.Elastic < 0 || a.Elastic > a.Pods {
-			return nil, placementErr(field+".pods", fmt.Sprintf("%d (elastic %d)", a.Pods, a.Elastic), "pods must not be negative and elastic pods are part of them")
+			return nil, placementErr(assignField(i)+".pods", fmt.Sprintf("%d (elastic %d)", a.Pods, a.Elastic), "pods must not be negative and elastic pods are part of them")
 		}
-		u := byNode[n]
-		if u == nil {
-			u = make([]int64, len(c.res))
-			byNode[n] = u
+		r, seen := row[n]
+		if !seen {
+			r = len(order)
+			row[n] = r
 			order = append(order, n)
+			sums = append(sums, make([]int64, nr)...)
 		}
-		add := func(col int, per int64, res string) error {
-			x, ok := mulChecked(a.Pods, per)
-			if ok {
-				u[col], ok = sat.AddChecked(u[col], x)
-			}
-			if !ok {
-				return placementErr(field, fmt.Sprintf("%d × %d %s", a.Pods, per, res), "the total would overflow")
-			}
-			return nil
-		}
+		u := sums[r*nr : (r+1)*nr]
 		for name, q := range a.Shape {
 			switch {
 			case name == Pods:
-				return nil, placementErr(field+".shape", fmt.Sprintf("%q", name), "every pod takes one slot; a shape must not list pods")
+				return nil, placementErr(assignField(i)+".shape", fmt.Sprintf("%q", name), "every pod takes one slot; a shape must not list pods")
 			case q < 0:
-				return nil, placementErr(fmt.Sprintf("%s.shape[%q]", field, name), fmt.Sprint(q), "quantities must not be negative")
+				return nil, placementErr(fmt.Sprintf("%s.shape[%q]", assignField(i), name), fmt.Sprint(q), "quantities must not be negative")
 			case q == 0 || a.Pods == 0:
 				continue
 			}
 			col, ok := c.resIdx[name]
 			if !ok {
-				return nil, placementErr(fmt.Sprintf("%s.shape[%q]", field, name), fmt.Sprint(q), "no node has this resource")
+				return nil, placementErr(fmt.Sprintf("%s.shape[%q]", assignField(i), name), fmt.Sprint(q), "no node has this resource")
 			}
-			if err := add(col, q, name); err != nil {
-				return nil, err
+			if !addUse(u, col, a.Pods, q) {
+				return nil, placementErr(assignField(i), fmt.Sprintf("%d × %d %s", a.Pods, q, name), "the total would overflow")
 			}
 		}
-		if c.slots >= 0 {
-			if err := add(c.slots, 1, Pods); err != nil {
-				return nil, err
-			}
+		if c.slots >= 0 && !addUse(u, c.slots, a.Pods, 1) {
+			return nil, placementErr(assignField(i), fmt.Sprintf("%d × %d %s", a.Pods, 1, Pods), "the total would overflow")
 		}
 	}
-	slices.Sort(order)
 	out := make([]nodeUse, len(order))
-	for i, n := range order {
-		out[i] = nodeUse{n, byNode[n]}
+	for r, n := range order {
+		out[r] = nodeUse{n, sums[r*nr : (r+1)*nr : (r+1)*nr]}
 	}
+	slices.SortFunc(out, func(a, b nodeUse) int { return int(a.node - b.node) })
 	return out, nil
+}
+
+// assignField names assignment i of a placement in errors.
+func assignField(i int) string { return "assignments[" + strconv.Itoa(i) + "]" }
+
+// addUse adds pods × per to u[col], and reports false when the total would overflow.
+func addUse(u []int64, col int, pods, per int64) bool {
+	x, ok := mulChecked(pods, per)
+	if ok {
+		u[col], ok = sat.AddChecked(u[col], x)
+	}
+	return ok
 }

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/google/btree"
+
 	"github.com/poolgate/poolgate/internal/sat"
 )
 
@@ -20,6 +22,9 @@ type assignment struct {
 // assignment tried always succeeds; with several kinds sharing nodes it may not, and every
 // distribution is tried in turn.
 func (s *searcher) assignAll() bool {
+	if s.mixed && s.mode != scanned && !s.bucketsFit() {
+		return false
+	}
 	order := make([]int, len(s.buckets))
 	for i := range order {
 		order[i] = i
@@ -37,70 +42,34 @@ func (s *searcher) assignAll() bool {
 			return true
 		}
 		b := s.buckets[order[i]]
-		nodes, fit := s.nodesFor(b.k, b.l, []int32{b.d}, b.n)
-		return s.distribute(b.leaf, b.k, nodes, fit, b.n, false, func() bool { return next(i + 1) })
+		return s.distribute(b.leaf, b.k, s.nodesFor(b.k, b.l, []int32{b.d}, b.n), b.n, false, func() bool { return next(i + 1) })
 	}
 	return next(0)
 }
 
-// nodesFor returns the nodes of the given domains that can take a pod of kind k, in the
-// order to fill them: the fewest nodes that hold n pods with least left over (best fit),
-// then the others in node order; and each node's count.
-func (s *searcher) nodesFor(k int32, l int, ids []int32, n int64) ([]int32, []int64) {
-	var nodes []int32
-	var fit []int64
-	lv := &s.c.lv[l]
-	for _, d := range ids {
-		for i := lv.start[d]; i < lv.start[d+1]; i++ {
-			if f := s.liveFit(i, k); f > 0 {
-				nodes = append(nodes, i)
-				fit = append(fit, f)
-			}
-		}
-	}
-	pick, ok := fewest(fit, n)
-	if !ok {
-		return nodes, fit
-	}
-	first := make([]bool, len(nodes))
-	on := make([]int32, 0, len(nodes))
-	of := make([]int64, 0, len(nodes))
-	for _, j := range pick {
-		first[j] = true
-		on, of = append(on, nodes[j]), append(of, fit[j])
-	}
-	for j := range nodes {
-		if !first[j] {
-			on, of = append(on, nodes[j]), append(of, fit[j])
-		}
-	}
-	return on, of
-}
-
-// distribute assigns n pods of leaf (kind k) to nodes, as many as fit on each node in
-// order, then continues with k. When the continuation fails and pods of several kinds
-// share nodes, it tries fewer pods on earlier nodes, down to every distribution.
-func (s *searcher) distribute(leaf, k int32, nodes []int32, fit []int64, n int64, elastic bool, cont func() bool) bool {
-	rest := make([]int64, len(nodes)+1)
-	for j := len(nodes) - 1; j >= 0; j-- {
-		rest[j] = rest[j+1] + fit[j]
-	}
-	var at func(j int, left int64) bool
-	at = func(j int, left int64) bool {
+// distribute assigns n pods of leaf (kind k) to the listed nodes, as many as fit on each
+// node in order, then continues with cont. When the continuation fails and pods of several
+// kinds share nodes, it tries fewer pods on earlier nodes, down to every distribution.
+func (s *searcher) distribute(leaf, k int32, list *nodeList, n int64, elastic bool, cont func() bool) bool {
+	// at places left pods on the nodes from position j on; before is the room of the
+	// nodes before j, so that total − before is the room from j on.
+	var at func(j int, before, left int64) bool
+	at = func(j int, before, left int64) bool {
 		if left == 0 {
 			return cont()
 		}
-		if j == len(nodes) || rest[j] < left {
+		if list.total-before < left || !list.has(j) {
 			return false
 		}
-		for x := min(fit[j], left); x >= 0; x-- {
+		node, fit := list.nodes[j], list.fit[j]
+		for x := min(fit, left); x >= 0; x-- {
 			if !s.step() {
 				return false
 			}
 			if x > 0 {
-				s.take(leaf, k, nodes[j], x, elastic)
+				s.take(leaf, k, node, x, elastic)
 			}
-			if at(j+1, left-x) {
+			if at(j+1, before+fit, left-x) {
 				return true
 			}
 			if x > 0 {
@@ -112,24 +81,30 @@ func (s *searcher) distribute(leaf, k int32, nodes []int32, fit []int64, n int64
 		}
 		return false
 	}
-	return at(0, n)
+	return at(0, 0, n)
 }
 
 // liveFit is nodeFit on node i's capacity less what the assignments so far have taken.
 func (s *searcher) liveFit(i int32, k int32) int64 {
+	off := s.usedOff[i]
+	if off == 0 && s.mode != scanned {
+		if e := s.cn.sh[k]; e != nil {
+			return int64(e.cnt.s[i])
+		}
+		return 0
+	}
 	kd := &s.q.kinds[k]
 	if kd.never {
 		return 0
 	}
 	nr := len(s.c.res)
 	row := s.c.free[int(i)*nr : (int(i)+1)*nr]
-	used := s.used[i]
 	n := int64(maxPods)
 	for j, q := range kd.vec {
 		if q > 0 {
 			f := row[j]
-			if used != nil {
-				f = sat.Sub(f, used[j])
+			if off > 0 {
+				f = sat.Sub(f, s.usedBuf[int(off)-1+j])
 			}
 			n = min(n, f/q)
 		}
@@ -138,11 +113,15 @@ func (s *searcher) liveFit(i int32, k int32) int64 {
 }
 
 func (s *searcher) take(leaf, k int32, node int32, x int64, elastic bool) {
-	u := s.used[node]
-	if u == nil {
-		u = make([]int64, len(s.c.res))
-		s.used[node] = u
+	nr := len(s.c.res)
+	off := s.usedOff[node]
+	if off == 0 {
+		off = int32(len(s.usedBuf)) + 1
+		s.usedBuf = append(s.usedBuf, make([]int64, nr)...)
+		s.usedOff[node] = off
+		s.usedList = append(s.usedList, node)
 	}
+	u := s.usedBuf[off-1 : int(off)-1+nr]
 	// On a bounded column x × q is at most the free quantity; on an Unlimited one the
 	// sum may saturate, which liveFit never reads back (Unlimited minus anything stays
 	// Unlimited).
@@ -155,10 +134,73 @@ func (s *searcher) take(leaf, k int32, node int32, x int64, elastic bool) {
 func (s *searcher) untake() {
 	a := s.log[len(s.log)-1]
 	s.log = s.log[:len(s.log)-1]
-	u := s.used[a.node]
+	nr := len(s.c.res)
+	off := s.usedOff[a.node]
+	u := s.usedBuf[off-1 : int(off)-1+nr]
 	for j, q := range s.q.kinds[s.q.groups[s.q.leaves[a.leaf]].kind].vec {
 		u[j] = sat.Sub(u[j], mulSat(a.n, q))
 	}
+}
+
+// nodeTree returns kind k's node index, fetching it once per search.
+func (s *searcher) nodeTree(k int32) *btree.BTreeG[nodeItem] {
+	if s.ntrees == nil {
+		s.ntrees = make([]*btree.BTreeG[nodeItem], len(s.q.kinds))
+	}
+	if s.ntrees[k] == nil {
+		s.ntrees[k] = s.c.nodeTree(s.cn.sh[k])
+	}
+	return s.ntrees[k]
+}
+
+// bucketsFit reports whether, in every domain that holds reservations, the free capacity
+// covers the reservations' resources summed over their kinds. It is necessary for an
+// assignment to exist, and it is what separates kinds that each fit a domain from kinds
+// that fit it together: a rack that the workers' reservation fills to the last CPU cannot
+// also take the leader, and without this test the search would prove it by trying every
+// distribution of the workers over the rack's nodes, for every candidate set of racks.
+func (s *searcher) bucketsFit() bool {
+	nr := len(s.c.res)
+	doms := s.fitDoms[:0]
+	need := s.fitNeed[:0] // per entry of doms, nr quantities
+	for _, b := range s.buckets {
+		vec := s.q.kinds[b.k].vec
+		for l, d := b.l, b.d; l >= 0; l-- {
+			x := slices.Index(doms, levelDomain{l, d})
+			if x < 0 {
+				x = len(doms)
+				doms = append(doms, levelDomain{l, d})
+				need = append(need, make([]int64, nr)...)
+			}
+			for j, q := range vec {
+				need[x*nr+j] = sat.Add(need[x*nr+j], mulSat(b.n, q))
+			}
+			if l > 0 {
+				d = s.c.lv[l].parent[d]
+			}
+		}
+	}
+	s.fitDoms, s.fitNeed = doms, need // kept for the next call
+	for x, dm := range doms {
+		for j := range nr {
+			free := s.c.units(j, dm.l, dm.d)
+			if s.c.agg.single[dm.l] {
+				free = s.c.free[int(s.c.lv[dm.l].start[dm.d])*nr+j]
+			} else if free >= s.c.agg.clamp {
+				continue // a clamped sum is no bound
+			}
+			if need[x*nr+j] > free {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// levelDomain is domain d of internal level l.
+type levelDomain struct {
+	l int
+	d int32
 }
 
 // extras places the elastic pods of every placed leaf, in spec order, as many as still fit
@@ -170,14 +212,11 @@ func (s *searcher) extras() {
 			continue
 		}
 		r := s.region[g.innermost]
-		nodes, fit := s.nodesFor(g.kind, r.l, r.ids, g.extra)
+		list := s.nodesFor(g.kind, r.l, r.ids, g.extra)
 		left := g.extra
-		for j, i := range nodes {
-			if left == 0 {
-				break
-			}
-			x := min(fit[j], left)
-			s.take(int32(l), g.kind, i, x, true)
+		for j := 0; left > 0 && list.has(j); j++ {
+			x := min(list.fit[j], left)
+			s.take(int32(l), g.kind, list.nodes[j], x, true)
 			left -= x
 		}
 	}

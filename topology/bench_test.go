@@ -2,6 +2,7 @@ package topology_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/poolgate/poolgate/topology"
@@ -80,3 +81,96 @@ func BenchmarkPlace(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkApplyRemove: Apply then Remove of a 64-pod rack placement, with the pod shapes
+// of 0, 2 or 8 requests cached by earlier placements (every cached shape is kept up to
+// date on the nodes the placement touches), beside the floor: the same usage taken off
+// and given back on a flat node × resource array.
+func BenchmarkApplyRemove(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 50_000} {
+		c := benchCluster(b, n)
+		res, err := c.Place(rackGang(), topology.Options{})
+		if err != nil || res.Outcome != topology.Placed {
+			b.Fatal(err, res.Outcome)
+		}
+		p := res.Placement
+		for _, shapes := range []int{0, 2, 8} {
+			b.Run(fmt.Sprintf("nodes=%d/shapes=%d", n, shapes), func(b *testing.B) {
+				x := benchCluster(b, n)
+				for i := range shapes {
+					r := rackGang()
+					r.Root.Shape = topology.Resources{"gpu": int64(1 + i), "cpu": 8000}
+					if _, err := x.Place(r, topology.Options{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := x.Apply(p); err != nil {
+						b.Fatal(err)
+					}
+					if err := x.Remove(p); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		b.Run(fmt.Sprintf("nodes=%d/bare", n), func(b *testing.B) {
+			free := make([]int64, 4*n)
+			use := make([]int64, 4*len(p.Assignments))
+			idx := make([]int, len(p.Assignments))
+			for i, a := range p.Assignments {
+				idx[i] = i * 8
+				use[4*i], use[4*i+1], use[4*i+2], use[4*i+3] = a.Pods, a.Pods*8000, a.Pods<<36, a.Pods
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				for i, at := range idx {
+					for j := range 4 {
+						free[at+j] -= use[4*i+j]
+					}
+				}
+				for i, at := range idx {
+					for j := range 4 {
+						free[at+j] += use[4*i+j]
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkClone: the per-cycle copy of a cluster, with no shape cached and with two
+// (their counts are shared copy on write), beside the floor: copying the free capacity.
+func BenchmarkClone(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 50_000} {
+		for _, shapes := range []int{0, 2} {
+			b.Run(fmt.Sprintf("nodes=%d/shapes=%d", n, shapes), func(b *testing.B) {
+				c := benchCluster(b, n)
+				for i := range shapes {
+					r := rackGang()
+					r.Root.Shape = topology.Resources{"gpu": int64(1 + i)}
+					if _, err := c.Place(r, topology.Options{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					sinkCluster = c.Clone()
+				}
+			})
+		}
+		b.Run(fmt.Sprintf("nodes=%d/bare", n), func(b *testing.B) {
+			free := make([]int64, 4*n)
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkFree = slices.Clone(free)
+			}
+		})
+	}
+}
+
+var (
+	sinkCluster *topology.Cluster
+	sinkFree    []int64
+)

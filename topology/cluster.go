@@ -7,8 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/poolgate/poolgate/internal/sat"
 )
 
 // maxNodes bounds a cluster's nodes so that sums of per-node pod counts (each at most
@@ -40,8 +38,10 @@ type Node struct {
 // Concurrency: the structure (levels, nodes, domains) never changes after NewCluster.
 // Read methods (Place, FromGang, Fit, Free, Nodes, Domains, Levels, Clone) may run
 // concurrently with each other; Apply and Remove must not run concurrently with any other
-// method on the same Cluster. Clones share only immutable structure, so distinct clones
-// may be used from different goroutines without coordination.
+// method on the same Cluster. Place fills a cache of counts per pod shape that later calls
+// reuse, under a lock of the Cluster's own. Clones share immutable structure, and the
+// aggregates and cached counts copy on write, so distinct clones may be used from
+// different goroutines without coordination.
 type Cluster struct {
 	levels   []string       // user level names, widest first
 	levelIdx map[string]int // user level name → internal level
@@ -56,8 +56,12 @@ type Cluster struct {
 	inTopo  int // nodes[:inTopo] are inside the topology, sorted by path then name
 
 	// free holds len(res) quantities per node; the Pods column is Unlimited for a node
-	// that does not limit its slots.
+	// that does not limit its slots. It changes only through change, which keeps agg
+	// and the shape indexes in step with it.
 	free []int64
+
+	agg    aggregates  // per-domain sums and maxima of free, whatever the shape
+	shapes *shapeCache // per-shape counts that Place reuses across calls
 
 	// lv[0] is the whole cluster (one domain, every node), lv[1] the topology (one domain,
 	// the nodes inside it), lv[i+2] the user level levels[i]. Domains of a level are
@@ -72,6 +76,10 @@ type domainLevel struct {
 	start  []int32    // nodes of domain d are [start[d], start[d+1])
 	parent []int32    // domain at the level above; -1 at level 0
 	child  []int32    // first domain at the level below; child[len] closes the last range
+	// joined[d] is path[d] joined by '/', kept for the levels whose domains hold several
+	// nodes (a placement names them); nil for a level of one node per domain, whose
+	// paths are joined when asked for rather than held for every node.
+	joined []string
 }
 
 func (l *domainLevel) count() int { return len(l.path) }
@@ -133,7 +141,7 @@ func NewCluster(levels []string, nodes []Node) (*Cluster, error) {
 		}
 	}
 
-	order := c.sortNodes(nodes)
+	order, paths := c.sortNodes(nodes)
 	nr := len(c.res)
 	c.names = make([]string, len(order))
 	c.labels = make([]map[string]string, len(order))
@@ -154,52 +162,55 @@ func NewCluster(levels []string, nodes []Node) (*Cluster, error) {
 			row[c.resIdx[r]] = q
 		}
 	}
-	c.buildDomains(nodes, order)
+	c.buildDomains(order, paths)
+	c.buildAggregates()
+	c.shapes = &shapeCache{}
 	return c, nil
 }
 
 // sortNodes returns node indices: nodes inside the topology by path then name, then the
-// nodes outside it by name. It sets c.inTopo.
-func (c *Cluster) sortNodes(nodes []Node) []int {
-	inside := func(n Node) bool {
-		for _, l := range c.levels {
-			if n.Labels[l] == "" {
-				return false
+// nodes outside it by name; and each node's path, its value per level (nil for a node
+// outside the topology). It sets c.inTopo.
+func (c *Cluster) sortNodes(nodes []Node) ([]int, [][]string) {
+	// Each node's path is read from its labels once, not at every comparison.
+	paths := make([][]string, len(nodes)) // nil for a node outside the topology
+	values := make([]string, len(nodes)*len(c.levels))
+	for i, n := range nodes {
+		p := values[i*len(c.levels) : (i+1)*len(c.levels)]
+		inside := true
+		for j, l := range c.levels {
+			if p[j] = n.Labels[l]; p[j] == "" {
+				inside = false
 			}
 		}
-		return true
+		if inside {
+			paths[i] = p
+			c.inTopo++
+		}
 	}
 	order := make([]int, len(nodes))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int {
-		na, nb := nodes[a], nodes[b]
-		ia, ib := inside(na), inside(nb)
-		if ia != ib {
-			if ia {
+		pa, pb := paths[a], paths[b]
+		if (pa == nil) != (pb == nil) {
+			if pa != nil {
 				return -1
 			}
 			return 1
 		}
-		if ia {
-			for _, l := range c.levels {
-				if r := cmp.Compare(na.Labels[l], nb.Labels[l]); r != 0 {
-					return r
-				}
-			}
+		if r := slices.Compare(pa, pb); r != 0 {
+			return r
 		}
-		return cmp.Compare(na.Name, nb.Name)
+		return cmp.Compare(nodes[a].Name, nodes[b].Name)
 	})
-	for _, i := range order {
-		if inside(nodes[i]) {
-			c.inTopo++
-		}
-	}
-	return order
+	return order, paths
 }
 
-func (c *Cluster) buildDomains(nodes []Node, order []int) {
+// buildDomains builds the levels' domains from the nodes in internal order and their
+// paths. A domain's path is a prefix of its first node's, shared rather than copied.
+func (c *Cluster) buildDomains(order []int, paths [][]string) {
 	n := int32(len(order))
 	c.lv = make([]domainLevel, len(c.levels)+2)
 	c.lv[0] = domainLevel{path: [][]string{nil}, start: []int32{0, n}, parent: []int32{-1}}
@@ -210,14 +221,10 @@ func (c *Cluster) buildDomains(nodes []Node, order []int) {
 		var prev []string
 		parent := int32(0)
 		for i := 0; i < c.inTopo; i++ {
-			labels := nodes[order[i]].Labels
 			for int(parent)+1 < up.count() && int32(i) >= up.start[parent+1] {
 				parent++
 			}
-			path := make([]string, 0, li+1)
-			for _, ln := range c.levels[:li+1] {
-				path = append(path, labels[ln])
-			}
+			path := paths[order[i]][: li+1 : li+1]
 			if prev == nil || !slices.Equal(prev, path) {
 				l.path = append(l.path, path)
 				l.start = append(l.start, int32(i))
@@ -240,6 +247,14 @@ func (c *Cluster) buildDomains(nodes []Node, order []int) {
 	}
 	last := &c.lv[len(c.lv)-1]
 	last.child = make([]int32, last.count()+1)
+	for li := 2; li < len(c.lv); li++ {
+		if l := &c.lv[li]; l.count() < c.inTopo {
+			l.joined = make([]string, l.count())
+			for d, p := range l.path {
+				l.joined[d] = strings.Join(p, "/")
+			}
+		}
+	}
 }
 
 // built returns nil for a Cluster made by NewCluster, and otherwise the error that its
@@ -299,12 +314,20 @@ func (c *Cluster) freeOf(i int32) Resources {
 
 // Clone returns an independent copy: Apply and Remove on one do not affect the other.
 // The clone of a nil Cluster is nil.
+//
+// Clone copies the free capacity and shares everything else: the structure, which never
+// changes, and the aggregates and per-shape counts that Place keeps, copy on write, so
+// that the first Place on the clone does not count again what the original has counted.
 func (c *Cluster) Clone() *Cluster {
 	if c == nil {
 		return nil
 	}
 	d := *c
 	d.free = slices.Clone(c.free)
+	if c.shapes != nil {
+		d.agg = c.agg.shareAggregates()
+		d.shapes = c.shapes.clone()
+	}
 	return &d
 }
 
@@ -329,6 +352,9 @@ func (c *Cluster) Domains(level string) []Domain {
 func (c *Cluster) domain(li int, d int32) Domain {
 	if li < 2 {
 		return Domain{}
+	}
+	if j := c.lv[li].joined; j != nil {
+		return Domain{Level: c.levels[li-2], Path: j[d]}
 	}
 	return Domain{Level: c.levels[li-2], Path: strings.Join(c.lv[li].path[d], "/")}
 }
@@ -363,10 +389,4 @@ func (c *Cluster) nodeDomain(n int32, li int) int32 {
 	// The last domain whose range starts at or before n.
 	d := sort.Search(l.count(), func(d int) bool { return l.start[d] > n })
 	return int32(d - 1)
-}
-
-// addFree adds delta × shape to node i's free capacity, saturating on Unlimited.
-func (c *Cluster) addFree(i int32, col int, delta int64) {
-	p := &c.free[int(i)*len(c.res)+col]
-	*p = sat.Add(*p, delta)
 }

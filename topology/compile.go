@@ -3,6 +3,7 @@ package topology
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -109,7 +110,7 @@ func (c *Cluster) compile(r Request) (*compiled, error) {
 		}
 		q.groups[gi].need = need
 		for i := range g.Children {
-			if err := walk(&g.Children[i], fmt.Sprintf("%s.children[%d]", field, i), gi, depth+1); err != nil {
+			if err := walk(&g.Children[i], field+".children["+strconv.Itoa(i)+"]", gi, depth+1); err != nil {
 				return err
 			}
 		}

@@ -1,32 +1,48 @@
 package topology
 
 import (
+	"slices"
+
 	"github.com/google/btree"
 )
 
-// counts holds what one placement computes once and reuses while it searches: how many
-// pods of each kind fit on each node (as prefix sums over the node order, so that any
-// domain's count is one subtraction), the pods reserved in each domain by the choices made
-// so far, and a best-fit index per level and kind.
+// counts holds what one placement reads while it searches: how many pods of each kind fit
+// in each domain, the pods reserved in each domain by the choices made so far, and, to
+// find the best fit for a demand, the domains of a level ordered by pods still available.
+//
+// Two sources give the same numbers. Normally the Cluster's shape indexes give the
+// counts (shapes.go), kept from call to call, and a level's ordered domains come from
+// the index's tree with the domains that hold reservations set aside (overlay below).
+// In scan mode, the baseline of the benchmarks and the tests, the counts are prefix sums
+// over the node order computed for this one call, and candidates are found by scanning.
 //
 // Node counts are capped at maxPods, which no request exceeds; with at most maxNodes nodes
 // no sum of counts can overflow.
 type counts struct {
-	c        *Cluster
-	prefix   [][]int64          // per kind: prefix[k][i] = Σ count of nodes [0, i)
-	rprefix  map[int][]int64    // per resource column: prefix sums of clamped free quantities
-	reserved map[rkey]int64     // pods of a kind reserved in a domain and in its ancestors
-	index    map[ikey]*domIndex // best-fit indexes, built on first use
-	scan     bool               // baseline mode: never build an index, scan every domain
+	c     *Cluster
+	scan  bool
+	kinds int
+	// held[l][k*count(l)+d] is the pods of kind k reserved in domain (l, d) and in its
+	// ancestors. The slices are the search's scratch, zero where nothing is reserved.
+	held [][]int64
+
+	// scan mode
+	prefix  [][]int64       // per kind: prefix[k][i] = Σ count of nodes [0, i)
+	rprefix map[int][]int64 // per resource column: prefix sums of clamped free quantities
+
+	// indexed mode
+	sh    []*shapeIndex                   // per kind; nil for a kind that fits nowhere
+	trees map[ikey]*btree.BTreeG[domItem] // the trees fetched so far
+	// overlay lists, per level and kind, the domains with a reservation: their entries
+	// in the tree hold their capacity, not what is still available, so bestAtLeast skips
+	// them there and weighs them here.
+	overlay map[ikey][]int32
 }
 
-type rkey struct{ k, l, d int32 }
 type ikey struct{ l, k int32 }
 
-// domIndex orders the domains of one level by pods of one kind still available, then by
-// path: the first item at or above a demand is the best fit for it.
-type domIndex = btree.BTreeG[domItem]
-
+// domItem orders the domains of one level by pods of one kind available, then by path:
+// the first item at or above a demand is the best fit for it.
 type domItem struct {
 	avail int64
 	d     int32
@@ -39,9 +55,16 @@ func lessItem(a, b domItem) bool {
 	return a.d < b.d
 }
 
-func newCounts(c *Cluster, q *compiled) *counts {
+func newCounts(c *Cluster, q *compiled, scan bool, held [][]int64) *counts {
+	s := &counts{c: c, scan: scan, kinds: len(q.kinds), held: held}
+	if !scan {
+		s.sh = c.shapesFor(q.kinds)
+		s.trees = map[ikey]*btree.BTreeG[domItem]{}
+		s.overlay = map[ikey][]int32{}
+		return s
+	}
 	n := len(c.names)
-	s := &counts{c: c, prefix: make([][]int64, len(q.kinds)), reserved: map[rkey]int64{}, index: map[ikey]*domIndex{}}
+	s.prefix = make([][]int64, len(q.kinds))
 	nr := len(c.res)
 	for k := range q.kinds {
 		p := make([]int64, n+1)
@@ -73,6 +96,12 @@ func nodeFit(free []int64, k *kind, limit int64) int64 {
 // capacity returns the pods of kind k that fit in domain (l, d) on the free capacity the
 // search started from.
 func (s *counts) capacity(k int32, l int, d int32) int64 {
+	if !s.scan {
+		if s.sh[k] == nil {
+			return 0
+		}
+		return s.sh[k].capacity(s.c, l, d)
+	}
 	lv := &s.c.lv[l]
 	return s.prefix[k][lv.start[d+1]] - s.prefix[k][lv.start[d]]
 }
@@ -80,7 +109,15 @@ func (s *counts) capacity(k int32, l int, d int32) int64 {
 // avail returns the pods of kind k that domain (l, d) can still take given the
 // reservations made so far.
 func (s *counts) avail(k int32, l int, d int32) int64 {
-	return s.capacity(k, l, d) - s.reserved[rkey{k, int32(l), d}]
+	return s.capacity(k, l, d) - s.reserved(k, l, d)
+}
+
+// reserved returns the pods of kind k reserved in domain (l, d).
+func (s *counts) reserved(k int32, l int, d int32) int64 {
+	if x := int(k)*s.c.lv[l].count() + int(d); x < len(s.held[l]) {
+		return s.held[l][x]
+	}
+	return 0
 }
 
 // reserve reserves n pods of kind k in domain (l, d) and all its ancestors. It fails, and
@@ -105,18 +142,21 @@ func (s *counts) release(k int32, l int, d int32, n int64) { s.shift(k, l, d, -n
 
 func (s *counts) shift(k int32, l int, d int32, n int64) {
 	for li, di := l, d; li >= 0; li-- {
-		key := rkey{k, int32(li), di}
-		idx := s.index[ikey{int32(li), k}]
-		if idx != nil {
-			idx.Delete(domItem{s.avail(k, li, di), di})
+		h := s.held[li]
+		if need := s.kinds * s.c.lv[li].count(); len(h) < need {
+			h = append(h, make([]int64, need-len(h))...)
+			s.held[li] = h
 		}
-		if r := s.reserved[key] + n; r == 0 {
-			delete(s.reserved, key)
-		} else {
-			s.reserved[key] = r
-		}
-		if idx != nil {
-			idx.ReplaceOrInsert(domItem{s.avail(k, li, di), di})
+		x := int(k)*s.c.lv[li].count() + int(di)
+		h[x] += n
+		if !s.scan && li >= 2 {
+			ik := ikey{int32(li), k}
+			switch r := h[x]; {
+			case r == 0:
+				s.overlay[ik] = slices.DeleteFunc(s.overlay[ik], func(x int32) bool { return x == di })
+			case r == n:
+				s.overlay[ik] = append(s.overlay[ik], di)
+			}
 		}
 		if li > 0 {
 			di = s.c.lv[li].parent[di]
@@ -124,35 +164,43 @@ func (s *counts) shift(k int32, l int, d int32, n int64) {
 	}
 }
 
-// indexed returns the best-fit index of level l for kind k, building it on first use.
-func (s *counts) indexed(l int, k int32) *domIndex {
-	key := ikey{int32(l), k}
-	if idx := s.index[key]; idx != nil {
-		return idx
-	}
-	idx := btree.NewG(16, lessItem)
-	for d := range s.c.lv[l].count() {
-		idx.ReplaceOrInsert(domItem{s.avail(k, l, int32(d)), int32(d)})
-	}
-	s.index[key] = idx
-	return idx
-}
-
-// bestAtLeast returns the first domain of level l, in (available pods, path) order, at or
-// after the item `from`: the best fit for a demand when from is {demand, 0}.
+// bestAtLeast returns the first domain of level l ≥ 2, in (available pods, path) order,
+// at or after the item `from`: the best fit for a demand when from is {demand, 0}. The
+// tree holds every domain at its capacity; those with reservations are weighed from the
+// overlay instead.
 func (s *counts) bestAtLeast(l int, k int32, from domItem) (domItem, bool) {
+	ik := ikey{int32(l), k}
 	var out domItem
 	found := false
-	s.indexed(l, k).AscendGreaterOrEqual(from, func(it domItem) bool {
-		out, found = it, true
-		return false
-	})
+	if s.sh[k] != nil {
+		t := s.trees[ik]
+		if t == nil {
+			t = s.c.domTree(s.sh[k], l)
+			s.trees[ik] = t
+		}
+		t.AscendGreaterOrEqual(from, func(it domItem) bool {
+			if s.reserved(k, l, it.d) != 0 {
+				return true
+			}
+			out, found = it, true
+			return false
+		})
+	}
+	for _, d := range s.overlay[ik] {
+		it := domItem{s.avail(k, l, d), d}
+		if !lessItem(it, from) && (!found || lessItem(it, out)) {
+			out, found = it, true
+		}
+	}
 	return out, found
 }
 
 // units returns the free quantity of resource column r in domain (l, d) on the capacity
 // the search started from, with each node's quantity clamped so that sums cannot overflow.
 func (s *counts) units(r int, l int, d int32) int64 {
+	if !s.scan {
+		return s.c.units(r, l, d)
+	}
 	p, ok := s.rprefix[r]
 	if !ok {
 		n := len(s.c.names)

@@ -34,17 +34,26 @@
 // Everything is pure: no I/O, goroutines, clock, environment or global mutable state.
 // A Cluster's structure never changes after [NewCluster]; Place and the other read methods
 // may run concurrently, while Apply and Remove need exclusive access to their Cluster.
-// [Cluster.Clone] is cheap (it copies the free capacity only) and clones are independent.
-// Values returned to callers never alias the Cluster's state.
+// Place does write one thing: the Cluster's cache of counts per pod shape and the scratch
+// its searches reuse, both behind a lock inside the Cluster, filled once per shape and
+// never read for a result that a fresh count would not give. [Cluster.Clone] is cheap: it
+// copies the free capacity and shares the rest copy on write, the immutable structure,
+// the aggregates and the cached counts, so that a clone taken per scheduling cycle starts
+// with what the original has counted. Clones are independent and may be used from
+// different goroutines. Values returned to callers never alias the Cluster's state.
 //
 // # How placement works
 //
 // Counts follow SPEC §9: the pods of one shape that fit on a node are the minimum over
 // requested resources of floor(free / request), and the node's free pod slots; a domain's
-// count is the sum over its nodes. Place computes them once per request as prefix sums
-// over the node order (nodes are sorted by path, so every domain is a contiguous range)
-// and keeps, per level and shape, a btree of domains ordered by pods still available, then
-// path: the best fit for a demand is the first item at or above it.
+// count is the sum over its nodes. The Cluster keeps them rather than counting on every
+// call. For each pod shape it has placed (the last eight used) it holds the count of every
+// node, their sums per domain, and, built on first use, a btree per level of the domains
+// ordered by count then path and a btree of the nodes ordered by count then node order.
+// Whatever the shape, it also holds the free quantity of every resource summed per domain
+// with the largest such sum per level, and the largest free quantity on any node. Apply
+// and Remove keep all of it in step for the nodes they touch, each domain once per call:
+// O(nodes touched × (resources + shapes) × depth × log n).
 //
 // The search chooses, in preference order and backtracking on failure: which children of
 // each K-of-N group are placed (any K, subsets in spec order); for each constraint,
@@ -52,7 +61,30 @@
 // With one pod shape, a reservation that keeps every domain within its count satisfies
 // Hall's condition on the laminar family of domains, so the reservations always turn into
 // node assignments, narrowest domain first; with several shapes sharing nodes the
-// assignment step tries every distribution in turn. Hence:
+// assignment step tries every distribution in turn. How each step reads the cluster:
+//
+//   - A configuration is first held against the bounds: a pod larger than any node's free
+//     capacity, or a constraint whose pods need more of a resource than the largest domain
+//     of its level has free, rules it out before anything is counted.
+//   - The best fit for a demand is the first domain of the level's btree at or above it.
+//     The btrees hold the counts of the free capacity; the domains where the search has
+//     reserved pods are set aside and weighed on what is left of them. A constraint with
+//     several shapes enumerates the domains where its most demanded shape fits alone.
+//   - Pods go on the fewest nodes of their domain that hold them with least left over,
+//     then on the others in node order. On a domain of more than 256 nodes (an
+//     unconstrained launcher's is the whole cluster) the node btree gives the tightest
+//     node, or the nodes in order of room, one at a time, as far as the choice reads.
+//   - With several shapes, reservations that each keep within their shape's counts may
+//     still not fit together. Before trying distributions, the search checks that every
+//     domain holding reservations has free at least their summed resources; a leader that
+//     needs a rack its workers already fill is refuted there, not by trying every
+//     distribution of the workers over the rack's nodes for every candidate set of racks.
+//
+// None of this changes which placement is found: the bounds and the summed-resource check
+// only cut branches that cannot succeed, and the indexes answer what a scan of every
+// domain and node would. The tests keep that scan (counts computed for the one call, every
+// candidate found by scanning) and compare the two on random clusters, through Apply,
+// Remove and Clone. Hence:
 //
 //   - soundness: every returned placement keeps every node's capacity across all shapes
 //     and every required constraint (an independent validator checks this in tests);
@@ -61,7 +93,7 @@
 //     ([Options.Budget]) lasts; when the budget runs out the outcome is BudgetExhausted,
 //     never NoFit. Requests whose pods share one shape need no distribution search and
 //     rarely come near the budget; mixes that crowd the same nodes can.
-//   - determinism: equal input gives an equal result.
+//   - determinism: equal input gives an equal result, whatever the Cluster has cached.
 //
 // # Decisions where the spec is silent
 //
@@ -105,6 +137,9 @@
 //   - Explanations look at the configuration with the fewest pods and list, per constraint
 //     that no domain can hold on its own, up to eight candidate domains with how many of the
 //     pods each could host, closest first.
+//   - The Assignments of one group in a placement share one copy of the group's shape: a
+//     placement over hundreds of nodes would otherwise spend more on copying shapes than
+//     on finding the nodes. Nothing else holds that copy.
 //
 // # From a gang to a request, and back
 //

@@ -37,8 +37,9 @@ func (r Reason) String() string {
 // constraints that no domain can host on its own, each with its candidate domains, closest
 // first. When every constraint fits somewhere on its own, the pods only fail together,
 // and it says so.
-func (c *Cluster) explain(q *compiled) []Reason {
-	s := newSearcher(c, q, 0, true)
+func (c *Cluster) explain(q *compiled, m mode) []Reason {
+	s := newSearcher(c, q, 0, m)
+	defer s.release()
 	s.smallest(0)
 	for l, gi := range q.leaves {
 		if !s.chosen[gi] {

@@ -65,10 +65,10 @@ type Result struct {
 // when the search has ruled out every placement; when it cannot finish within the
 // budget the outcome is BudgetExhausted instead.
 func (c *Cluster) Place(r Request, o Options) (Result, error) {
-	return c.place(r, o, false)
+	return c.place(r, o, indexed)
 }
 
-func (c *Cluster) place(r Request, o Options, scan bool) (Result, error) {
+func (c *Cluster) place(r Request, o Options, m mode) (Result, error) {
 	if err := c.built(); err != nil {
 		return Result{}, err
 	}
@@ -83,7 +83,8 @@ func (c *Cluster) place(r Request, o Options, scan bool) (Result, error) {
 	if budget == 0 {
 		budget = DefaultBudget
 	}
-	s := newSearcher(c, q, budget, scan)
+	s := newSearcher(c, q, budget, m)
+	defer s.release()
 	if s.run() {
 		if o.Extras {
 			s.extras()
@@ -96,7 +97,7 @@ func (c *Cluster) place(r Request, o Options, scan bool) (Result, error) {
 			Text:  fmt.Sprintf("the search budget of %d steps ran out before a placement of %s was found or ruled out", budget, scopeText(q.groups[0].name)),
 		}}}, nil
 	}
-	return Result{Outcome: NoFit, Steps: s.steps, Reasons: c.explain(q)}, nil
+	return Result{Outcome: NoFit, Steps: s.steps, Reasons: c.explain(q, m)}, nil
 }
 
 // Fit returns how many pods of the given shape fit in domain d on the current free

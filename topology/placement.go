@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -30,7 +31,9 @@ type Assignment struct {
 	Pods int64
 	// Elastic is how many of Pods are elastic extras beyond the group's minimum.
 	Elastic int64
-	// Shape is the request of one pod.
+	// Shape is the request of one pod. The Assignments of one group in a Placement that
+	// Place returns share one Shape map, a copy that nothing else holds: clone it before
+	// changing it.
 	Shape Resources
 }
 
@@ -103,61 +106,84 @@ func (p Placement) String() string {
 	return b.String()
 }
 
-// placement builds the Placement held by a successful search.
+// placement builds the Placement held by a successful search: the log's assignments
+// summed per leaf and node, in spec then node order, and per constraint the domains they
+// landed in. The assignments of a group share one copy of its shape: a placement of
+// hundreds of nodes would otherwise spend more on copying shapes than on placing pods.
 func (s *searcher) placement() Placement {
 	q := s.q
-	type key struct{ leaf, node int32 }
-	tot := map[key]*Assignment{}
-	var keys []key
-	for _, a := range s.log {
-		k := key{a.leaf, a.node}
-		x := tot[k]
-		if x == nil {
-			g := &q.groups[q.leaves[a.leaf]]
-			x = &Assignment{Group: g.name, Node: s.c.names[a.node], Shape: q.kinds[g.kind].shape.clone()}
-			tot[k] = x
-			keys = append(keys, k)
-		}
-		x.Pods += a.n
-		if a.elastic {
-			x.Elastic += a.n
-		}
-	}
-	slices.SortFunc(keys, func(a, b key) int {
+	shapes := make([]Resources, len(q.leaves))
+	// The search is over: its log may be sorted in place. It is often in order already,
+	// buckets being filled in domain order and nodes in node order. Entries of one leaf
+	// and node are summed, so their order among themselves does not matter.
+	log := s.log
+	byLeafNode := func(a, b assignment) int {
 		if a.leaf != b.leaf {
 			return int(a.leaf - b.leaf)
 		}
 		return int(a.node - b.node)
-	})
-	var p Placement
-	for _, k := range keys {
-		p.Assignments = append(p.Assignments, *tot[k])
+	}
+	if !slices.IsSortedFunc(log, byLeafNode) {
+		slices.SortFunc(log, byLeafNode)
+	}
+	n := 0
+	for i := range log {
+		if i == 0 || log[i].leaf != log[i-1].leaf || log[i].node != log[i-1].node {
+			n++
+		}
+	}
+	p := Placement{Assignments: make([]Assignment, 0, n)}
+	for i, a := range log {
+		if i > 0 && a.leaf == log[i-1].leaf && a.node == log[i-1].node {
+			x := &p.Assignments[len(p.Assignments)-1]
+			x.Pods += a.n
+			if a.elastic {
+				x.Elastic += a.n
+			}
+			continue
+		}
+		g := &q.groups[q.leaves[a.leaf]]
+		if shapes[a.leaf] == nil {
+			shapes[a.leaf] = maps.Clone(q.kinds[g.kind].shape)
+		}
+		x := Assignment{Group: g.name, Node: s.c.names[a.node], Pods: a.n, Shape: shapes[a.leaf]}
+		if a.elastic {
+			x.Elastic = a.n
+		}
+		p.Assignments = append(p.Assignments, x)
 	}
 	for ci := 1; ci < len(q.cons); ci++ {
 		cc := &q.cons[ci]
 		cp := ConstraintPlacement{Scope: cc.scope, Constraint: cc.asked}
-		seen := map[int32]bool{}
 		var pref []int32
-		any := false
-		for _, a := range s.log {
-			if !cc.leaves[a.leaf] {
+		first := int32(-1) // a node that holds the constraint's pods
+		d := int32(-1)     // the preferred-level domain of the last node looked up
+		for x, a := range log {
+			if x > 0 && a.leaf == log[x-1].leaf && a.node == log[x-1].node || !cc.leaves[a.leaf] {
 				continue
 			}
-			any = true
-			if cc.req >= 0 {
-				cp.Required = s.c.domain(cc.req, s.c.nodeDomain(a.node, cc.req))
+			if first < 0 {
+				first = a.node
 			}
 			if cc.pref >= 0 {
-				if d := s.c.nodeDomain(a.node, cc.pref); !seen[d] {
-					seen[d] = true
+				// A group's nodes come in node order, so most lie in the last domain.
+				if lv := &s.c.lv[cc.pref]; d < 0 || a.node < lv.start[d] || a.node >= lv.start[d+1] {
+					d = s.c.nodeDomain(a.node, cc.pref)
+				}
+				if len(pref) == 0 || pref[len(pref)-1] != d {
 					pref = append(pref, d)
 				}
 			}
 		}
-		if !any {
+		if first < 0 {
 			continue
 		}
+		if cc.req >= 0 {
+			// Every pod of the constraint is in this one domain: the placement is sound.
+			cp.Required = s.c.domain(cc.req, s.c.nodeDomain(first, cc.req))
+		}
 		slices.Sort(pref)
+		pref = slices.Compact(pref)
 		for _, d := range pref {
 			cp.Preferred = append(cp.Preferred, s.c.domain(cc.pref, d))
 		}

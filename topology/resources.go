@@ -1,10 +1,9 @@
 package topology
 
 import (
-	"fmt"
 	"math"
 	"slices"
-	"strings"
+	"strconv"
 )
 
 // Pods is the reserved resource name for a node's free pod slots. A node that lists it
@@ -22,22 +21,30 @@ const Unlimited int64 = math.MaxInt64
 type Resources map[string]int64
 
 // String formats r with names in byte order, e.g. `{cpu:4000 gpu:1}`.
-func (r Resources) String() string {
-	names := make([]string, 0, len(r))
-	for n := range r {
-		names = append(names, n)
+func (r Resources) String() string { return r.format(false) }
+
+// format writes r as String does, leaving out zero quantities when nonzero is set.
+func (r Resources) format(nonzero bool) string {
+	var buf [8]string
+	names := buf[:0]
+	for n, q := range r {
+		if q != 0 || !nonzero {
+			names = append(names, n)
+		}
 	}
 	slices.Sort(names)
-	var b strings.Builder
-	b.WriteByte('{')
+	b := make([]byte, 0, 64)
+	b = append(b, '{')
 	for i, n := range names {
 		if i > 0 {
-			b.WriteByte(' ')
+			b = append(b, ' ')
 		}
-		fmt.Fprintf(&b, "%s:%d", n, r[n])
+		b = append(b, n...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, r[n], 10)
 	}
-	b.WriteByte('}')
-	return b.String()
+	b = append(b, '}')
+	return string(b)
 }
 
 // clone returns a copy of r without its zero entries, nil when nothing is left.
@@ -55,8 +62,9 @@ func (r Resources) clone() Resources {
 	return out
 }
 
-// shapeKey is a canonical text of a pod shape, used to give equal shapes one kind.
-func (r Resources) shapeKey() string { return r.clone().String() }
+// shapeKey is a canonical text of a pod shape, used to give equal shapes one kind: its
+// String without the zero quantities.
+func (r Resources) shapeKey() string { return r.format(true) }
 
 // mulSat returns a × b for non-negative operands, or Unlimited when the product would
 // reach it.

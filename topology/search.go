@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/google/btree"
+
 	"github.com/poolgate/poolgate/internal/sat"
 )
 
@@ -28,6 +30,8 @@ type searcher struct {
 	c         *Cluster
 	q         *compiled
 	cn        *counts
+	mode      mode
+	listAt    int // domains with more nodes are listed through the node index
 	budget    int
 	steps     int
 	exhausted bool
@@ -35,14 +39,35 @@ type searcher struct {
 	chosen []bool    // per group: placed in the configuration being tried
 	dem    [][]int64 // per constraint, per kind: pods demanded by the configuration
 	total  []int64   // per constraint: pods demanded by the configuration
+	scarce []int     // per constraint: its scarcest column, once worked out
 	region []region  // per constraint: where its pods go
 
 	buckets []bucket // reservations, in the order they were made
 
-	used  map[int32][]int64 // per node: resources taken by the assignments so far
-	log   []assignment      // node assignments, in the order they were made
-	mixed bool              // the configuration places pods of more than one kind
+	mixed bool // the configuration places pods of more than one kind
+
+	ntrees []*btree.BTreeG[nodeItem] // per kind: the node index, once fetched
+
+	// The node assignments and what they take of each node, with the buffers the
+	// search works in: taken from the Cluster and given back by release.
+	*scratch
 }
+
+// mode says how a search reads the cluster.
+type mode int8
+
+const (
+	// indexed reads the Cluster's shape indexes: counts kept from call to call, best fits
+	// from ordered domains, the nodes of large domains from the node index, and the
+	// aggregate bounds to rule out what cannot fit before anything is counted.
+	indexed mode = iota
+	// scanned is the baseline: counts computed for the call, every candidate domain and
+	// every node found by scanning, no bounds.
+	scanned
+	// indexedAll is indexed with every node listing read from the node index, however
+	// small the domain: for the tests, whose clusters are small.
+	indexedAll
+)
 
 // bucket is a reservation: n pods of leaf `leaf` (of kind k) somewhere in domain (l, d).
 type bucket struct {
@@ -53,16 +78,19 @@ type bucket struct {
 	n    int64
 }
 
-func newSearcher(c *Cluster, q *compiled, budget int, scan bool) *searcher {
+func newSearcher(c *Cluster, q *compiled, budget int, m mode) *searcher {
+	x := c.takeScratch()
 	s := &searcher{
-		c: c, q: q, cn: newCounts(c, q), budget: budget,
+		c: c, q: q, cn: newCounts(c, q, m == scanned, x.held), mode: m, listAt: listAt, budget: budget, scratch: x,
 		chosen: make([]bool, len(q.groups)),
 		dem:    make([][]int64, len(q.cons)),
 		total:  make([]int64, len(q.cons)),
+		scarce: make([]int, len(q.cons)),
 		region: make([]region, len(q.cons)),
-		used:   map[int32][]int64{},
 	}
-	s.cn.scan = scan
+	if m == indexedAll {
+		s.listAt = 0
+	}
 	for i := range s.dem {
 		s.dem[i] = make([]int64, len(q.kinds))
 	}
@@ -144,6 +172,7 @@ func (s *searcher) placeConfig() bool {
 	for ci := range s.q.cons {
 		clear(s.dem[ci])
 		s.total[ci] = 0
+		s.scarce[ci] = unknownColumn
 	}
 	for l, gi := range s.q.leaves {
 		g := &s.q.groups[gi]
@@ -162,6 +191,9 @@ func (s *searcher) placeConfig() bool {
 		}
 	}
 	s.mixed = kinds > 1
+	if s.mode != scanned && !s.withinBounds() {
+		return false
+	}
 	if !s.alone() {
 		return false
 	}
@@ -181,6 +213,48 @@ func (s *searcher) alone() bool {
 			continue
 		}
 		return false
+	}
+	return true
+}
+
+// withinBounds reports whether the configuration passes the aggregate bounds, kept by
+// the Cluster whatever the shape: every kind placed fits some node on its own, resource by
+// resource, and every constraint's pods fit the largest free capacity of a domain of its
+// level (the required level, the topology, or the cluster for the whole request), summed
+// over its kinds, resource by resource. Both are necessary for a placement, so a request
+// larger than any domain or a pod larger than any node fails here, before any count.
+func (s *searcher) withinBounds() bool {
+	for k, n := range s.dem[0] {
+		kd := &s.q.kinds[k]
+		if n == 0 {
+			continue
+		}
+		if kd.never {
+			return false
+		}
+		for j, q := range kd.vec {
+			if q > s.c.nodeBound(j) {
+				return false
+			}
+		}
+	}
+	for ci := range s.q.cons {
+		if s.total[ci] == 0 {
+			continue
+		}
+		l := s.q.cons[ci].req
+		if l < 0 {
+			l = min(ci, 1)
+		}
+		for j := range s.c.res {
+			var want int64
+			for k, n := range s.dem[ci] {
+				want = sat.Add(want, mulSat(n, s.q.kinds[k].vec[j]))
+			}
+			if want > s.c.levelBound(l, j) {
+				return false
+			}
+		}
 	}
 	return true
 }
@@ -260,7 +334,7 @@ func (s *searcher) placeCons(ci int32, p region, k func() bool) bool {
 // is one domain of level l when l is narrower than base, or the part of base under one
 // domain of level l otherwise.
 func (s *searcher) candidate(ci int32, base region, l int, fn func(region) bool) bool {
-	if k, ok := s.singleKind(ci); ok && base.l == 1 && l >= 2 && !s.cn.scan {
+	if k, ok := s.singleKind(ci); ok && base.l == 1 && l >= 2 && s.mode != scanned {
 		from := domItem{s.dem[ci][k], 0}
 		for {
 			it, ok := s.cn.bestAtLeast(l, k, from)
@@ -307,14 +381,19 @@ func (s *searcher) candidates(ci int32, base region, l int) []region {
 			list = append(list, scored{r, s.leftover(ci, r)})
 		}
 	}
-	if l > base.l {
+	switch {
+	case l > base.l && base.l == 1 && l >= 2 && s.mode != scanned:
+		for _, d := range s.fitting(ci, l) {
+			add(region{l, []int32{d}})
+		}
+	case l > base.l:
 		for _, m := range base.ids {
 			lo, hi := s.c.descendants(base.l, m, l)
 			for d := lo; d < hi; d++ {
 				add(region{l, []int32{d}})
 			}
 		}
-	} else {
+	default:
 		for i := 0; i < len(base.ids); {
 			a := s.c.ancestor(base.l, base.ids[i], l)
 			j := i + 1
@@ -331,6 +410,30 @@ func (s *searcher) candidates(ci int32, base region, l int) []region {
 		out[i] = x.r
 	}
 	return out
+}
+
+// fitting returns, in path order, the domains of level l ≥ 2 where constraint ci's most
+// demanded kind fits on its own, read from that kind's ordered domains: every domain
+// where the constraint fits is among them, so candidates need not look at the others.
+func (s *searcher) fitting(ci int32, l int) []int32 {
+	k := int32(0)
+	for x, n := range s.dem[ci] {
+		if n > s.dem[ci][k] {
+			k = int32(x)
+		}
+	}
+	var ids []int32
+	from := domItem{s.dem[ci][k], 0}
+	for {
+		it, ok := s.cn.bestAtLeast(l, k, from)
+		if !ok {
+			break
+		}
+		ids = append(ids, it.d)
+		from = domItem{it.avail, it.d + 1}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // singleKind returns the one kind of pod that constraint ci places, if it has only one.
@@ -394,7 +497,7 @@ func (s *searcher) leftover(ci int32, r region) int64 {
 	for _, d := range r.ids {
 		have += s.cn.units(col, r.l, d)
 		for k := range s.q.kinds {
-			have = sat.Sub(have, mulSat(s.cn.reserved[rkey{int32(k), int32(r.l), d}], s.q.kinds[k].vec[col]))
+			have = sat.Sub(have, mulSat(s.cn.reserved(int32(k), r.l, d), s.q.kinds[k].vec[col]))
 		}
 	}
 	for k, n := range s.dem[ci] {
@@ -405,7 +508,18 @@ func (s *searcher) leftover(ci int32, r region) int64 {
 
 // scarcest returns the resource column that constraint ci's pods ask the largest share
 // of, over the topology's free capacity (ties by resource name), or -1 if it asks none.
+// It depends only on the configuration, so it is worked out once per configuration.
 func (s *searcher) scarcest(ci int32) int {
+	if s.scarce[ci] == unknownColumn {
+		s.scarce[ci] = s.scarcestColumn(ci)
+	}
+	return s.scarce[ci]
+}
+
+// unknownColumn marks a scarcest column not yet worked out.
+const unknownColumn = -2
+
+func (s *searcher) scarcestColumn(ci int32) int {
 	best, bestShare := -1, -1.0
 	for col := range s.c.res {
 		var want float64
@@ -426,8 +540,7 @@ func (s *searcher) scarcest(ci int32) int {
 // spreadSet picks the fewest domains of level p inside region w that together can hold
 // ci's pods and, among those, the ones with least left over.
 func (s *searcher) spreadSet(ci int32, w region, p int) (region, bool) {
-	var ids []int32
-	var room []int64
+	ids, room := s.spreadIds[:0], s.spreadRoom[:0]
 	k, single := s.singleKind(ci)
 	for _, m := range w.ids {
 		lo, hi := s.c.descendants(w.l, m, p)
@@ -444,11 +557,12 @@ func (s *searcher) spreadSet(ci int32, w region, p int) (region, bool) {
 			}
 		}
 	}
+	s.spreadIds, s.spreadRoom = ids, room // kept for the next call
 	want := s.total[ci]
 	if !single {
 		want = s.leftoverBase(ci)
 	}
-	pick, ok := fewest(room, want)
+	pick, ok := s.fb.fewest(room, want)
 	if !ok {
 		return region{}, false
 	}
@@ -520,10 +634,19 @@ func (s *searcher) reserveLeaf(l int32, r region) bool {
 	need := g.pods
 	ids := r.ids
 	if len(ids) > 1 {
-		ids = slices.Clone(ids)
-		slices.SortStableFunc(ids, func(a, b int32) int {
-			return cmp.Compare(s.room(g.kind, r.l, b), s.room(g.kind, r.l, a))
-		})
+		type roomy struct {
+			d    int32
+			room int64
+		}
+		by := make([]roomy, len(ids))
+		for i, d := range ids {
+			by[i] = roomy{d, s.room(g.kind, r.l, d)}
+		}
+		slices.SortStableFunc(by, func(a, b roomy) int { return cmp.Compare(b.room, a.room) })
+		ids = make([]int32, len(by))
+		for i, x := range by {
+			ids[i] = x.d
+		}
 	}
 	for _, d := range ids {
 		take := min(need, s.room(g.kind, r.l, d))
