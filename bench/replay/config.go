@@ -32,6 +32,10 @@ type Config struct {
 	// MaxViolations is how many violations of each check the report describes; every
 	// violation is counted. 0 means 100.
 	MaxViolations int
+	// SkipChecks turns the checks after each cycle off, for benchmarks that only need
+	// the state a replay reaches; a report then finds no violation because it looked
+	// for none, and says so.
+	SkipChecks bool
 }
 
 // withDefaults returns c with its zero fields set to their defaults, or an error for a

@@ -15,8 +15,8 @@ import (
 func (r Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	cfg := r.Trace.Config
-	fmt.Fprintf(&b, "trace         %s pods × %d copies on %s nodes (%s GPUs), arrivals squeezed %s×, cycles ≥ %v apart\n",
-		group(int64(r.Trace.Pods)), cfg.Copies, group(int64(r.Trace.Nodes)), milliGPU(r.Trace.Capacity),
+	fmt.Fprintf(&b, "trace         %s × %s on %s (%s GPUs), arrivals squeezed %s×, cycles ≥ %v apart\n",
+		count(r.Trace.Pods, "pod", "pods"), count(cfg.Copies, "copy", "copies"), count(r.Trace.Nodes, "node", "nodes"), milliGPU(r.Trace.Capacity),
 		strconv.FormatFloat(cfg.Squeeze, 'g', -1, 64), cfg.Period)
 	pools := make([]string, len(r.Trace.Quotas))
 	for i, q := range r.Trace.Quotas {
@@ -43,7 +43,7 @@ func (r Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  %-6s      no admissions\n", wt.Priority)
 			continue
 		}
-		fmt.Fprintf(&b, "  %-6s      %s admissions: p50 %s, p99 %s, max %s\n", wt.Priority, group(int64(wt.Count)),
+		fmt.Fprintf(&b, "  %-6s      %s: p50 %s, p99 %s, max %s\n", wt.Priority, count(wt.Count, "admission", "admissions"),
 			seconds1(wt.P50), seconds1(wt.P99), seconds1(wt.Max))
 	}
 	u := r.Utilization
@@ -69,26 +69,40 @@ func (r Report) WriteText(w io.Writer) error {
 	for i, v := range r.Violations {
 		counts[i] = v.Check.String() + " " + group(int64(v.Count))
 	}
+	if cfg.SkipChecks {
+		counts = []string{"not looked for: the checks were skipped"}
+	}
 	fmt.Fprintf(&b, "violations    %s\n", strings.Join(counts, ", "))
 	if n := r.Violated(CheckInversion); n > 0 {
-		fmt.Fprintf(&b, "              the inversions are of %s distinct workloads\n", group(int64(r.InvertedWorkloads)))
+		fmt.Fprintf(&b, "              the inversions are of %s\n", count(r.InvertedWorkloads, "distinct workload", "distinct workloads"))
 	}
 	for _, v := range r.Described {
 		fmt.Fprintf(&b, "  %s\n", v)
 	}
 	if len(r.Unplaced) > 0 {
-		fmt.Fprintf(&b, "unplaced      %s workloads can never run (nothing runs, nothing is left to arrive):\n", group(int64(len(r.Unplaced))))
+		fmt.Fprintf(&b, "unplaced      %s never run (nothing runs, nothing is left to arrive):\n", count(len(r.Unplaced), "workload can", "workloads can"))
 		for _, p := range r.Unplaced {
 			fmt.Fprintf(&b, "  %s: %s\n", p.ID, p.Message)
 		}
 	}
-	if r.Failed() {
+	switch {
+	case r.Failed():
 		b.WriteString("result        FAILED: see the violations and the unplaced work above\n")
-	} else {
+	case cfg.SkipChecks:
+		b.WriteString("result        all work ran; nothing was checked\n")
+	default:
 		b.WriteString("result        ok: every check held after every cycle and all work ran\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// count writes n with the singular or plural noun: 1 copy, 4 copies.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return group(int64(n)) + " " + many
 }
 
 // group writes an integer with thousands separators: 12,345.

@@ -54,6 +54,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "replay: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
+	// Config reads zero as "the default"; on the command line a zero is a mistake.
+	switch {
+	case *copies < 1, *pools < 1, !(*squeeze > 0), *period <= 0:
+		fmt.Fprintln(stderr, "replay: -copies, -pools, -squeeze and -period must be positive")
+		return 2
+	}
 	nodes, pods, name, err := load(*trace, *podsPath, *nodePath)
 	if err != nil {
 		fmt.Fprintln(stderr, "replay:", err)
