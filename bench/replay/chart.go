@@ -13,15 +13,22 @@ import (
 // two pixels, so that the chart stays small however many cycles the replay ran.
 const chartBuckets = 450
 
-// WriteSVG draws the replay as one SVG of three panels against simulated time, from
-// the first tick to the last cycle (after it only releases remain): the pending depth
-// after each cycle, the wall time of each Gate.Cycle, and the GPU placed over the
-// capacity. Each panel shows, per time bucket (1/450 of the span), the largest value
-// in it, so that spikes stay visible.
+// WriteSVG draws the replay as one SVG of three panels against simulated time: the
+// pending depth after each cycle, the wall time of each Gate.Cycle, and the GPU placed
+// over the capacity. The time axis runs from the first tick that leaves work pending
+// or 1 % of the GPUs in use (before it, the trace's early pods trickle in and out) to
+// the last cycle (after it, only releases remain). Each panel shows, per time bucket
+// (1/450 of the span), the largest value in it, so that spikes stay visible.
 func (r Report) WriteSVG(w io.Writer) error {
 	var first, last time.Duration
 	if len(r.Samples) > 0 {
 		first, last = r.Samples[0].At, r.Samples[len(r.Samples)-1].At
+	}
+	for _, s := range r.Samples {
+		if s.Pending > 0 || s.GPU*100 >= r.Trace.Capacity {
+			first = s.At
+			break
+		}
 	}
 	for _, s := range r.Samples {
 		if s.Cycled {

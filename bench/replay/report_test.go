@@ -35,6 +35,7 @@ func TestFormatting(t *testing.T) {
 	assert.Equal(t, "937 µs", wall(937*time.Microsecond))
 	assert.Equal(t, "1.32 s", wall(1321*time.Millisecond))
 	assert.Equal(t, "12 ns", wall(12))
+	assert.Equal(t, "1,210 s", wall(1210*time.Second))
 	assert.Equal(t, "1 copy", count(1, "copy", "copies"))
 	assert.Equal(t, "4 copies", count(4, "copy", "copies"))
 }

@@ -145,6 +145,9 @@ func wall(d time.Duration) string {
 		scale float64
 		name  string
 	}{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}} {
+		if v >= u.scale && v/u.scale >= 1000 {
+			return group(int64(math.Round(v/u.scale))) + " " + u.name
+		}
 		if v >= u.scale {
 			return strconv.FormatFloat(v/u.scale, 'g', 3, 64) + " " + u.name
 		}
