@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -114,13 +115,16 @@ func (s *Sim) checkNodes(running []admission.RunningWorkload) {
 				s.violate(CheckNodes, string(r.Workload.ID)+" has pods on node "+a.Node+", which the node list lacks")
 				continue
 			}
-			for res, q := range a.Shape {
-				k := slices.Index(podResources, res)
-				if k < 0 {
-					s.violate(CheckNodes, string(r.Workload.ID)+" asks for "+res+", which the replay does not request")
-					continue
+			known := 0
+			for k, res := range podResources {
+				if q, ok := a.Shape[res]; ok {
+					placed[n][k] += a.Pods * q
+					known++
 				}
-				placed[n][k] += a.Pods * q
+			}
+			if known != len(a.Shape) {
+				s.violate(CheckNodes, string(r.Workload.ID)+" has pods of shape "+fmt.Sprint(a.Shape)+", which asks for more than "+
+					strings.Join(podResources, ", "))
 			}
 		}
 	}
