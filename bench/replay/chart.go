@@ -20,6 +20,9 @@ const chartBuckets = 450
 // the last cycle (after it, only releases remain). Each panel shows, per time bucket
 // (1/450 of the span), the largest value in it, so that spikes stay visible.
 func (r Report) WriteSVG(w io.Writer) error {
+	if w == nil {
+		return errNilWriter
+	}
 	var first, last time.Duration
 	if len(r.Samples) > 0 {
 		first, last = r.Samples[0].At, r.Samples[len(r.Samples)-1].At

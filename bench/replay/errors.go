@@ -104,3 +104,6 @@ func (e *ConfigError) Unwrap() []error {
 	}
 	return []error{ErrInvalidConfig}
 }
+
+// errNilWriter is what the writing functions report for a nil io.Writer.
+var errNilWriter = errors.New("replay: the writer is nil")

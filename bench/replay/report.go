@@ -203,6 +203,9 @@ func (st *stats) admit(p quota.Priority, wait time.Duration) {
 
 // Report returns what the replay measured so far; after Run, the whole replay.
 func (s *Sim) Report() Report {
+	if !s.usable() {
+		return Report{}
+	}
 	st := &s.stats
 	cfg := s.cfg
 	cfg.Clock = nil

@@ -78,7 +78,8 @@ func TraceStart() time.Time { return time.Date(2023, time.July, 10, 0, 0, 0, 0, 
 // hostname), the pools and the gate, and every pod as a one-pod gang, Copies times,
 // waiting for its arrival. It returns a *ConfigError for a Config out of range, a
 // node list that makes no cluster, quotas that make no pool set, and pods whose
-// requests the gate refuses.
+// requests make no gang. Rows that did not come from ParseNodes and ParsePods may
+// still break the parsers' rules; the gate then refuses them during Step.
 func New(cfg Config, nodes []NodeRow, pods []PodRow) (*Sim, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -164,24 +165,62 @@ func (s *Sim) addJobs(pods []PodRow, pools []naming.Name) error {
 	return nil
 }
 
-// Gate returns the Sim's gate, in the state the last Step left it.
-func (s *Sim) Gate() *admission.Gate { return s.gate }
+// usable reports whether New built s. A nil or zero Sim holds nothing: its reads
+// return zero values and Step and Run report ErrInvalidConfig.
+func (s *Sim) usable() bool { return s != nil && s.gate != nil }
+
+// Gate returns the Sim's gate, in the state the last Step left it; nil for a Sim that
+// New did not build.
+func (s *Sim) Gate() *admission.Gate {
+	if !s.usable() {
+		return nil
+	}
+	return s.gate
+}
 
 // Now returns the simulated time of the last step: the trace's start plus the
 // squeezed time elapsed.
-func (s *Sim) Now() time.Time { return s.epoch.Add(s.now) }
+func (s *Sim) Now() time.Time {
+	if !s.usable() {
+		return TraceStart()
+	}
+	return s.epoch.Add(s.now)
+}
 
 // Pending returns the number of workloads waiting in the gate's queue.
-func (s *Sim) Pending() int { return s.pending }
+func (s *Sim) Pending() int {
+	if !s.usable() {
+		return 0
+	}
+	return s.pending
+}
 
 // Running returns the number of workloads running.
-func (s *Sim) Running() int { return s.running }
+func (s *Sim) Running() int {
+	if !s.usable() {
+		return 0
+	}
+	return s.running
+}
 
 // Upcoming returns the number of workloads still to arrive.
-func (s *Sim) Upcoming() int { return len(s.arrivals) - s.next }
+func (s *Sim) Upcoming() int {
+	if !s.usable() {
+		return 0
+	}
+	return len(s.arrivals) - s.next
+}
 
 // Err returns the error that stopped the replay, if any.
-func (s *Sim) Err() error { return s.err }
+func (s *Sim) Err() error {
+	if !s.usable() {
+		return errUnbuilt()
+	}
+	return s.err
+}
+
+// errUnbuilt is what Step, Run and Err report for a Sim that New did not build.
+func errUnbuilt() error { return &ConfigError{Field: "sim", Value: "", Rule: "was not built by New"} }
 
 // Run steps the replay to its end and returns the first error.
 func (s *Sim) Run() error {
@@ -201,6 +240,9 @@ func (s *Sim) Run() error {
 // and nothing left to arrive, the replay stops: Report lists that work as unplaced.
 // An error means the gate refused what the replay fed it; the replay stops there.
 func (s *Sim) Step() (more bool, err error) {
+	if !s.usable() {
+		return false, errUnbuilt()
+	}
 	if s.err != nil {
 		return false, s.err
 	}

@@ -206,3 +206,30 @@ func TestNewRefusesBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestZeroValuesAndNilInputs checks that nothing panics on a Sim New did not build, a
+// zero Report or nil readers and writers: each answers with zero values or an error.
+func TestZeroValuesAndNilInputs(t *testing.T) {
+	for _, s := range []*Sim{nil, {}} {
+		more, err := s.Step()
+		assert.False(t, more)
+		assert.ErrorIs(t, err, ErrInvalidConfig)
+		assert.ErrorIs(t, s.Run(), ErrInvalidConfig)
+		assert.ErrorIs(t, s.Err(), ErrInvalidConfig)
+		assert.Nil(t, s.Gate())
+		assert.Equal(t, TraceStart(), s.Now())
+		assert.Zero(t, s.Pending()+s.Running()+s.Upcoming())
+		assert.Equal(t, Report{}, s.Report())
+	}
+	_, err := ParseNodes(nil)
+	assert.ErrorIs(t, err, ErrMalformed)
+	_, err = ParsePods(nil)
+	assert.ErrorIs(t, err, ErrMalformed)
+	assert.Error(t, WriteNodes(nil, nil))
+	assert.Error(t, WritePods(nil, nil))
+	assert.Error(t, Report{}.WriteText(nil))
+	assert.Error(t, Report{}.WriteSVG(nil))
+	var b strings.Builder
+	assert.NoError(t, Report{}.WriteText(&b))
+	assert.Contains(t, b.String(), "wall time     not measured")
+}

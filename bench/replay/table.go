@@ -22,6 +22,9 @@ type table struct {
 
 // newTable reads the header and checks that it names every one of want, once.
 func newTable(r io.Reader, want []string) (*table, error) {
+	if r == nil {
+		return nil, &ParseError{Rule: "is missing: the reader is nil", Kind: ErrMalformed}
+	}
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = true
 	header, err := cr.Read()

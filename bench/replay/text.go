@@ -13,6 +13,9 @@ import (
 // utilization, latencies, violations (counts, then the first described ones) and the
 // work left unplaced, ending with a one-line verdict.
 func (r Report) WriteText(w io.Writer) error {
+	if w == nil {
+		return errNilWriter
+	}
 	var b strings.Builder
 	cfg := r.Trace.Config
 	fmt.Fprintf(&b, "trace         %s × %s on %s (%s GPUs), arrivals squeezed %s×, cycles ≥ %v apart\n",

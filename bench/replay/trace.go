@@ -200,6 +200,9 @@ func podOf(t *table) (PodRow, error) {
 // WriteNodes writes rows as a node list that ParseNodes reads back: the header, then
 // one record per row.
 func WriteNodes(w io.Writer, rows []NodeRow) error {
+	if w == nil {
+		return errNilWriter
+	}
 	cw := csv.NewWriter(w)
 	cw.Write(nodeColumns)
 	for _, n := range rows {
@@ -212,6 +215,9 @@ func WriteNodes(w io.Writer, rows []NodeRow) error {
 // WritePods writes rows as a pod list that ParsePods reads back: the header, then one
 // record per row, scheduled_time empty for pods never scheduled.
 func WritePods(w io.Writer, rows []PodRow) error {
+	if w == nil {
+		return errNilWriter
+	}
 	cw := csv.NewWriter(w)
 	cw.Write(podColumns)
 	for _, p := range rows {

@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -100,6 +101,9 @@ const (
 
 // WriteSVG renders the figure as one SVG document and returns the first write error.
 func (f Figure) WriteSVG(w io.Writer) error {
+	if w == nil {
+		return errors.New("plot: the writer is nil")
+	}
 	ew := &errWriter{w: w}
 	cols := max(f.Columns, 1)
 	pw, ph := f.Width, f.Height
