@@ -30,6 +30,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/poolgate/poolgate/bench/internal/plot"
 )
 
 func main() {
@@ -42,7 +44,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "chart: no benchmark lines with a key=N size element")
 		os.Exit(1)
 	}
-	render(os.Stdout, fams)
+	if err := render(os.Stdout, fams); err != nil {
+		fmt.Fprintln(os.Stderr, "chart:", err)
+		os.Exit(1)
+	}
 }
 
 // point is one measured size of one line: the samples of every metric, by unit.
@@ -178,16 +183,8 @@ var baselines = map[string]string{"naive": "#cc3311", "bare": "#777777", "spec":
 
 var palette = []string{"#0077bb", "#228833", "#aa3377", "#009988", "#ccbb44", "#33bbee", "#ee3377", "#332288"}
 
-const (
-	panelW, panelH = 460, 280
-	marginL        = 80
-	marginR        = 20
-	marginT        = 40
-	marginB        = 50
-	legendRow      = 16
-)
-
-func render(w io.Writer, fams map[string]*family) {
+// render draws one panel per family, two to a row, in name order.
+func render(w io.Writer, fams map[string]*family) error {
 	names := make([]string, 0, len(fams))
 	colors := map[string]string{}
 	var lineNames []string
@@ -211,24 +208,16 @@ func render(w io.Writer, fams map[string]*family) {
 		colors[ln] = palette[next%len(palette)]
 		next++
 	}
-	cols := 2
-	rows := (len(names) + cols - 1) / cols
-	maxLines := 0
-	for _, f := range fams {
-		maxLines = max(maxLines, len(f.lines))
+	fig := plot.Figure{Columns: 2}
+	for _, n := range names {
+		fig.Panels = append(fig.Panels, panel(fams[n], colors))
 	}
-	cellH := panelH + marginT + marginB + maxLines*legendRow
-	cellW := panelW + marginL + marginR
-	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">`+"\n",
-		cols*cellW, rows*cellH)
-	fmt.Fprintf(w, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	for i, n := range names {
-		panel(w, fams[n], colors, (i%cols)*cellW, (i/cols)*cellH)
-	}
-	fmt.Fprintln(w, "</svg>")
+	return fig.WriteSVG(w)
 }
 
-func panel(w io.Writer, f *family, colors map[string]string, ox, oy int) {
+// panel lays out one family on log-log axes: x at the measured sizes, y at whole
+// decades. A family with nothing to plot gives a panel whose lines have no points.
+func panel(f *family, colors map[string]string) plot.Panel {
 	unit := f.unit()
 	value := func(p *point) (float64, bool) {
 		s := p.samples[unit]
@@ -249,10 +238,15 @@ func panel(w io.Writer, f *family, colors map[string]string, ox, oy int) {
 			}
 		}
 	}
-	if len(xs) == 0 {
-		return
-	}
 	sort.Strings(lineNames)
+	out := plot.Panel{Title: f.name + " — " + unit, XLabel: f.key}
+	for _, n := range lineNames {
+		_, dashed := baselines[variant(n)]
+		out.Lines = append(out.Lines, plot.Line{Name: n, Color: colors[n], Dashed: dashed, Dots: true})
+	}
+	if len(xs) == 0 {
+		return out
+	}
 	sort.Float64s(xs)
 	xs = slices.Compact(xs)
 	// x: the measured sizes, with some room on both sides; y: whole decades.
@@ -263,18 +257,9 @@ func panel(w io.Writer, f *family, colors map[string]string, ox, oy int) {
 	if ly1 == ly0 {
 		ly1++
 	}
-	px := func(x float64) float64 {
-		return float64(ox+marginL) + (math.Log10(x)-lx0)/(lx1-lx0)*panelW
-	}
-	py := func(y float64) float64 {
-		return float64(oy+marginT+panelH) - (math.Log10(y)-ly0)/(ly1-ly0)*panelH
-	}
-	title := f.name + " — " + unit
-	fmt.Fprintf(w, `<text x="%d" y="%d" font-size="14" font-weight="bold">%s</text>`+"\n", ox+marginL, oy+24, esc(title))
-	fmt.Fprintf(w, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#444"/>`+"\n", ox+marginL, oy+marginT, panelW, panelH)
+	out.X, out.Y = plot.Log10(lx0, lx1), plot.Log10(ly0, ly1)
 	for _, x := range xs {
-		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>`+"\n", px(x), oy+marginT, px(x), oy+marginT+panelH)
-		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", px(x), oy+marginT+panelH+15, compact(x))
+		out.XTicks = append(out.XTicks, plot.Tick{Value: x, Label: compact(x)})
 	}
 	ticks := []float64{1}
 	if ly1-ly0 <= 2 {
@@ -286,45 +271,22 @@ func panel(w io.Writer, f *family, colors map[string]string, ox, oy int) {
 			if math.Log10(v) > ly1+1e-9 {
 				break
 			}
-			y := py(v)
-			fmt.Fprintf(w, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>`+"\n", ox+marginL, y, ox+marginL+panelW, y)
-			fmt.Fprintf(w, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", ox+marginL-5, y+4, label(v, unit))
+			out.YTicks = append(out.YTicks, plot.Tick{Value: v, Label: label(v, unit)})
 		}
 	}
-	fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="middle">%s</text>`+"\n", ox+marginL+panelW/2, oy+marginT+panelH+32, esc(f.key))
 	for i, n := range lineNames {
 		l := f.lines[n]
-		color := colors[n]
-		dash := ""
-		if _, ok := baselines[variant(n)]; ok {
-			dash = ` stroke-dasharray="6,4"`
-		}
-		var path strings.Builder
-		var dots strings.Builder
 		for _, x := range xs {
 			p, ok := l.points[x]
 			if !ok {
 				continue
 			}
-			y, ok := value(p)
-			if !ok || y <= 0 {
-				continue
+			if y, ok := value(p); ok && y > 0 {
+				out.Lines[i].Points = append(out.Lines[i].Points, plot.Point{X: x, Y: y})
 			}
-			cmd := "L"
-			if path.Len() == 0 {
-				cmd = "M"
-			}
-			fmt.Fprintf(&path, "%s%.1f,%.1f ", cmd, px(x), py(y))
-			fmt.Fprintf(&dots, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", px(x), py(y), color)
 		}
-		if path.Len() > 0 {
-			fmt.Fprintf(w, `<path d="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n", strings.TrimSpace(path.String()), color, dash)
-			io.WriteString(w, dots.String())
-		}
-		ly := oy + marginT + panelH + marginB + i*legendRow
-		fmt.Fprintf(w, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"%s/>`+"\n", ox+marginL, ly-4, ox+marginL+18, ly-4, color, dash)
-		fmt.Fprintf(w, `<text x="%d" y="%d">%s</text>`+"\n", ox+marginL+24, ly, esc(n))
 	}
+	return out
 }
 
 // variant is the last element of a line's name.
@@ -355,8 +317,4 @@ func label(v float64, unit string) string {
 		}
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64) + " ns"
-}
-
-func esc(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }

@@ -1,0 +1,180 @@
+// Command replay replays a production GPU trace through poolgate's admission gate and
+// prints what it measured: cycles, admissions, preemptions, waits per priority, GPU
+// utilization, cycle latency and every invariant violation found after a cycle. It
+// exits 1 when a check failed or work was left that could never run, 2 on bad input.
+//
+// With no flags it replays the embedded Alibaba GPU trace (openb_pod_list_gpushare40
+// on openb_node_list_gpu_node) once, its arrivals 1000 times faster, into two pools:
+//
+//	go run ./bench/replay/cmd/replay
+//	go run ./bench/replay/cmd/replay -copies 4 -svg bench/replay-gpushare40-4x.svg
+//	go run ./bench/replay/cmd/replay -pods my_pods.csv -nodes my_nodes.csv -pools 3 -quota 0.5,0.3,0.2
+//
+// See bench/README.md, "Replaying a production trace", for what is checked and how to
+// read the figures.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/poolgate/poolgate/bench/replay"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the command, with its arguments and output streams as parameters.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		trace    = fs.String("trace", "gpushare40", "embedded pod list to replay when -pods is not given: "+strings.Join(replay.TraceNames(), " or "))
+		podsPath = fs.String("pods", "", "pod list CSV (default: the embedded -trace)")
+		nodePath = fs.String("nodes", "", "node list CSV (default: the embedded openb_node_list_gpu_node.csv)")
+		copies   = fs.Int("copies", 1, "submit the trace this many times at once")
+		squeeze  = fs.Float64("squeeze", 1000, "divide arrival times by this factor (lifetimes are not squeezed)")
+		pools    = fs.Int("pools", 2, "number of pools, pool0 … pool{n-1}; pod i goes to pool i mod n")
+		quotas   = fs.String("quota", "", "comma-separated quota fractions of the GPU capacity, one per pool (default: an equal split of it all)")
+		period   = fs.Duration("period", time.Second, "least simulated time between two cycles")
+		maxViol  = fs.Int("max-violations", 20, "violations described per check (all are counted)")
+		svg      = fs.String("svg", "", "write the chart of pending depth, cycle latency and GPU use to this file")
+		progress = fs.Duration("progress", 0, "print a progress line to stderr this often in wall time (0: never)")
+	)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "replay: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	// Config reads zero as "the default"; on the command line a zero is a mistake.
+	switch {
+	case *copies < 1, *pools < 1, !(*squeeze > 0), *period <= 0:
+		fmt.Fprintln(stderr, "replay: -copies, -pools, -squeeze and -period must be positive")
+		return 2
+	}
+	nodes, pods, name, err := load(*trace, *podsPath, *nodePath)
+	if err != nil {
+		fmt.Fprintln(stderr, "replay:", err)
+		return 2
+	}
+	var fractions []float64
+	if *quotas != "" {
+		for _, f := range strings.Split(*quotas, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil {
+				fmt.Fprintf(stderr, "replay: -quota %q: %q is not a number\n", *quotas, f)
+				return 2
+			}
+			fractions = append(fractions, v)
+		}
+	}
+	start := time.Now()
+	clock := func() time.Duration { return time.Since(start) }
+	sim, err := replay.New(replay.Config{Pools: *pools, Quota: fractions, Squeeze: *squeeze, Copies: *copies,
+		Period: *period, Clock: clock, MaxViolations: *maxViol}, nodes, pods)
+	if err != nil {
+		fmt.Fprintln(stderr, "replay:", err)
+		return 2
+	}
+	fmt.Fprintf(stdout, "replaying %s\n", name)
+	next := *progress
+	for {
+		more, err := sim.Step()
+		if err != nil {
+			fmt.Fprintln(stderr, "replay:", err)
+			return 2
+		}
+		if *progress > 0 && clock() >= next {
+			next = clock() + *progress
+			fmt.Fprintf(stderr, "replay: %v wall, simulated %v, %d pending, %d running\n",
+				clock().Round(time.Second), sim.Now().Sub(replay.TraceStart()).Round(time.Second), sim.Pending(), sim.Running())
+		}
+		if !more {
+			break
+		}
+	}
+	rep := sim.Report()
+	if err := rep.WriteText(stdout); err != nil {
+		fmt.Fprintln(stderr, "replay:", err)
+		return 2
+	}
+	if *svg != "" {
+		if err := writeFile(*svg, rep.WriteSVG); err != nil {
+			fmt.Fprintln(stderr, "replay:", err)
+			return 2
+		}
+		fmt.Fprintf(stdout, "chart         %s\n", *svg)
+	}
+	if rep.Failed() {
+		return 1
+	}
+	return 0
+}
+
+// load reads the node and pod lists from the files given, or from the embedded trace.
+func load(trace, podsPath, nodePath string) ([]replay.NodeRow, []replay.PodRow, string, error) {
+	var nodes []replay.NodeRow
+	var pods []replay.PodRow
+	name := "openb_pod_list_" + trace + ".csv (embedded)"
+	var err error
+	if podsPath == "" {
+		var t replay.Trace
+		if t, err = replay.LoadTrace(trace); err != nil {
+			return nil, nil, "", err
+		}
+		nodes, pods = t.Nodes, t.Pods
+	} else {
+		name = podsPath
+		if err = readFile(podsPath, func(r io.Reader) (err error) { pods, err = replay.ParsePods(r); return err }); err != nil {
+			return nil, nil, "", err
+		}
+	}
+	if nodePath == "" {
+		if nodes == nil {
+			if nodes, err = replay.LoadNodes(); err != nil {
+				return nil, nil, "", err
+			}
+		}
+		name += " on openb_node_list_gpu_node.csv (embedded)"
+	} else {
+		name += " on " + nodePath
+		if err = readFile(nodePath, func(r io.Reader) (err error) { nodes, err = replay.ParseNodes(r); return err }); err != nil {
+			return nil, nil, "", err
+		}
+	}
+	return nodes, pods, name, nil
+}
+
+// readFile opens path and hands it to parse, naming the file in any error.
+func readFile(path string, parse func(io.Reader) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := parse(f); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// writeFile creates path and hands it to write.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRunFromFiles replays small lists read from files, writes the chart and exits 0.
+func TestRunFromFiles(t *testing.T) {
+	dir := t.TempDir()
+	nodes := filepath.Join(dir, "nodes.csv")
+	pods := filepath.Join(dir, "pods.csv")
+	svg := filepath.Join(dir, "out.svg")
+	require.NoError(t, os.WriteFile(nodes, []byte("sn,cpu_milli,memory_mib,gpu,model\nn0,8000,8192,2,T4\n"), 0o644))
+	require.NoError(t, os.WriteFile(pods, []byte("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"+
+		"a,1000,1024,1,500,T4|A10,LS,Running,1000,2000,1000\n"+
+		"b,1000,1024,1,1000,,BE,Running,2000,3000,2000\n"), 0o644))
+	var out, errOut strings.Builder
+	code := run([]string{"-pods", pods, "-nodes", nodes, "-copies", "2", "-svg", svg}, &out, &errOut)
+	assert.Equal(t, 0, code, errOut.String())
+	assert.Contains(t, out.String(), "trace         2 pods × 2 copies on 1 node (2 GPUs)")
+	assert.Contains(t, out.String(), "note          1 pod")
+	assert.Contains(t, out.String(), "result        ok")
+	chart, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	assert.Contains(t, string(chart), "</svg>")
+}
+
+// TestRunRefusesBadInput checks the exit code 2 and the message for bad flags and
+// files.
+func TestRunRefusesBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.csv")
+	require.NoError(t, os.WriteFile(bad, []byte("sn,cpu_milli\n"), 0o644))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-trace", "nope"}, `invalid config trace "nope"`},
+		{[]string{"-nodes", bad}, bad + `: line 1, column memory_mib "": is missing from the header`},
+		{[]string{"-quota", "0.5,x"}, `-quota "0.5,x": "x" is not a number`},
+		{[]string{"-squeeze", "0"}, "-copies, -pools, -squeeze and -period must be positive"},
+		{[]string{"-pools", "0"}, "-copies, -pools, -squeeze and -period must be positive"},
+		{[]string{"-pools", "3", "-quota", "0.5,0.5"}, `invalid config quota "0.5,0.5": must give one fraction per pool (3)`},
+		{[]string{"extra"}, `unexpected arguments ["extra"]`},
+	} {
+		var out, errOut strings.Builder
+		assert.Equal(t, 2, run(tc.args, &out, &errOut), "%v", tc.args)
+		assert.Contains(t, errOut.String(), tc.want, "%v", tc.args)
+	}
+}

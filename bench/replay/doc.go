@@ -1,0 +1,129 @@
+// Package replay drives poolgate's admission gate with a production GPU trace and
+// checks it after every cycle: it replays Alibaba's cluster-trace-gpu-v2023 (or any
+// node and pod list of the same columns) through the public API of admission, quota,
+// gang and topology, as a host would, and reports what happened — cycles, admissions,
+// preemptions, waits, GPU utilization, cycle latency — and every invariant that broke.
+//
+// Its one job is measurement under real load. The command bench/replay/cmd/replay runs
+// a replay from flags and files; the package takes io.Readers and an injected clock,
+// so that tests and benchmarks replay the embedded trace (LoadTrace) without paths.
+//
+//	tr, _ := replay.LoadTrace("gpushare40")
+//	sim, _ := replay.New(replay.Config{Copies: 4}, tr.Nodes, tr.Pods)
+//	_ = sim.Run()
+//	rep := sim.Report() // rep.WriteText(os.Stdout), rep.WriteSVG(f)
+//
+// # Non-goals
+//
+// It is not a scheduler simulator: it models no pod start-up, no node failures, no
+// per-device GPU sharing and no node selectors, and it replays arrivals and lifetimes
+// as recorded, not the production scheduler's decisions. It does not test the gate's
+// rules one by one (package admission's tests do); it checks invariants that must hold
+// whatever the rules decide, and one rule, no priority inversion, re-derived on its
+// own. Library packages stay pure; so does this one: no I/O beyond the readers it is
+// given, no goroutines, no clock reads (Config.Clock is injected), no environment, no
+// global mutable state. Only the command opens files, reads flags and the wall clock.
+//
+// # Concurrency
+//
+// A Sim is not safe for concurrent use: Step mutates it and its gate. Parsing, Report
+// values and CheckInversions share nothing with a Sim; CheckInversions only reads the
+// gate it is given, so it may run while nothing mutates that gate.
+//
+// # How the trace becomes work
+//
+//   - Cluster: topology.NewCluster with levels model and hostname; every node is
+//     labelled model=<model>, hostname=<sn>, and offers {"gpu": gpu × 1000 (milli-GPU),
+//     "cpu": cpu_milli, "memory": memory_mib}. Counting milli-GPU as one pooled
+//     quantity per node approximates per-device GPU sharing: three pods of 600
+//     milli-GPU fit a node of two GPUs here, where on the devices only two could run.
+//   - Pods: every pod becomes a one-pod gang: one PodGroup with minMember 1 and no
+//     SubGroups, compiled once (gang.Compile), and per pod the gang.Requests of its
+//     single leaf, which a PodGroup without SubGroups names "" (Tree.Requests), over
+//     the resources gpu, cpu and memory, zero amounts left out. The GPU request is
+//     gpu_milli for a pod that shares one GPU (num_gpu 1, 0 < gpu_milli < 1000), else
+//     num_gpu × 1000. The workload is admission.Workload{ID, Queue, Priority, Gang:
+//     {Tree, Requests, Name: the pod's name}, Submitted}; pods of one shape share one
+//     Requests value, which nothing changes.
+//   - gpu_spec is parsed and kept on PodRow, but topology has no node selectors yet,
+//     so the replay ignores it: a pod may land on a model it does not accept. The
+//     report says so when a pod list names models.
+//   - Priorities: QoS LS and Guaranteed are HIGH, Burstable NORMAL, BE LOW.
+//   - Pools: Config.Pools pools pool0 … pool{P-1} in a quota.PoolSet, with quotas of
+//     Config.Quota's fractions of the cluster's GPU capacity, rounded down to a
+//     milli-GPU (default: the capacity split equally, rounded down; what rounding
+//     leaves over belongs to no pool, so LOW work may borrow it). The gate is
+//     admission.NewForPools on that set with the cluster's total milli-GPU as its
+//     capacity: one resource, "gpu", counted in milli-GPU. Pod i of the list goes to
+//     pool i mod P (its shared leaf), every copy of it too.
+//   - Time: a pod arrives at creation_time / Squeeze seconds after TraceStart, a fixed
+//     instant; Copies submits the whole trace that many times at once, copy c of pod p
+//     with ID "p#c" (copy 0 included, so IDs look alike). A pod runs for its lifetime
+//     as recorded, not squeezed — deletion_time − scheduled_time, or deletion_time −
+//     creation_time for a pod never scheduled — from its admission. A preempted pod
+//     (Apply re-queues it with its original submit time) restarts: admitted again, it
+//     runs its whole lifetime again, and the completion of the run it lost is dropped.
+//
+// # Cycles
+//
+// The simulation is event driven. Each tick advances to the next event (an arrival or
+// a completion), but never to less than Config.Period after the previous tick, and
+// takes every event due by then: completions first (Gate.Release), then arrivals
+// (Gate.Submit). When work is pending and something changed since the last cycle, the
+// tick runs Gate.Cycle at its time and Gate.Apply, then the checks. Decisions where the
+// task leaves room:
+//
+//   - A tick with nothing pending runs no cycle: it would decide nothing. A completion
+//     is released at the first tick at or after it, so a pod may hold its GPUs up to
+//     Period longer than its lifetime.
+//   - "Changed" means events were taken, or the last cycle evicted work: admissions only
+//     take capacity, so a cycle right after one without victims would repeat its
+//     pending decisions, while victims return to the queue and get their turn in the
+//     next cycle, one Period later.
+//   - The replay ends when nothing is pending, running or left to arrive. When work is
+//     pending with nothing running and nothing left to arrive, no event can change its
+//     fate: the replay stops and reports it as unplaced, with the message of its last
+//     decision, and the report counts as failed.
+//   - Step runs one cycle, with every tick before it; ticks that only release work run
+//     inside the Step that reaches the next cycle.
+//
+// # Checks after every cycle
+//
+// Each failure is a counted Violation with a description (the first
+// Config.MaxViolations of each check are described; every one is counted):
+//
+//  1. CheckNodes: for every node, the free capacity (Gate.Cluster().Nodes()) plus the
+//     pods the running workloads placed there (Gate.Running() placements × shape)
+//     equals its capacity in the node list, per resource.
+//  2. CheckQueues: every queue's usage (Gate.Usage(q).Total) equals the sum of its
+//     running workloads' Request, and its HIGH/NORMAL usage (Guaranteed) the sum of
+//     its HIGH and NORMAL ones.
+//  3. CheckWork: finished + running + pending = submitted, by ID sets, so a workload
+//     lost, invented or listed twice shows.
+//  4. CheckVictims: every victim of the cycle (CycleResult.Victims) is LOW.
+//  5. CheckInversion: no HIGH/NORMAL workload decided Pending for fit or placement
+//     while evicting all its candidates would let it fit and be placed, judged on the
+//     state after Apply by CheckInversions, which re-derives the candidate rules
+//     without the gate's preemption code (see its doc). Two choices: a candidate of
+//     another queue is taken when its queue (and, across pools, its pool) borrows a
+//     resource the candidate uses, whether or not the waiting workload asks for that
+//     resource, so a CPU-only HIGH pod can reclaim a node from borrowed GPU work; and a
+//     workload that would fit and be placed without any eviction is not an inversion
+//     (capacity that a later plan in the same cycle freed waits for it, and the next
+//     cycle, which victims always bring, admits it).
+//
+// # Statistics
+//
+// Report gives cycles, admissions (a re-admission counts again), preemptions (plan
+// victims), pending decisions by reason over all cycles, waits per priority from
+// submission to admission in simulated time (a preempted workload's from its original
+// submission, so each admission is one sample), GPU utilization (placed milli-GPU over
+// capacity, after each tick, weighted by simulated time: over the whole replay, over
+// the ticks that left work pending, and its maximum), and, through Config.Clock, the
+// wall time of every Gate.Cycle, Gate.Apply and check pass, with nearest-rank
+// percentiles, and of the whole replay. WriteSVG draws pending depth, cycle latency and
+// GPU use against simulated time, through bench/internal/plot.
+//
+// The test data is Alibaba's clusterdata cluster-trace-gpu-v2023 (Weng et al., USENIX
+// ATC '23), CC BY 4.0; see testdata/alibaba-gpu-v2023/README.md.
+package replay

@@ -1,0 +1,457 @@
+package replay
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/poolgate/poolgate/admission"
+	"github.com/poolgate/poolgate/gang"
+	"github.com/poolgate/poolgate/naming"
+	"github.com/poolgate/poolgate/quota"
+)
+
+// Sim is one replay of a trace through an admission gate: the gate, the cluster it
+// places on, the trace's pods as workloads waiting to arrive, pending, running or
+// finished, and the statistics and violations gathered so far. Build one with New,
+// advance it with Step or Run, and read the result with Report.
+//
+// A Sim is not safe for concurrent use. Gate returns the Sim's own gate, so that a
+// benchmark can time its cycles on a fixed state; changing that gate behind the Sim's
+// back makes the checks report what changed.
+type Sim struct {
+	cfg      Config
+	gate     *admission.Gate
+	capacity int64
+	// nodeIndex numbers the nodes of the list; capacities and placed hold, per node,
+	// its capacity and check 1's sum of placed pods, in podResources order.
+	nodeIndex  map[string]int
+	capacities [][3]int64
+	placed     [][3]int64
+	queues     []string
+
+	jobs     []job
+	index    map[admission.WorkloadID]int
+	arrivals []int
+	next     int
+	done     completions
+
+	epoch                      time.Time
+	now                        time.Duration
+	ticked, dirty, over        bool
+	pending, running, finished int
+	gpuUsed                    int64
+	err                        error
+	last                       admission.CycleResult
+	mark                       []uint8
+
+	stats stats
+}
+
+// jobState is where a job is in its life.
+type jobState uint8
+
+const (
+	waiting jobState = iota // not arrived yet
+	pendingState
+	runningState
+	finishedState
+)
+
+// job is one copy of one pod: the workload the gate sees, and what the simulation
+// needs to run it.
+type job struct {
+	w        admission.Workload
+	arrival  time.Duration
+	lifetime time.Duration
+	gpu      int64
+	state    jobState
+	run      int
+}
+
+// TraceStart returns the simulated instant of the trace's start, the epoch from which
+// arrivals are counted: 2023-07-10 00:00 UTC, the first day of USENIX ATC '23, where
+// the trace was published. It is fixed, so that replays are deterministic.
+func TraceStart() time.Time { return time.Date(2023, time.July, 10, 0, 0, 0, 0, time.UTC) }
+
+// New builds a replay of pods on the cluster of nodes: the cluster (levels model and
+// hostname), the pools and the gate, and every pod as a one-pod gang, Copies times,
+// waiting for its arrival. It returns a *ConfigError for a Config out of range, a
+// node list that makes no cluster, quotas that make no pool set, and pods whose
+// requests make no gang. Rows that did not come from ParseNodes and ParsePods may
+// still break the parsers' rules; the gate then refuses them during Step.
+func New(cfg Config, nodes []NodeRow, pods []PodRow) (*Sim, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if len(nodes) == 0 {
+		return nil, &ConfigError{Field: "nodes", Value: "", Rule: "must list at least one node"}
+	}
+	cluster, capacity, err := clusterOf(nodes)
+	if err != nil {
+		return nil, err
+	}
+	pools, names, err := poolsOf(cfg.quotas(capacity))
+	if err != nil {
+		return nil, err
+	}
+	gate, err := admission.NewForPools(pools, quota.Quantity(capacity), admission.Options{Cluster: cluster})
+	if err != nil {
+		return nil, &ConfigError{Field: "quota", Value: formatFractions(cfg.Quota), Rule: "does not make a gate", Err: err}
+	}
+	s := &Sim{cfg: cfg, gate: gate, capacity: capacity, nodeIndex: map[string]int{},
+		index: map[admission.WorkloadID]int{}, epoch: TraceStart()}
+	for i, n := range nodes {
+		s.nodeIndex[n.SN] = i
+		s.capacities = append(s.capacities, [3]int64{n.GPU * 1000, n.CPUMilli, n.MemoryMiB})
+	}
+	s.placed = make([][3]int64, len(nodes))
+	for _, p := range names {
+		s.queues = append(s.queues, admission.SharedLeaf(p))
+	}
+	if err := s.addJobs(pods, names); err != nil {
+		return nil, err
+	}
+	s.mark = make([]uint8, len(s.jobs))
+	s.stats = newStats(cfg.MaxViolations, countGPUSpec(pods))
+	return s, nil
+}
+
+// addJobs turns every copy of every pod into a job, ordered by arrival.
+func (s *Sim) addJobs(pods []PodRow, pools []naming.Name) error {
+	tree, err := oneReplica()
+	if err != nil {
+		return &ConfigError{Field: "pods", Value: "", Rule: "cannot compile the one-pod PodGroup", Err: err}
+	}
+	requests := map[shape]int{}
+	var shapes []gang.Requests
+	s.jobs = make([]job, 0, len(pods)*s.cfg.Copies)
+	for c := range s.cfg.Copies {
+		for i, p := range pods {
+			sh, ok := shapeOf(p)
+			if !ok {
+				return &ConfigError{Field: "pods", Value: p.Name, Rule: "GPU request is out of range"}
+			}
+			k, ok := requests[sh]
+			if !ok {
+				req, err := requestsOf(tree, sh)
+				if err != nil {
+					return &ConfigError{Field: "pods", Value: p.Name, Rule: "request does not make a gang", Err: err}
+				}
+				k = len(shapes)
+				shapes = append(shapes, req)
+				requests[sh] = k
+			}
+			arrival := seconds(float64(p.CreationTime) / s.cfg.Squeeze)
+			id := admission.WorkloadID(p.Name + "#" + strconv.Itoa(c))
+			if _, dup := s.index[id]; dup {
+				return &ConfigError{Field: "pods", Value: string(id), Rule: "names a workload twice"}
+			}
+			s.index[id] = len(s.jobs)
+			s.jobs = append(s.jobs, job{
+				w: admission.Workload{ID: id, Queue: pools[i%len(pools)].String(), Priority: priorityOf(p.QoS),
+					Gang:      &admission.Gang{Tree: tree, Requests: shapes[k], Name: p.Name},
+					Submitted: s.epoch.Add(arrival)},
+				arrival: arrival, lifetime: lifetime(p), gpu: sh.gpu,
+			})
+		}
+	}
+	s.arrivals = make([]int, len(s.jobs))
+	for i := range s.arrivals {
+		s.arrivals[i] = i
+	}
+	slices.SortStableFunc(s.arrivals, func(a, b int) int { return int(s.jobs[a].arrival - s.jobs[b].arrival) })
+	return nil
+}
+
+// usable reports whether New built s. A nil or zero Sim holds nothing: its reads
+// return zero values and Step and Run report ErrInvalidConfig.
+func (s *Sim) usable() bool { return s != nil && s.gate != nil }
+
+// Gate returns the Sim's gate, in the state the last Step left it; nil for a Sim that
+// New did not build.
+func (s *Sim) Gate() *admission.Gate {
+	if !s.usable() {
+		return nil
+	}
+	return s.gate
+}
+
+// Now returns the simulated time of the last step: the trace's start plus the
+// squeezed time elapsed.
+func (s *Sim) Now() time.Time {
+	if !s.usable() {
+		return TraceStart()
+	}
+	return s.epoch.Add(s.now)
+}
+
+// Pending returns the number of workloads waiting in the gate's queue.
+func (s *Sim) Pending() int {
+	if !s.usable() {
+		return 0
+	}
+	return s.pending
+}
+
+// Running returns the number of workloads running.
+func (s *Sim) Running() int {
+	if !s.usable() {
+		return 0
+	}
+	return s.running
+}
+
+// Upcoming returns the number of workloads still to arrive.
+func (s *Sim) Upcoming() int {
+	if !s.usable() {
+		return 0
+	}
+	return len(s.arrivals) - s.next
+}
+
+// Err returns the error that stopped the replay, if any.
+func (s *Sim) Err() error {
+	if !s.usable() {
+		return errUnbuilt()
+	}
+	return s.err
+}
+
+// errUnbuilt is what Step, Run and Err report for a Sim that New did not build.
+func errUnbuilt() error { return &ConfigError{Field: "sim", Value: "", Rule: "was not built by New"} }
+
+// Run steps the replay to its end and returns the first error.
+func (s *Sim) Run() error {
+	for {
+		more, err := s.Step()
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// Step runs the replay up to and including its next cycle: it takes the events due
+// (completions released, arrivals submitted) tick by tick, ticks at least Period
+// apart, until a tick leaves work pending and something changed since the last cycle;
+// then it runs the gate's cycle, applies it and checks the invariants. It returns
+// whether anything is left to replay. When pending work remains with nothing running
+// and nothing left to arrive, the replay stops: Report lists that work as unplaced.
+// An error means the gate refused what the replay fed it; the replay stops there.
+func (s *Sim) Step() (more bool, err error) {
+	if !s.usable() {
+		return false, errUnbuilt()
+	}
+	if s.err != nil {
+		return false, s.err
+	}
+	if s.over {
+		return false, nil
+	}
+	start := s.clock()
+	defer func() { s.stats.wall += s.clock() - start }()
+	for {
+		at, ok := s.nextTick()
+		if !ok {
+			s.finish()
+			return false, nil
+		}
+		changed, err := s.advance(at)
+		if err != nil {
+			s.err = err
+			return false, err
+		}
+		if s.pending == 0 || !(changed || s.dirty) {
+			s.stats.samples = append(s.stats.samples, s.sample(false))
+			continue
+		}
+		if err := s.cycle(); err != nil {
+			s.err = err
+			return false, err
+		}
+		if _, ok := s.nextTick(); !ok {
+			s.finish()
+			return false, nil
+		}
+		return true, nil
+	}
+}
+
+// nextTick returns the time of the next tick: the next event, but not before Period
+// after the last tick; or, when the last cycle evicted work, Period after it. It
+// returns false when nothing is left to happen.
+func (s *Sim) nextTick() (time.Duration, bool) {
+	earliest := s.now
+	if s.ticked {
+		earliest += s.cfg.Period
+	}
+	if s.dirty && s.pending > 0 {
+		return earliest, true
+	}
+	at, ok := s.nextEvent()
+	if !ok {
+		return 0, false
+	}
+	return max(at, earliest), true
+}
+
+// nextEvent returns the time of the next arrival or live completion.
+func (s *Sim) nextEvent() (time.Duration, bool) {
+	at, ok := time.Duration(0), false
+	if s.next < len(s.arrivals) {
+		at, ok = s.jobs[s.arrivals[s.next]].arrival, true
+	}
+	if c, live := s.done.peek(s.live); live && (!ok || c.at < at) {
+		at, ok = c.at, true
+	}
+	return at, ok
+}
+
+// live reports whether a completion ends the job's current run.
+func (s *Sim) live(c completion) bool {
+	j := &s.jobs[c.job]
+	return j.state == runningState && j.run == c.run
+}
+
+// advance moves the clock to at and takes every event due by then: completions first
+// (the gate releases them), then arrivals (submitted). It reports whether there were
+// any, and records the GPU use from the previous tick on.
+func (s *Sim) advance(at time.Duration) (bool, error) {
+	s.stats.use(s.now, at, s.gpuUsed, s.pending > 0, s.ticked)
+	s.now, s.ticked = at, true
+	changed := false
+	for {
+		c, ok := s.done.peek(s.live)
+		if !ok || c.at > at {
+			break
+		}
+		s.done.pop()
+		j := &s.jobs[c.job]
+		if _, err := s.gate.Release(j.w.ID); err != nil {
+			return changed, &ConfigError{Field: "release", Value: string(j.w.ID), Rule: "the gate refused it", Err: err}
+		}
+		j.state = finishedState
+		s.running--
+		s.finished++
+		s.gpuUsed -= j.gpu
+		changed = true
+	}
+	for s.next < len(s.arrivals) && s.jobs[s.arrivals[s.next]].arrival <= at {
+		j := &s.jobs[s.arrivals[s.next]]
+		if err := s.gate.Submit(j.w); err != nil {
+			return changed, &ConfigError{Field: "submit", Value: string(j.w.ID), Rule: "the gate refused it", Err: err}
+		}
+		j.state = pendingState
+		s.pending++
+		s.next++
+		changed = true
+	}
+	return changed, nil
+}
+
+// cycle runs one gate cycle at the current time, applies it, follows its admissions
+// and evictions, and checks the invariants.
+func (s *Sim) cycle() error {
+	now := s.Now()
+	t0 := s.clock()
+	res := s.gate.Cycle(now)
+	t1 := s.clock()
+	if err := s.gate.Apply(res); err != nil {
+		return &ConfigError{Field: "cycle", Value: s.now.String(), Rule: "the gate refused to apply it", Err: err}
+	}
+	t2 := s.clock()
+	s.stats.cycle(t1-t0, t2-t1)
+	victims := res.Victims()
+	for _, v := range victims {
+		i, ok := s.index[v.Workload.ID]
+		if !ok || s.jobs[i].state != runningState {
+			continue // check 3 reports it
+		}
+		j := &s.jobs[i]
+		j.state = pendingState
+		s.running--
+		s.pending++
+		s.gpuUsed -= j.gpu
+		s.stats.preemptions++
+	}
+	for _, d := range res.Decisions {
+		if d.Outcome != admission.Admit {
+			s.stats.pendingBy[d.Reason]++
+			continue
+		}
+		i, ok := s.index[d.Workload.ID]
+		if !ok || s.jobs[i].state != pendingState {
+			continue
+		}
+		j := &s.jobs[i]
+		j.state = runningState
+		j.run++
+		s.done.schedule(completion{at: s.now + j.lifetime, job: i, run: j.run})
+		s.pending--
+		s.running++
+		s.gpuUsed += j.gpu
+		s.stats.admit(j.w.Priority, now.Sub(d.Workload.Submitted))
+	}
+	s.dirty = len(victims) > 0
+	s.last = res
+	s.stats.maxPending = max(s.stats.maxPending, s.pending)
+	if !s.cfg.SkipChecks {
+		t3 := s.clock()
+		s.check(res)
+		s.stats.checkLat = append(s.stats.checkLat, s.clock()-t3)
+	}
+	smp := s.sample(true)
+	smp.Cycle, smp.Apply = t1-t0, t2-t1
+	s.stats.samples = append(s.stats.samples, smp)
+	return nil
+}
+
+// sample records the state after a tick.
+func (s *Sim) sample(cycled bool) Sample {
+	return Sample{At: s.now, Pending: s.pending, Running: s.running, GPU: s.gpuUsed, Cycled: cycled}
+}
+
+// finish ends the replay: work still pending can never run, since nothing runs and
+// nothing is left to arrive.
+func (s *Sim) finish() {
+	if s.over {
+		return
+	}
+	s.over = true
+	if s.pending == 0 {
+		return
+	}
+	last := map[admission.WorkloadID]string{}
+	for _, d := range s.last.Decisions {
+		if d.Outcome != admission.Admit {
+			last[d.Workload.ID] = d.Message()
+		}
+	}
+	for _, w := range s.gate.Pending() {
+		msg, ok := last[w.ID]
+		if !ok {
+			msg = "never decided"
+		}
+		s.stats.unplaced = append(s.stats.unplaced, Unplaced{ID: w.ID, Message: msg})
+	}
+}
+
+// clock reads the injected wall clock, or 0 without one.
+func (s *Sim) clock() time.Duration {
+	if s.cfg.Clock == nil {
+		return 0
+	}
+	return s.cfg.Clock()
+}
+
+// countGPUSpec counts the pods that name the GPU models they accept.
+func countGPUSpec(pods []PodRow) int {
+	n := 0
+	for _, p := range pods {
+		if len(p.GPUSpec) > 0 {
+			n++
+		}
+	}
+	return n
+}
