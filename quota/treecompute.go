@@ -45,12 +45,16 @@ func (t *Tree) sumUsage(i int) {
 // setWalk recomputes the walk term of slot i and resource j.
 func (t *Tree) setWalk(i, j int) {
 	k := i*t.numRes() + j
-	c, u := &t.cfg[k], t.usage[k]
+	t.walk[k] = t.walkTerm(i, j, t.usage[k])
+}
+
+// walkTerm returns the walk term of slot i and resource j for usage u.
+func (t *Tree) walkTerm(i, j int, u Quantity) walkCell {
+	c := &t.cfg[i*t.numRes()+j]
 	if t.parent[i] < 0 {
-		t.walk[k] = walkCell{a: 0, c: c.sq.Sub(u)}
-		return
+		return walkCell{a: 0, c: c.sq.Sub(u)}
 	}
-	t.walk[k] = walkCell{a: max(0, c.lq.Sub(u)), c: c.lend.Sub(spill(u, c.lq)).Add(c.bl)}
+	return walkCell{a: max(0, c.lq.Sub(u)), c: c.lend.Sub(spill(u, c.lq)).Add(c.bl)}
 }
 
 // refresh recomputes slot i from its configuration and its children: quotas, a

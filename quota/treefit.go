@@ -44,6 +44,12 @@ func (f Fit) String() string {
 //
 // Fits is O(depth × resources) and allocates nothing.
 func (t *Tree) Fits(q NodeID, v []Quantity) (Fit, error) {
+	return t.fitsThrough(nil, q, v)
+}
+
+// fitsThrough is Fits on the usage the tree holds, seen through ov's changes when ov is
+// not nil (a Draft's).
+func (t *Tree) fitsThrough(ov *overlay, q NodeID, v []Quantity) (Fit, error) {
 	i := t.slot(q)
 	if i < 0 || t.kind[i] != KindQueue || len(v) != len(t.resNames) {
 		return Fit{}, t.requestError("fits", q, v)
@@ -58,7 +64,10 @@ func (t *Tree) Fits(q NodeID, v []Quantity) (Fit, error) {
 		}
 		var acc Quantity // Σ a over the path so far: unused guaranteed quota below
 		for n := i; n >= 0; n = int(t.parent[n]) {
-			w := &t.walk[n*R+j]
+			w := t.walk[n*R+j]
+			if ov != nil {
+				w = t.walkAt(ov, n, j)
+			}
 			if w.a >= Unlimited-acc {
 				break // unlimited guaranteed quota below: nothing above can bind
 			}
@@ -67,18 +76,26 @@ func (t *Tree) Fits(q NodeID, v []Quantity) (Fit, error) {
 				if err := t.requestError("fits", q, v); err != nil {
 					return Fit{}, err // a negative amount further on
 				}
-				return t.binding(i, v), nil
+				return t.binding(ov, i, v), nil
 			}
 		}
 	}
 	return Fit{OK: true}, nil
 }
 
+// walkAt returns the walk term of slot n and resource j: ov's when ov has changed it,
+// else the tree's. ov must not be nil.
+func (t *Tree) walkAt(ov *overlay, n, j int) walkCell {
+	if c, ok := ov.at[int32(n)]; ok {
+		return ov.walk[int(c)+j]
+	}
+	return t.walk[n*len(t.resNames)+j]
+}
+
 // binding explains a request that does not fit: for each resource it finds the lowest
 // node whose term is below the request, and keeps the lowest of those, the smallest
 // ResourceID on a tie.
-func (t *Tree) binding(i int, v []Quantity) Fit {
-	R := len(v)
+func (t *Tree) binding(ov *overlay, i int, v []Quantity) Fit {
 	var f Fit
 	bind := -1
 	for j, want := range v {
@@ -87,7 +104,10 @@ func (t *Tree) binding(i int, v []Quantity) Fit {
 		}
 		var acc Quantity
 		for n, depth := i, 0; n >= 0 && (bind < 0 || depth < bind); n, depth = int(t.parent[n]), depth+1 {
-			w := &t.walk[n*R+j]
+			w := t.walk[n*len(v)+j]
+			if ov != nil {
+				w = t.walkAt(ov, n, j)
+			}
 			if w.a >= Unlimited-acc {
 				break
 			}

@@ -1,0 +1,106 @@
+package quota
+
+import (
+	"reflect"
+	"strconv"
+	"testing"
+
+	ggen "github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/internal/gen"
+)
+
+// TestDraftAgreesWithClone: the same Add and Remove calls through a Draft and on a clone
+// of the tree give the same answers and refusals, and every read of the Draft — Fits,
+// Usage, Borrowing, at every node and resource — equals the clone's; the tree under the
+// Draft is never written, and Reset brings the Draft back to the tree's view.
+func TestDraftAgreesWithClone(t *testing.T) {
+	checkProp(t, 400, "a Draft reads like a changed clone", prop.ForAll(func(g gen.QuotaTree, ops []gen.TreeOp) bool {
+		m := modelOf(g)
+		qs := m.queues()
+		if len(qs) == 0 {
+			return true
+		}
+		tr, err := NewTree(m.spec())
+		require.NoError(t, err)
+		before := tr.Clone()
+		clone, d := tr.Clone(), tr.Draft()
+		same := func(when string) {
+			for i := range m.nodes {
+				for r := range m.R {
+					n, res := NodeID(i+1), ResourceID(r)
+					require.Equal(t, clone.Usage(n, res), d.Usage(n, res), "%s: Usage(n%d, r%d)", when, i, r)
+					require.Equal(t, clone.Borrowing(n, res), d.Borrowing(n, res), "%s: Borrowing(n%d, r%d)", when, i, r)
+				}
+				if !m.nodes[i].queue {
+					continue
+				}
+				for _, a := range [][]int64{{1, 1, 1}, {3, 0, 2}, {8, 8, 8}, {20, 0, 0}} {
+					v := vec(a, m.R)
+					want, werr := clone.Fits(NodeID(i+1), v)
+					got, gerr := d.Fits(NodeID(i+1), v)
+					require.Equal(t, werr, gerr, "%s: Fits error", when)
+					require.Equal(t, want, got, "%s: Fits(n%d, %v)", when, i, v)
+				}
+			}
+		}
+		for k, op := range ops {
+			q := NodeID(qs[op.Node%len(qs)] + 1)
+			v := make([]Quantity, m.R)
+			for j := range v {
+				v[j] = Quantity(op.Amounts[j])
+			}
+			var want, got error
+			if op.Kind == gen.TreeRemove || op.Kind == gen.TreeMove {
+				want, got = clone.Remove(q, v), d.Remove(q, v)
+			} else {
+				want, got = clone.Add(q, v), d.Add(q, v)
+			}
+			require.Equal(t, want, got, "step %d: %v", k, op)
+			same("step " + strconv.Itoa(k))
+		}
+		require.True(t, reflect.DeepEqual(before, tr), "the Draft wrote its tree")
+		d.Reset()
+		clone = tr.Clone()
+		same("after Reset")
+		return true
+	}, lawTrees, ggen.SliceOfN(12, gen.TreeOps(3, 6))))
+}
+
+// TestDraftNil: a nil Draft reads as empty and refuses changes.
+func TestDraftNil(t *testing.T) {
+	var d *Draft
+	assert.Nil(t, d.Tree())
+	assert.Zero(t, d.Usage(1, 0))
+	assert.False(t, d.Borrowing(1, 0))
+	assert.False(t, d.Changed())
+	assert.ErrorIs(t, d.Add(1, nil), ErrNilTree)
+	assert.ErrorIs(t, d.Remove(1, nil), ErrNilTree)
+	_, err := d.Fits(1, nil)
+	assert.ErrorIs(t, err, ErrUnknownNode)
+	d.Reset()
+	assert.NotNil(t, (*Tree)(nil).Draft())
+}
+
+// TestDraftAllocations: once a Draft has touched a path, trying the same changes again
+// after Reset allocates nothing, and Fits through it never allocates.
+func TestDraftAllocations(t *testing.T) {
+	tr := handTree(t)
+	q, ok := tr.Node("a1")
+	require.True(t, ok)
+	v := make([]Quantity, tr.NumResources())
+	v[0] = 1
+	require.NoError(t, tr.Add(q, v))
+	d := tr.Draft()
+	trial := func() {
+		d.Reset()
+		_ = d.Remove(q, v)
+		_, _ = d.Fits(q, v)
+		_ = d.Add(q, v)
+	}
+	trial()
+	assert.Zero(t, testing.AllocsPerRun(100, trial))
+}
