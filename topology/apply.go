@@ -16,11 +16,28 @@ func (c *Cluster) Apply(p Placement) error {
 	if err != nil {
 		return err
 	}
+	return c.take(use, "assignments")
+}
+
+// ApplyAll takes the pods of every placement off the free capacity, as Apply of each in
+// turn would, and checks them all first: when one fails nothing changes. It costs less
+// than one Apply per placement: the capacity each domain keeps track of is updated once
+// for all of them.
+func (c *Cluster) ApplyAll(ps []Placement) error {
+	use, err := c.usage(ps...)
+	if err != nil {
+		return err
+	}
+	return c.take(use, "placements")
+}
+
+// take checks that the nodes have the room use needs, and takes it.
+func (c *Cluster) take(use []nodeUse, field string) error {
 	nr := len(c.res)
 	for _, u := range use {
 		for j, q := range u.vec {
 			if f := c.free[int(u.node)*nr+j]; f != Unlimited && q > f {
-				return placementErr("assignments", fmt.Sprintf("%q", c.names[u.node]),
+				return placementErr(field, fmt.Sprintf("%q", c.names[u.node]),
 					fmt.Sprintf("needs %d %s but %d are free", q, c.res[j], f))
 			}
 		}
@@ -38,11 +55,27 @@ func (c *Cluster) Remove(p Placement) error {
 	if err != nil {
 		return err
 	}
+	return c.give(use, "assignments")
+}
+
+// RemoveAll gives back the pods of every placement, as Remove of each in turn would,
+// and checks them all first: when one fails nothing changes. It undoes ApplyAll, and
+// costs as little.
+func (c *Cluster) RemoveAll(ps []Placement) error {
+	use, err := c.usage(ps...)
+	if err != nil {
+		return err
+	}
+	return c.give(use, "placements")
+}
+
+// give checks that giving use back overflows no free quantity, and gives it back.
+func (c *Cluster) give(use []nodeUse, field string) error {
 	nr := len(c.res)
 	for _, u := range use {
 		for j, q := range u.vec {
 			if _, ok := sat.AddChecked(c.free[int(u.node)*nr+j], q); !ok && c.free[int(u.node)*nr+j] != Unlimited {
-				return placementErr("assignments", fmt.Sprintf("%q", c.names[u.node]),
+				return placementErr(field, fmt.Sprintf("%q", c.names[u.node]),
 					fmt.Sprintf("giving back %d %s would overflow the free quantity", q, c.res[j]))
 			}
 		}
@@ -56,50 +89,64 @@ type nodeUse struct {
 	vec  []int64
 }
 
-// usage sums a placement's resources per node, in node order, validating as it goes.
-func (c *Cluster) usage(p Placement) ([]nodeUse, error) {
+// usage sums the resources of one or more placements per node, in node order,
+// validating as it goes. Errors name the assignment, and the placement when there are
+// several.
+func (c *Cluster) usage(ps ...Placement) ([]nodeUse, error) {
 	if err := c.built(); err != nil {
 		return nil, err
 	}
 	nr := len(c.res)
-	row := make(map[int32]int, len(p.Assignments)) // node → its row in sums
+	n := 0
+	for _, p := range ps {
+		n += len(p.Assignments)
+	}
+	row := make(map[int32]int, n) // node → its row in sums
 	var sums []int64
 	var order []int32
-	for i, a := range p.Assignments {
-		n, ok := c.nodeIdx[a.Node]
-		if !ok {
-			return nil, placementErr(assignField(i)+".node", fmt.Sprintf("%q", a.Node), "no such node")
-		}
-		if a.Pods < 0 || a.Elastic < 0 || a.Elastic > a.Pods {
-			return nil, placementErr(assignField(i)+".pods", fmt.Sprintf("%d (elastic %d)", a.Pods, a.Elastic), "pods must not be negative and elastic pods are part of them")
-		}
-		r, seen := row[n]
-		if !seen {
-			r = len(order)
-			row[n] = r
-			order = append(order, n)
-			sums = append(sums, make([]int64, nr)...)
-		}
-		u := sums[r*nr : (r+1)*nr]
-		for name, q := range a.Shape {
-			switch {
-			case name == Pods:
-				return nil, placementErr(assignField(i)+".shape", fmt.Sprintf("%q", name), "every pod takes one slot; a shape must not list pods")
-			case q < 0:
-				return nil, placementErr(fmt.Sprintf("%s.shape[%q]", assignField(i), name), fmt.Sprint(q), "quantities must not be negative")
-			case q == 0 || a.Pods == 0:
-				continue
+	for k, p := range ps {
+		field := func(i int) string {
+			if len(ps) > 1 {
+				return "placements[" + strconv.Itoa(k) + "]." + assignField(i)
 			}
-			col, ok := c.resIdx[name]
+			return assignField(i)
+		}
+		for i, a := range p.Assignments {
+			n, ok := c.nodeIdx[a.Node]
 			if !ok {
-				return nil, placementErr(fmt.Sprintf("%s.shape[%q]", assignField(i), name), fmt.Sprint(q), "no node has this resource")
+				return nil, placementErr(field(i)+".node", fmt.Sprintf("%q", a.Node), "no such node")
 			}
-			if !addUse(u, col, a.Pods, q) {
-				return nil, placementErr(assignField(i), fmt.Sprintf("%d × %d %s", a.Pods, q, name), "the total would overflow")
+			if a.Pods < 0 || a.Elastic < 0 || a.Elastic > a.Pods {
+				return nil, placementErr(field(i)+".pods", fmt.Sprintf("%d (elastic %d)", a.Pods, a.Elastic), "pods must not be negative and elastic pods are part of them")
 			}
-		}
-		if c.slots >= 0 && !addUse(u, c.slots, a.Pods, 1) {
-			return nil, placementErr(assignField(i), fmt.Sprintf("%d × %d %s", a.Pods, 1, Pods), "the total would overflow")
+			r, seen := row[n]
+			if !seen {
+				r = len(order)
+				row[n] = r
+				order = append(order, n)
+				sums = append(sums, make([]int64, nr)...)
+			}
+			u := sums[r*nr : (r+1)*nr]
+			for name, q := range a.Shape {
+				switch {
+				case name == Pods:
+					return nil, placementErr(field(i)+".shape", fmt.Sprintf("%q", name), "every pod takes one slot; a shape must not list pods")
+				case q < 0:
+					return nil, placementErr(fmt.Sprintf("%s.shape[%q]", field(i), name), fmt.Sprint(q), "quantities must not be negative")
+				case q == 0 || a.Pods == 0:
+					continue
+				}
+				col, ok := c.resIdx[name]
+				if !ok {
+					return nil, placementErr(fmt.Sprintf("%s.shape[%q]", field(i), name), fmt.Sprint(q), "no node has this resource")
+				}
+				if !addUse(u, col, a.Pods, q) {
+					return nil, placementErr(field(i), fmt.Sprintf("%d × %d %s", a.Pods, q, name), "the total would overflow")
+				}
+			}
+			if c.slots >= 0 && !addUse(u, c.slots, a.Pods, 1) {
+				return nil, placementErr(field(i), fmt.Sprintf("%d × %d %s", a.Pods, 1, Pods), "the total would overflow")
+			}
 		}
 	}
 	out := make([]nodeUse, len(order))

@@ -237,3 +237,76 @@ func TestClusterNotBuilt(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyAllRemoveAll: ApplyAll and RemoveAll do what Apply and Remove of each
+// placement in turn do — the same free capacity and the same placements found after —
+// and a batch with one placement that does not fit changes nothing and names it.
+func TestApplyAllRemoveAll(t *testing.T) {
+	specs := []string{"b1/r1 n1 gpu=4 pods=3", "b1/r1 n2 gpu=2", "b1/r2 n3 gpu=8"}
+	batch, one := mk(t, br, specs...), mk(t, br, specs...)
+	on := func(node string, pods int64) topology.Placement {
+		return topology.Placement{Assignments: []topology.Assignment{{Group: "w", Node: node, Pods: pods, Shape: gpu1}}}
+	}
+	ps := []topology.Placement{on("n1", 2), on("n3", 5), on("n1", 1), {Assignments: []topology.Assignment{
+		{Group: "w", Node: "n2", Pods: 1, Shape: gpu1}, {Group: "w", Node: "n3", Pods: 1, Shape: gpu1}}}}
+	require.NoError(t, batch.ApplyAll(ps))
+	for _, p := range ps {
+		require.NoError(t, one.Apply(p))
+	}
+	require.Equal(t, one.Nodes(), batch.Nodes())
+	req := topology.Request{Root: topology.Group{Name: "g", Pods: 3, Shape: gpu1}}
+	a, err := batch.Place(req, topology.Options{})
+	require.NoError(t, err)
+	b, err := one.Place(req, topology.Options{})
+	require.NoError(t, err)
+	require.Equal(t, b, a)
+
+	before := batch.Nodes()
+	err = batch.ApplyAll([]topology.Placement{on("n3", 1), on("n2", 2)})
+	require.EqualError(t, err, `topology: placements "n2": needs 2 gpu but 1 are free`)
+	require.Equal(t, before, batch.Nodes())
+	err = batch.RemoveAll([]topology.Placement{on("n3", 1), on("nx", 1)})
+	require.EqualError(t, err, `topology: placements[1].assignments[0].node "nx": no such node`)
+	require.Equal(t, before, batch.Nodes())
+
+	require.NoError(t, batch.RemoveAll(ps))
+	for _, p := range ps {
+		require.NoError(t, one.Remove(p))
+	}
+	require.Equal(t, one.Nodes(), batch.Nodes())
+	require.Equal(t, mk(t, br, specs...).Nodes(), batch.Nodes())
+}
+
+// TestFootprints: footprints compiled once change the free capacity as ApplyAll and
+// RemoveAll of their placements do, and refuse what would not fit, changing nothing.
+func TestFootprints(t *testing.T) {
+	specs := []string{"b1/r1 n1 gpu=4 pods=3", "b1/r1 n2 gpu=2", "b1/r2 n3 gpu=8"}
+	c, want := mk(t, br, specs...), mk(t, br, specs...)
+	on := func(node string, pods int64) topology.Placement {
+		return topology.Placement{Assignments: []topology.Assignment{{Group: "w", Node: node, Pods: pods, Shape: gpu1}}}
+	}
+	ps := []topology.Placement{on("n1", 2), on("n3", 5), on("n1", 1), on("n2", 1)}
+	var fs []topology.Footprint
+	for _, p := range ps {
+		f, err := c.Footprint(p)
+		require.NoError(t, err)
+		require.False(t, f.IsZero())
+		fs = append(fs, f)
+	}
+	_, err := c.Footprint(on("nx", 1))
+	require.EqualError(t, err, `topology: assignments[0].node "nx": no such node`)
+	require.True(t, topology.Footprint{}.IsZero())
+
+	require.NoError(t, c.ApplyFootprints(fs))
+	require.NoError(t, want.ApplyAll(ps))
+	require.Equal(t, want.Nodes(), c.Nodes())
+	before := c.Nodes()
+	require.EqualError(t, c.ApplyFootprints(fs[:1]), `topology: footprints "n1": needs 2 gpu but 1 are free`)
+	require.Equal(t, before, c.Nodes())
+	require.NoError(t, c.RemoveFootprints(fs[1:2]))
+	require.NoError(t, want.Remove(ps[1]))
+	require.Equal(t, want.Nodes(), c.Nodes())
+	clone := c.Clone()
+	require.NoError(t, clone.RemoveFootprints([]topology.Footprint{fs[0], fs[2], fs[3]}))
+	require.Equal(t, mk(t, br, specs...).Nodes(), clone.Nodes(), "a clone takes the footprints its original compiled")
+}
