@@ -22,7 +22,7 @@ func keep(r record) *record {
 // requeued returns the pending record of a running one: the same workload, submit time
 // and queue, no longer admitted.
 func requeued(r *record) *record {
-	return &record{w: r.w, leaf: r.leaf, vec: r.vec, place: r.place}
+	return &record{w: r.w, leaf: r.leaf, vec: r.vec, place: r.place, sig: r.sig}
 }
 
 // checkNew refuses an ID the gate already holds.
@@ -93,50 +93,62 @@ func (g *Gate) AddRunning(w Workload, admitted time.Time, placement *topology.Pl
 
 // Commit carries out a decision of Decide: it evicts the plan's victims, which return
 // to the pending queue with their original submit time, and admits the workload at time
-// now (a pending workload leaves the queue). It is an error, changing nothing, for a
-// decision that is not an admission, that another gate or a cycle made, or that was made
-// before the gate's running work last changed (decide again).
+// now (a pending workload leaves the queue). It carries out what the gate decided,
+// never what the host's copy of the decision says now. It is an error, changing
+// nothing, for a decision that another gate or a cycle made (ErrStaleDecision), whose
+// fields were changed since (ErrEditedDecision), that was made before the gate's running
+// work last changed — a decision committed once already included (ErrStaleDecision:
+// decide again) — that is not an admission (ErrInvalidValue), or for a workload whose ID
+// is running or pending as a different workload (ErrDuplicateWorkload).
 func (g *Gate) Commit(d Decision, now time.Time) error {
-	switch {
-	case !g.usable():
+	if !g.usable() {
 		return errUnusable()
-	case d.gate != g:
+	}
+	s := d.seal
+	switch {
+	case s == nil || s.gate != g:
 		return inputErr(ErrStaleDecision, "decision", string(d.Workload.ID), "was not made by this gate's Decide")
-	case d.gen != g.usageGen:
+	case s.edited(&d):
+		return inputErr(ErrEditedDecision, "decision", string(d.Workload.ID), "no longer says what the gate decided: its workload, outcome, request, plan or placement changed")
+	case s.gen != g.usageGen:
 		return inputErr(ErrStaleDecision, "decision", string(d.Workload.ID), "was made before the gate's running work changed; decide again")
-	case d.Outcome != Admit:
+	case s.outcome != Admit:
 		return inputErr(ErrInvalidValue, "decision", string(d.Workload.ID), "is not an admission")
 	}
-	k := keep(record{w: d.Workload, leaf: d.leaf, vec: d.Request, place: d.place})
-	k.admitted, k.placement = now, clonePlacement(d.Placement)
-	var victims []*record
-	if len(d.Plan) > 0 {
-		var err error
-		if victims, err = g.victims(d, map[WorkloadID]bool{d.Workload.ID: true}); err != nil {
-			return err
-		}
+	id := s.rec.w.ID
+	if _, ok := g.running[id]; ok {
+		return inputErr(ErrDuplicateWorkload, "workload.id", string(id), "is already running")
+	}
+	if p, ok := g.pending.get(id); ok && !p.w.same(s.rec.w) {
+		return inputErr(ErrDuplicateWorkload, "workload.id", string(id), "is pending as a different workload")
+	}
+	k := keep(*s.rec)
+	k.admitted, k.placement = now, clonePlacement(s.placement)
+	victims, err := g.victims(id, s.plan, map[WorkloadID]bool{id: true})
+	if err != nil {
+		return err
 	}
 	if err := g.carryOut([]step{{victims: victims, admit: k}}); err != nil {
 		return err
 	}
-	if _, ok := g.pending.remove(k.w.ID); ok {
+	if _, ok := g.pending.remove(id); ok {
 		g.queueGen++
 	}
 	return nil
 }
 
-// victims returns the running records of d's plan. A plan that names a workload twice,
-// one already in seen, one not running, or one that is not LOW (only LOW work is ever
-// preempted) does not match the gate's state.
-func (g *Gate) victims(d Decision, seen map[WorkloadID]bool) ([]*record, error) {
+// victims returns the running records of the plan of the decision for id. A plan that
+// names a workload twice, one already in seen, one not running, or one that is not LOW
+// (only LOW work is ever preempted) does not match the gate's state.
+func (g *Gate) victims(id WorkloadID, plan []WorkloadID, seen map[WorkloadID]bool) ([]*record, error) {
 	var out []*record
-	for _, v := range d.Plan {
-		r, ok := g.running[v.Workload.ID]
-		if !ok || seen[v.Workload.ID] || r.w.Priority != quota.Low {
-			return nil, inputErr(ErrStaleDecision, "decision", string(d.Workload.ID),
-				"plans to evict "+string(v.Workload.ID)+", which this gate cannot evict for it")
+	for _, v := range plan {
+		r, ok := g.running[v]
+		if !ok || seen[v] || r.w.Priority != quota.Low {
+			return nil, inputErr(ErrStaleDecision, "decision", string(id),
+				"plans to evict "+string(v)+", which this gate cannot evict for it")
 		}
-		seen[v.Workload.ID] = true
+		seen[v] = true
 		out = append(out, r)
 	}
 	return out, nil
@@ -148,9 +160,12 @@ type step struct {
 	admit   *record
 }
 
-// carryOut runs the steps in order on the live state; on a failure it undoes what it
-// did and returns the error. Victims go back to the pending queue only once every step
-// has succeeded.
+// carryOut runs the steps on the live state: it evicts every step's victims, then
+// admits each step's workload in order. Evicting first matters for a cycle, whose
+// HIGH/NORMAL work decided again after a later plan's evictions keeps its earlier place
+// in the walk; with every victim gone, each admission finds at least the room the cycle
+// saw for it. On a failure it undoes what it did and returns the error. Victims go back
+// to the pending queue only once every step has succeeded.
 func (g *Gate) carryOut(steps []step) error {
 	var stopped, started []*record
 	undo := func(err error) error {
@@ -169,6 +184,8 @@ func (g *Gate) carryOut(steps []step) error {
 			}
 			stopped = append(stopped, v)
 		}
+	}
+	for _, s := range steps {
 		if err := g.start(s.admit); err != nil {
 			return undo(err)
 		}
@@ -228,9 +245,18 @@ func (g *Gate) start(r *record) error {
 		return inputErr(ErrInvalidValue, "workload.request", string(r.w.ID), err.Error())
 	}
 	if r.placement != nil {
-		if err := g.cluster.Apply(*r.placement); err != nil {
+		foot, err := g.cluster.Footprint(*r.placement)
+		if err == nil {
+			err = g.cluster.ApplyFootprints([]topology.Footprint{foot})
+		}
+		if err != nil {
 			_ = g.tree.Remove(r.leaf, r.vec)
 			return inputErr(ErrInvalidValue, "placement", string(r.w.ID), err.Error())
+		}
+		r.foot = foot
+		if r.w.Priority.Guaranteed() {
+			// guarded has at least the free capacity of cluster, so this cannot fail.
+			_ = g.guarded.ApplyFootprints([]topology.Footprint{foot})
 		}
 	}
 	g.account(r.leaf, r, +1)
@@ -242,15 +268,18 @@ func (g *Gate) start(r *record) error {
 // stop gives back what the running r holds and forgets it. On failure nothing changes.
 func (g *Gate) stop(r *record) error {
 	if r.placement != nil {
-		if err := g.cluster.Remove(*r.placement); err != nil {
+		if err := g.cluster.RemoveFootprints([]topology.Footprint{r.foot}); err != nil {
 			return inputErr(ErrInvalidValue, "placement", string(r.w.ID), err.Error())
 		}
 	}
 	if err := g.tree.Remove(r.leaf, r.vec); err != nil {
 		if r.placement != nil {
-			_ = g.cluster.Apply(*r.placement)
+			_ = g.cluster.ApplyFootprints([]topology.Footprint{r.foot})
 		}
 		return inputErr(ErrInvalidValue, "workload.request", string(r.w.ID), err.Error())
+	}
+	if r.placement != nil && r.w.Priority.Guaranteed() {
+		_ = g.guarded.RemoveFootprints([]topology.Footprint{r.foot})
 	}
 	g.account(r.leaf, r, -1)
 	delete(g.running, r.w.ID)

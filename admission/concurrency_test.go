@@ -38,3 +38,38 @@ func TestConcurrentReads(t *testing.T) {
 		assert.Equal(t, want, r)
 	}
 }
+
+// TestConcurrentNodePlans: Decide's plans that free nodes try their evictions on a
+// Draft and a copy of the cluster, so several may run together with the accessors
+// (run with -race) and the gate is left as it was.
+func TestConcurrentNodePlans(t *testing.T) {
+	g, err := NewForPools(poolSet(t, "team:8"), 8, Options{Cluster: hostCluster(t, 2, 2, 2, 2)})
+	assert.NoError(t, err)
+	for i := 1; i <= 4; i++ {
+		placedOn(t, g, "l"+itoa(i), "team", quota.Low, 1, "n"+itoa(i), i)
+	}
+	nodes, tree := g.Cluster().Nodes(), g.Tree()
+	h := podWorkload(t, "h", "team", quota.High, 1, 2, 10)
+	var wg sync.WaitGroup
+	results := make([]string, 8)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, err := g.Decide(h)
+			_ = g.Cluster()
+			_ = g.Running()
+			if err != nil {
+				results[i] = err.Error()
+				return
+			}
+			results[i] = d.String()
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		assert.Equal(t, "h: admit to team--shared after preempting l1", r)
+	}
+	assert.Equal(t, nodes, g.Cluster().Nodes())
+	assert.Equal(t, tree.Mermaid(), g.Tree().Mermaid())
+}

@@ -2,9 +2,11 @@ package admission
 
 import (
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
 )
 
 // CycleResult is what one scheduling cycle decided: a decision for every pending
@@ -15,9 +17,14 @@ type CycleResult struct {
 	// Decisions holds one decision per workload that was pending when the cycle ran, in
 	// walk order: admissions (with their plans) and pending work with its reason.
 	Decisions []Decision
+	// Searches counts the placement searches the cycle ran; decisions it took from an
+	// earlier verdict of the same cycle cost none.
+	Searches int
 
 	gate               *Gate
 	usageGen, queueGen uint64
+	// sealed holds what the cycle decided, one per decision, for Apply.
+	sealed []sealed
 }
 
 // Admitted returns the admissions, in walk order.
@@ -50,68 +57,203 @@ func (c CycleResult) Victims() []RunningWorkload {
 // in this cycle (Apply returns them to the queue). In a StrictFIFO queue, a workload
 // that stays pending, for any reason, holds back every later workload of its queue
 // (ReasonFIFO); an admission with a plan holds nothing back.
+//
+// HIGH/NORMAL work left pending for the tree or a placement is decided once more when
+// a later plan's evictions freed capacity, before any LOW work is decided, so that LOW
+// work never takes what a waiting HIGH/NORMAL workload could have had; its decision
+// keeps its place in the walk order.
+//
+// The cycle's cost does not grow with pending work that cannot run: a request whose
+// shape (or a smaller one) already found no placement on the same free capacity, or no
+// plan on the same state, or no quota plan in its queue, is decided from that verdict
+// without a search (CycleResult.Searches counts the searches run).
 func (g *Gate) Cycle(now time.Time) CycleResult {
 	if !g.usable() {
 		return CycleResult{Now: now}
 	}
-	s := g.state.clone()
-	res := CycleResult{Now: now, Decisions: make([]Decision, 0, g.pending.len()),
+	s := g.working()
+	res := CycleResult{Now: now, Decisions: make([]Decision, 0, g.pending.len()), sealed: make([]sealed, 0, g.pending.len()),
 		gate: g, usageGen: g.usageGen, queueGen: g.queueGen}
-	var blocked map[quota.NodeID]WorkloadID
+	w := walk{g: g, s: s, res: &res}
 	g.pending.ascend(func(r *record) bool {
-		var d Decision
-		if head, ok := blocked[r.leaf]; ok {
-			d = Decision{Outcome: Pending, Reason: ReasonFIFO, Queue: g.tree.Name(r.leaf), Blocker: head}
-		} else {
-			var victims []*record
-			d, victims = g.decide(s, r, true)
-			if d.Outcome == Admit {
-				s.evict(victims)
-				s.admit(r, &d)
-			} else if g.leaves[r.leaf-1].strategy == StrictFIFO {
-				if blocked == nil {
-					blocked = map[quota.NodeID]WorkloadID{}
-				}
-				blocked[r.leaf] = r.w.ID
-			}
+		if r.w.Priority == quota.Low && !w.low {
+			w.reconsider()
+			w.low = true
 		}
-		// One copy serves as both the request and a plain workload's Request.
-		d.Workload, d.Request, d.leaf, d.place = r.w, slices.Clone(r.vec), 0, nil
-		if d.Workload.Gang == nil {
-			d.Workload.Request = d.Request
-		}
-		res.Decisions = append(res.Decisions, d)
+		w.decide(r, -1)
 		return true
 	})
+	if !w.low {
+		w.reconsider()
+	}
+	res.Searches = s.searches
 	return res
+}
+
+// walk is one cycle's walk over the pending work.
+type walk struct {
+	g   *Gate
+	s   *state
+	res *CycleResult
+	// blocked holds, per StrictFIFO queue whose head waits, that head.
+	blocked map[quota.NodeID]WorkloadID
+	// waiting holds the HIGH/NORMAL work left pending for the tree or a placement, with
+	// the evictions counted when it was decided.
+	waiting []waiter
+	// low reports that the walk has reached LOW work.
+	low bool
+	// arena holds the copies of the requests the decisions hand out.
+	arena []quota.Quantity
+}
+
+// copyOf returns a copy of v carved out of the walk's arena, which holds the copies of
+// every request the cycle hands out.
+func (w *walk) copyOf(v []quota.Quantity) []quota.Quantity {
+	if len(w.arena)+len(v) > cap(w.arena) {
+		w.arena = make([]quota.Quantity, 0, max(len(v)*w.g.pending.len(), len(v)))
+	}
+	n := len(w.arena)
+	w.arena = append(w.arena, v...)
+	return w.arena[n : n+len(v) : n+len(v)]
+}
+
+type waiter struct {
+	r     *record
+	at    int // index of its decision in res.Decisions
+	freed uint64
+}
+
+// decide decides r and records the decision at index at of the result, or appends it
+// when at is −1.
+func (w *walk) decide(r *record, at int) {
+	g, s := w.g, w.s
+	var d Decision
+	if head, ok := w.blocked[r.leaf]; ok && at < 0 {
+		d = Decision{Outcome: Pending, Reason: ReasonFIFO, Queue: g.tree.Name(r.leaf), Blocker: head}
+	} else {
+		var victims []*record
+		before := s.searches
+		d, victims = g.decide(s, r)
+		d.Searches = s.searches - before
+		switch {
+		case d.Outcome == Admit:
+			s.evict(victims)
+			s.admit(g, r, &d, len(victims) > 0)
+		case at >= 0:
+			return // still waits: the decision already recorded stands
+		default:
+			if g.leaves[r.leaf-1].strategy == StrictFIFO {
+				if w.blocked == nil {
+					w.blocked = map[quota.NodeID]WorkloadID{}
+				}
+				w.blocked[r.leaf] = r.w.ID
+			}
+			if r.w.Priority.Guaranteed() && (d.Reason == ReasonFit || d.Reason == ReasonPlacement) {
+				w.waiting = append(w.waiting, waiter{r: r, at: len(w.res.Decisions), freed: s.search.freed})
+			}
+		}
+	}
+	// One copy serves as both the request and a plain workload's Request; the copies
+	// of a cycle share one allocation.
+	d.Workload, d.Request = r.w, w.copyOf(r.vec)
+	if d.Workload.Gang == nil {
+		d.Workload.Request = d.Request
+	}
+	if at >= 0 {
+		w.res.Decisions[at], w.res.sealed[at] = d, seal(&d, r)
+		return
+	}
+	w.res.Decisions = append(w.res.Decisions, d)
+	w.res.sealed = append(w.res.sealed, seal(&d, r))
+}
+
+// reconsider decides again, in walk order, the waiting HIGH/NORMAL work that was
+// decided before the last eviction, until no admission frees anything more.
+func (w *walk) reconsider() {
+	for {
+		again := false
+		kept := w.waiting[:0]
+		for _, x := range w.waiting {
+			if x.freed == w.s.search.freed {
+				kept = append(kept, x)
+				continue
+			}
+			before := w.s.search.freed
+			w.decide(x.r, x.at)
+			if w.res.Decisions[x.at].Outcome == Admit {
+				again = again || w.s.search.freed != before
+				continue
+			}
+			x.freed = w.s.search.freed
+			kept = append(kept, x)
+		}
+		w.waiting = kept
+		if !again {
+			return
+		}
+	}
 }
 
 // evict takes the victims' usage and pods off the working state.
 func (s *state) evict(victims []*record) {
 	for _, v := range victims {
-		_ = s.tree.Remove(v.leaf, v.vec)
+		_ = s.books.Remove(v.leaf, v.vec)
 		s.account(v.leaf, v, -1)
-		if v.placement != nil {
-			_ = s.cluster.Remove(*v.placement)
-		}
 		s.gone[v.w.ID] = true
 	}
-}
-
-// admit charges an admission of r to the working state.
-func (s *state) admit(r *record, d *Decision) {
-	_ = s.tree.Add(r.leaf, r.vec)
-	s.account(r.leaf, r, +1)
-	if d.Placement != nil {
-		_ = s.cluster.Apply(*d.Placement)
+	s.unplace(victims, -1)
+	if len(victims) > 0 {
+		s.search.freed++
+		s.search.changed++
 	}
 }
 
-// Apply carries out a cycle's result on the gate: for each admission in walk order it
-// evicts the plan's victims and admits the workload at c.Now; the victims return to the
-// pending queue with their original submit time. It is an error, changing nothing, for
-// a result of another gate or one computed before the gate last changed (run the cycle
-// again).
+// admit charges an admission of r to the working state. Without evictions (evicted
+// false) it carries the cycle's optimistic states along when it can: an admission that
+// leaves its queue's and pool's borrowing as they were changes no candidate's re-check,
+// so those states need only its usage and pods added, not a new walk.
+func (s *state) admit(g *Gate, r *record, d *Decision, evicted bool) {
+	carry := !evicted && s.search.hasOptimistic()
+	var before []bool
+	if carry {
+		before = s.borrowsAt(g, r.leaf, nil)
+	}
+	_ = s.books.Add(r.leaf, r.vec)
+	s.account(r.leaf, r, +1)
+	var foot topology.Footprint
+	if d.Placement != nil {
+		foot, _ = s.cluster.Footprint(*d.Placement)
+		fs := []topology.Footprint{foot}
+		_ = s.cluster.ApplyFootprints(fs)
+		if r.w.Priority.Guaranteed() {
+			_ = s.guarded.ApplyFootprints(fs)
+		}
+	}
+	carry = carry && slices.Equal(before, s.borrowsAt(g, r.leaf, before[:0:0]))
+	s.search.changed++
+	if carry {
+		s.search.carry(r, foot)
+	}
+}
+
+// borrowsAt appends, for leaf and its pool (the ancestor below the root), whether each
+// borrows each resource: what the re-checks of candidates read of an admission there.
+func (s *state) borrowsAt(g *Gate, leaf quota.NodeID, dst []bool) []bool {
+	for _, n := range [2]quota.NodeID{leaf, g.leaves[leaf-1].pool} {
+		for j := range g.resources {
+			dst = append(dst, s.books.Borrowing(n, quota.ResourceID(j)))
+		}
+	}
+	return dst
+}
+
+// Apply carries out a cycle's result on the gate: it evicts the victims of every plan,
+// then admits each admitted workload at c.Now, in walk order; the victims return to the
+// pending queue with their original submit time. It carries out what the cycle decided,
+// never what the host's copy of the result says now. It is an error, changing nothing,
+// for a result of another gate or one computed before the gate last changed, applied
+// ones included (ErrStaleDecision: run the cycle again), and for one whose decisions
+// were changed, added, dropped or reordered (ErrEditedDecision).
 func (g *Gate) Apply(c CycleResult) error {
 	switch {
 	case !g.usable():
@@ -120,27 +262,36 @@ func (g *Gate) Apply(c CycleResult) error {
 		return inputErr(ErrStaleDecision, "cycle", c.Now.String(), "was not run on this gate")
 	case c.usageGen != g.usageGen || c.queueGen != g.queueGen:
 		return inputErr(ErrStaleDecision, "cycle", c.Now.String(), "was run before the gate last changed; run it again")
+	case len(c.Decisions) != len(c.sealed):
+		return inputErr(ErrEditedDecision, "cycle", c.Now.String(), "holds other decisions than the cycle made")
 	}
 	var steps []step
 	seen := map[WorkloadID]bool{}
-	for _, d := range c.Decisions {
-		if d.Outcome != Admit {
+	for i := range c.Decisions {
+		s := &c.sealed[i]
+		if s.edited(&c.Decisions[i]) {
+			return inputErr(ErrEditedDecision, "cycle", c.Now.String(),
+				"decision "+strconv.Itoa(i)+" ("+string(s.rec.w.ID)+") no longer says what the cycle decided")
+		}
+		if s.outcome != Admit {
 			continue
 		}
-		p, ok := g.pending.get(d.Workload.ID)
-		if !ok || seen[d.Workload.ID] {
-			return inputErr(ErrStaleDecision, "cycle", c.Now.String(), "admits "+string(d.Workload.ID)+", which is not pending")
+		id := s.rec.w.ID
+		if p, ok := g.pending.get(id); !ok || p != s.rec || seen[id] {
+			return inputErr(ErrStaleDecision, "cycle", c.Now.String(), "admits "+string(id)+", which is not pending")
 		}
-		seen[d.Workload.ID] = true
-		victims, err := g.victims(d, seen)
+		seen[id] = true
+		victims, err := g.victims(id, s.plan, seen)
 		if err != nil {
 			return err
 		}
+		p := s.rec
 		st := step{victims: victims}
-		st.admit = &record{w: p.w, leaf: p.leaf, vec: p.vec, place: p.place, admitted: c.Now, placement: clonePlacement(d.Placement)}
+		st.admit = &record{w: p.w, leaf: p.leaf, vec: p.vec, place: p.place, sig: p.sig, admitted: c.Now, placement: clonePlacement(s.placement)}
 		steps = append(steps, st)
 	}
 	if len(steps) == 0 {
+		g.queueGen++ // applied: the result cannot be applied again
 		return nil
 	}
 	for _, st := range steps {

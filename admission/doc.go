@@ -50,10 +50,38 @@
 // workload held; Submit and Withdraw feed the queue; AddRunning records work that runs
 // already.
 //
-// A gang's request is its minimum requirement (gang.Tree.MinRequest). On a gate with a
-// cluster, a gang is admitted only with a placement of exactly that configuration,
-// found after the plan's victims have given back their pods (Pending, ReasonPlacement,
-// when there is none); the gate keeps the placement and gives the pods back on release.
+// A gang's request is its minimum requirement (gang.Tree.MinRequest), worked out once
+// when the gang is submitted. On a gate with a cluster, a gang is admitted only with a
+// placement of exactly that configuration (Pending, ReasonPlacement, when there is
+// none); the gate keeps the placement and gives the pods back on release.
+//
+// # Preemption that frees nodes
+//
+// Quota is counted, nodes are concrete: a HIGH/NORMAL gang within its quota may find no
+// placement because LOW work holds the nodes it needs. Its plan then frees nodes, not
+// only quota (SPEC §7): with every candidate evicted (the candidates, order and
+// re-checks of a quota plan, and every LOW workload of its own queue), is there a
+// placement? If not (or if even without any LOW work the gang has no room, which one
+// search on what HIGH/NORMAL work leaves free tells first), no plan exists and the gang
+// waits. Otherwise the placement is searched again with, on every node, only its k
+// largest candidates evicted, for the smallest k that still works (bisection): a gang
+// then spreads over nodes that need few evictions instead of packing onto nodes that
+// evicting everything would empty. That placement picks the victims — on each node
+// where it needs more than is free, the fewest candidates there, then the smallest —
+// then quota victims if the tree still needs them, and the plan is filled back to
+// 1-minimal for fit and placement together. A search that runs out of budget is reported
+// as such, never as "no plan". A plan costs a few searches (logarithmic in the
+// candidates a node holds) and work linear in the candidates.
+//
+// # Cycle cost
+//
+// A cycle's cost does not grow with pending work that cannot run. Within a cycle, a
+// gang whose shape (or a smaller one, in the same frame of groups and constraints)
+// already found no placement is decided without a search until an eviction frees
+// capacity (admissions only take it); a HIGH/NORMAL gang whose shape found no plan, and
+// a request that no quota plan could fit, until the next admission or eviction.
+// Decisions taken from such a verdict name their own gang in their explanations.
+// CycleResult.Searches counts the searches a cycle ran.
 //
 // Decisions are values: an Outcome, a typed Reason, the numbers, the binding node and
 // the plan. Errors are *InputError values for malformed input or misuse only (unknown
@@ -68,15 +96,17 @@
 // It does not re-implement what the others own: names come from naming, pools and the
 // quota tree from quota, minimum requirements from gang, placements from topology.
 // It does not share over-quota capacity by weight (a pool's over-quota weight is KAI's
-// business), preempt HIGH or NORMAL work, or preempt to defragment a topology.
+// business), preempt HIGH or NORMAL work, or move running work to defragment a
+// topology: it evicts LOW work only to make room for a HIGH/NORMAL gang that waits.
 //
 // # Concurrency
 //
 // Check and Principal's methods are pure and may run concurrently, as long as nothing
 // writes the PoolSet they read. A Gate is not safe for concurrent mutation; its read
 // methods — Decide, Cycle and the accessors — do not modify it and may run
-// concurrently with each other while no mutation runs. Values returned never alias the
-// gate's state.
+// concurrently with each other while no mutation runs: Decide tries a plan's evictions
+// on a quota.Draft over the live tree and a copy of the cluster, a cycle on a copy of
+// the whole state. Values returned never alias the gate's state.
 //
 // # Decisions where the spec is silent
 //
@@ -139,9 +169,23 @@
 //     a CycleResult until anything changes, the queue included. Later use is refused
 //     with ErrStaleDecision; decide again.
 //   - A gang's resources that the tree does not track are not limited by quota (they
-//     still limit placement). Workloads without a gang are not placed. A plan frees
-//     quota, not particular nodes: when the victims' pods do not make room for a
-//     placement, the gang waits with ReasonPlacement and nothing is evicted.
+//     still limit placement). Workloads without a gang are not placed.
+//   - For a plan that frees nodes, every LOW workload of the preemptor's queue is a
+//     candidate, whatever it uses: its pods hold node capacity of every kind. Another
+//     queue's LOW workload that uses nothing the request asks of the tree (a CPU-only
+//     pod, for a gang that asks GPUs, or any pod for one that asks none) qualifies when
+//     its queue — and, across pools, its pool — borrows a resource it uses; one that
+//     uses what the request asks qualifies by the quota plan's rule. The quota plan's
+//     candidates thus pass the same re-checks in both walks, and evicting every
+//     candidate for nodes evicts every candidate for quota.
+//   - When a plan cannot find its victims' pods where it expected them (several
+//     victims sharing nodes), it falls back to filling back from every candidate; the
+//     result is still 1-minimal, only dearer to compute.
+//   - In a cycle, HIGH/NORMAL work left pending for the tree or a placement is decided
+//     again, before any LOW work, when a later plan has evicted work since; its
+//     decision keeps its place in the walk order. Apply therefore evicts every victim
+//     of the cycle before it admits anything. A StrictFIFO head admitted this way does
+//     not release the items already held back behind it; the next cycle does.
 //   - ReconfigurePools and Reconfigure charge running work to the new tree as it is,
 //     over quota where quotas shrank (nothing is evicted), and refuse a tree that lacks
 //     a queue that running or pending work targets. Strategies are kept by queue name.

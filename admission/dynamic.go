@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/poolgate/poolgate/quota"
@@ -43,13 +44,14 @@ type Decision struct {
 	Placement *topology.Placement
 	// PlacementReasons explain a ReasonPlacement decision, per candidate domain.
 	PlacementReasons []topology.Reason
+	// Searches counts the placement searches the decision ran: none for a workload
+	// without a placement or one a cycle decided from an earlier verdict, one for a gang
+	// placed at once, a few more for a plan that frees nodes.
+	Searches int
 
-	leaf  quota.NodeID
-	place *topology.Request
-	// gate and gen identify the state Decide decided against; a cycle's decisions
-	// have no gate, so that Commit refuses them.
-	gate *Gate
-	gen  uint64
+	// seal is what Decide decided, for Commit; nil in a cycle's decisions, so that
+	// Commit refuses them (their seals are the cycle's).
+	seal *decided
 }
 
 // QuotaCheck is the numbers of a ReasonQuota decision.
@@ -104,30 +106,63 @@ func (d Decision) Message() string {
 //     (binding node and shortfall) otherwise;
 //   - LOW is admitted when the tree fits with all usage, borrowing allowed, and is
 //     Pending with ReasonFit otherwise; it never preempts;
-//   - a gang on a gate with a cluster also needs a placement (after the plan's
-//     evictions), else Pending with ReasonPlacement.
+//   - a gang on a gate with a cluster also needs a placement, else Pending with
+//     ReasonPlacement. A HIGH/NORMAL gang without one gets a plan that frees nodes when
+//     evicting LOW candidates makes room for it (SPEC §7), found with the same
+//     candidates, order and re-checks as a quota plan.
 //
-// w may be pending (Commit then takes it out of the queue) but not running. Decide
+// w may be pending (Commit then takes it out of the queue) but not running; a pending
+// gang's minimum requirement and placement request are not worked out again. Decide
 // returns an error only for malformed input. For a workload without a gang that needs
-// no plan it allocates nothing; computing a plan copies the tree's usage.
+// no plan it allocates nothing; a plan's trial evictions go to a quota.Draft over the
+// live tree and, for a gang, a copy of the cluster, never to the gate.
 func (g *Gate) Decide(w Workload) (Decision, error) {
-	r, err := g.resolve(w)
+	r, err := g.resolvePending(w)
 	if err != nil {
 		return Decision{}, err
 	}
 	if _, ok := g.running[w.ID]; ok {
 		return Decision{}, inputErr(ErrDuplicateWorkload, "workload.id", string(w.ID), "is already running")
 	}
-	d, _ := g.decide(&g.state, &r, false)
-	d.gate, d.gen = g, g.usageGen
+	s := g.trial()
+	d, _ := g.decide(&s, &r)
+	d.Searches = s.searches
+	sl := &decided{gate: g, gen: g.usageGen, own: r}
+	sl.own.w = r.w.clone()
+	if sl.own.w.Gang == nil {
+		sl.own.vec = sl.own.w.Request
+	} else {
+		sl.own.vec = slices.Clone(r.vec)
+	}
+	sl.sealed = seal(&d, &sl.own)
+	d.seal = sl
+	// The host's copy shares nothing with the seal or the caller's workload.
+	d.Request = slices.Clone(r.vec)
+	d.Workload = r.w
+	d.Workload.Request = nil
+	if d.Workload.Gang == nil {
+		d.Workload.Request = d.Request
+	}
 	return d, nil
 }
 
-// decide decides r against s and returns the plan's victims with the decision. When
-// owned, s is a working copy that decide may change and restore; otherwise decide
-// works on a copy whenever it needs to change one.
-func (g *Gate) decide(s *state, r *record, owned bool) (Decision, []*record) {
-	d := Decision{Outcome: Pending, Workload: r.w, Queue: g.tree.Name(r.leaf), Request: r.vec, leaf: r.leaf, place: r.place}
+// resolvePending resolves w, reusing the record of the pending workload of the same
+// ID when w is that workload, so that a gang's minimum requirement and placement
+// request are worked out once per submission.
+func (g *Gate) resolvePending(w Workload) (record, error) {
+	if !g.usable() {
+		return record{}, errUnusable()
+	}
+	if p, ok := g.pending.get(w.ID); ok && p.w.same(w) {
+		return *p, nil
+	}
+	return g.resolve(w)
+}
+
+// decide decides r against s, a state it may change as long as it restores it, and
+// returns the plan's victims with the decision.
+func (g *Gate) decide(s *state, r *record) (Decision, []*record) {
+	d := Decision{Outcome: Pending, Workload: r.w, Queue: g.tree.Name(r.leaf), Request: r.vec}
 	if q, over := g.overQuota(s, r); over {
 		d.Reason, d.Quota = ReasonQuota, q
 		return d, nil
@@ -136,28 +171,67 @@ func (g *Gate) decide(s *state, r *record, owned bool) (Decision, []*record) {
 		d.Reason, d.Fit = ReasonFit, f
 		return d, nil
 	}
-	f, _ := s.tree.Fits(r.leaf, r.vec)
-	if f.OK {
-		return g.placed(s, r, d, nil), nil
+	guaranteed := r.w.Priority.Guaranteed()
+	var victims []*record
+	if f, _ := s.books.Fits(r.leaf, r.vec); !f.OK {
+		d.Fit, d.Reason = f, ReasonFit
+		if !guaranteed || s.search.failedQuota(r.leaf, r.vec) {
+			return d, nil
+		}
+		if victims = g.plan(s, r); victims == nil {
+			s.search.noteQuota(r.leaf, r.vec)
+			return d, nil
+		}
+		d.Reason = ReasonNone
 	}
-	d.Fit = f
-	if !r.w.Priority.Guaranteed() {
-		d.Reason = ReasonFit
+	if r.place == nil || s.cluster == nil {
+		return g.admitted(d, victims), victims
+	}
+	res := g.placeAfter(s, r, victims)
+	if res.Outcome == topology.Placed {
+		d = g.admitted(d, victims)
+		d.Placement = &res.Placement
+		return d, victims
+	}
+	if !guaranteed {
+		d.Reason, d.PlacementReasons = ReasonPlacement, res.Reasons
 		return d, nil
 	}
-	if !owned {
-		s, owned = s.clone(), true
+	return g.nodePlan(s, r, d, res)
+}
+
+// admitted turns d into an admission after evicting victims.
+func (g *Gate) admitted(d Decision, victims []*record) Decision {
+	d.Outcome, d.Reason = Admit, ReasonNone
+	if len(victims) > 0 {
+		d.Plan = make([]RunningWorkload, len(victims))
+		for i, v := range victims {
+			d.Plan[i] = g.runningOf(v)
+		}
 	}
-	victims := g.plan(s, r)
-	if victims == nil {
-		d.Reason = ReasonFit
-		return d, nil
+	return d
+}
+
+// placeAfter searches a placement of r's gang on s's cluster with the victims' pods
+// given back, and leaves s as it was. Without victims it first asks the cycle's cache
+// whether a search of the same shape already failed on this free capacity, and tells
+// the cache when a search fails.
+func (g *Gate) placeAfter(s *state, r *record, victims []*record) topology.Result {
+	if len(victims) == 0 {
+		if res, ok := s.search.failedPlacement(r.sig); ok {
+			return res
+		}
+		res := s.place(r.place)
+		if res.Outcome != topology.Placed {
+			s.search.notePlacement(r.sig, res)
+		}
+		return res
 	}
-	d = g.placed(s, r, d, victims)
-	if d.Outcome != Admit {
-		return d, nil
-	}
-	return d, victims
+	s.ownCluster()
+	s.unplace(victims, -1)
+	res := s.place(r.place)
+	s.unplace(victims, +1)
+	return res
 }
 
 // overQuota checks the own-quota rule: HIGH/NORMAL usage of r's queue plus r's request
@@ -171,7 +245,7 @@ func (g *Gate) overQuota(s *state, r *record) (QuotaCheck, bool) {
 		if x == 0 {
 			continue
 		}
-		q, _ := s.tree.Quota(r.leaf, quota.ResourceID(j))
+		q, _ := g.tree.Quota(r.leaf, quota.ResourceID(j))
 		if used := s.guaranteed[base+j]; used.Add(x) > q.Nominal {
 			return QuotaCheck{Resource: g.resources[j], Requested: x, Used: used, Nominal: q.Nominal}, true
 		}
@@ -187,52 +261,14 @@ func (g *Gate) overflows(s *state, r *record) (quota.Fit, bool) {
 	for j, x := range r.vec {
 		if allowed := quota.Unlimited - 1 - s.total[j]; x > allowed {
 			root := r.leaf
-			for p := s.tree.Parent(root); p != 0; p = s.tree.Parent(root) {
+			for p := g.tree.Parent(root); p != 0; p = g.tree.Parent(root) {
 				root = p
 			}
-			return quota.Fit{Node: root, NodeName: s.tree.Name(root), Resource: quota.ResourceID(j), ResourceName: g.resources[j],
+			return quota.Fit{Node: root, NodeName: g.tree.Name(root), Resource: quota.ResourceID(j), ResourceName: g.resources[j],
 				Request: x, Allowed: allowed, Shortfall: x - allowed}, true
 		}
 	}
 	return quota.Fit{}, false
-}
-
-// placed completes an admission of r after evicting victims: it places a gang on the
-// cluster (with the victims' pods gone) or turns the decision into Pending with
-// ReasonPlacement. Victims come only with a working copy (plans are computed on one),
-// whose cluster placed changes and restores; otherwise it only reads s.
-func (g *Gate) placed(s *state, r *record, d Decision, victims []*record) Decision {
-	d.Outcome = Admit
-	if len(victims) > 0 {
-		d.Plan = make([]RunningWorkload, len(victims))
-		for i, v := range victims {
-			d.Plan[i] = g.runningOf(v)
-		}
-	}
-	if r.place == nil || s.cluster == nil {
-		return d
-	}
-	c := s.cluster
-	for _, v := range victims {
-		if v.placement != nil {
-			_ = c.Remove(*v.placement)
-		}
-	}
-	res, err := c.Place(*r.place, topology.Options{})
-	for i := len(victims) - 1; i >= 0; i-- {
-		if v := victims[i]; v.placement != nil {
-			_ = c.Apply(*v.placement)
-		}
-	}
-	switch {
-	case err != nil:
-		res.Reasons = []topology.Reason{{Scope: r.place.Root.Name, Text: err.Error()}}
-	case res.Outcome == topology.Placed:
-		d.Placement = &res.Placement
-		return d
-	}
-	d.Outcome, d.Reason, d.Plan, d.PlacementReasons = Pending, ReasonPlacement, nil, res.Reasons
-	return d
 }
 
 // String returns the decision's workload, outcome and message, e.g.

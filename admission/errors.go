@@ -20,6 +20,10 @@ var (
 	// ErrStaleDecision: the decision or cycle was made against a state of the gate that
 	// has changed since, or by another gate; decide again.
 	ErrStaleDecision = errors.New("stale decision")
+	// ErrEditedDecision: the decision's or cycle's fields no longer say what the gate
+	// decided (workload, outcome, request, plan or placement were changed, or decisions
+	// added, dropped or reordered); decide again.
+	ErrEditedDecision = errors.New("edited decision")
 	// ErrInvalidConfig: a tree, pool set or capacity the gate cannot be built from.
 	ErrInvalidConfig = errors.New("invalid configuration")
 )

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/google/btree"
+
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
@@ -28,7 +30,11 @@ import (
 type Gate struct {
 	// state is the live accounting: the tree's usage, HIGH/NORMAL usage and the
 	// cluster's free capacity, equal at all times to what the running records charge.
+	// Its books are tree.
 	state
+	// tree is the live quota tree: its structure and quotas, and the usage of the
+	// running work.
+	tree *quota.Tree
 	// resources names the tree's resources, in ResourceID order; it never changes.
 	resources []string
 	// leaves holds, by node slot (NodeID − 1), what the gate knows of each node.
@@ -43,12 +49,15 @@ type Gate struct {
 	// survive a new tree; fallback is the strategy of every other queue.
 	strategies map[string]Strategy
 	fallback   Strategy
-	// running holds the admitted workloads; lows indexes the LOW ones by queue, the
-	// preemption candidates. Every running LOW record is in lows under its leaf, and
-	// nothing else is.
+	// running holds the admitted workloads; lows holds the LOW ones, the preemption
+	// candidates, in eviction order within a queue (evictsBefore). Every running LOW
+	// record is in lows, and nothing else is.
 	running map[WorkloadID]*record
-	lows    map[quota.NodeID]map[WorkloadID]*record
+	lows    *btree.BTreeG[*record]
 	pending pendingQueue
+	// uncached turns off what a cycle learns about work that cannot run (tests compare
+	// cycles with and without it).
+	uncached bool
 	// usageGen counts changes to what decisions depend on (running work, quotas,
 	// capacity); queueGen counts changes to the pending queue and strategies. A
 	// Decision is valid while usageGen is unchanged, a CycleResult while both are.
@@ -75,28 +84,77 @@ type leafInfo struct {
 }
 
 // state is the accounting that decisions read and that admissions change. The gate
-// holds the live one; a cycle works on a clone.
+// holds the live one; a cycle works on a clone, and Decide on a trial that reads the
+// live one and keeps its own changes (see Gate.trial).
 type state struct {
-	tree *quota.Tree
+	// books holds the usage of the running work: the live tree, a cycle's clone of it,
+	// or a Draft over the live tree.
+	books ledger
 	// guaranteed is the HIGH/NORMAL usage of each queue: slot × resources + resource.
 	guaranteed []quota.Quantity
 	// total is the usage of all running work per resource, which the tree keeps below
 	// Unlimited: a request that would reach it cannot be admitted.
 	total []quota.Quantity
 	// cluster holds the free capacity gangs are placed on; nil without topology.
-	cluster *topology.Cluster
+	// guarded holds what HIGH/NORMAL work leaves free, as if no LOW work ran: where no
+	// plan, however many LOW workloads it evicts, can place a gang that does not fit
+	// guarded.
+	cluster, guarded *topology.Cluster
+	// sharedBooks and sharedCluster report that books and cluster are the live gate's,
+	// which a trial reads and must not write: it changes a Draft over the tree and a
+	// copy of the cluster instead, each made on its first change (ownBooks, ownCluster).
+	sharedBooks, sharedCluster bool
 	// gone holds the running workloads that a cycle evicted from this state; nil on the
 	// live state, whose running map is exact.
 	gone map[WorkloadID]bool
+	// search holds what a cycle learnt about placements that fail; nil outside a cycle.
+	search *searchCache
+	// lows is the running LOW work in eviction order, listed on first use (lowOrder).
+	lows []*record
+	// searches counts the placement searches run on this state.
+	searches int
 }
 
-// clone returns an independent copy of s.
-func (s *state) clone() *state {
-	c := &state{tree: s.tree.Clone(), guaranteed: slices.Clone(s.guaranteed), total: slices.Clone(s.total), gone: map[WorkloadID]bool{}}
-	if s.cluster != nil {
-		c.cluster = s.cluster.Clone()
+// ledger is what decisions need of a quota tree's usage: a *quota.Tree or a
+// *quota.Draft over one.
+type ledger interface {
+	Fits(q quota.NodeID, v []quota.Quantity) (quota.Fit, error)
+	Add(q quota.NodeID, v []quota.Quantity) error
+	Remove(q quota.NodeID, v []quota.Quantity) error
+	Borrowing(n quota.NodeID, r quota.ResourceID) bool
+}
+
+// working returns the state a cycle works on: an independent copy of the live state.
+func (g *Gate) working() *state {
+	c := &state{books: g.tree.Clone(), guaranteed: slices.Clone(g.guaranteed), total: slices.Clone(g.total),
+		gone: map[WorkloadID]bool{}, search: newSearchCache(g.uncached)}
+	if g.cluster != nil {
+		c.cluster, c.guarded = g.cluster.Clone(), g.guarded.Clone()
 	}
 	return c
+}
+
+// trial returns the state Decide works on: it reads the live state without writing
+// it. A plan's usage changes go to a Draft over the live tree and its pod changes to a
+// copy of the cluster, both made only when a plan needs them; HIGH/NORMAL and total
+// usage are only read.
+func (g *Gate) trial() state {
+	return state{books: g.tree, guaranteed: g.guaranteed, total: g.total, cluster: g.cluster, guarded: g.guarded,
+		sharedBooks: true, sharedCluster: g.cluster != nil}
+}
+
+// ownBooks makes s's books its own before s changes them.
+func (s *state) ownBooks() {
+	if s.sharedBooks {
+		s.books, s.sharedBooks = s.books.(*quota.Tree).Draft(), false
+	}
+}
+
+// ownCluster makes s's cluster its own before s changes it.
+func (s *state) ownCluster() {
+	if s.sharedCluster {
+		s.cluster, s.sharedCluster = s.cluster.Clone(), false
+	}
 }
 
 // Options configure a Gate.
@@ -164,9 +222,9 @@ func newGate(l layout, o Options) (*Gate, error) {
 		return nil, inputErr(ErrInvalidValue, "options.strategy", o.Strategy.String(), "must be BestEffortFIFO or StrictFIFO")
 	}
 	g := &Gate{resources: l.tree.Resources(), strategies: map[string]Strategy{}, fallback: o.Strategy,
-		running: map[WorkloadID]*record{}, lows: map[quota.NodeID]map[WorkloadID]*record{}, pending: newPendingQueue()}
+		running: map[WorkloadID]*record{}, lows: newLowIndex(), pending: newPendingQueue()}
 	if o.Cluster != nil {
-		g.cluster = o.Cluster.Clone()
+		g.cluster, g.guarded = o.Cluster.Clone(), o.Cluster.Clone()
 	}
 	g.install(l)
 	if err := g.setStrategies(o.Strategies); err != nil {
@@ -183,7 +241,7 @@ func (g *Gate) install(l layout) {
 	for _, n := range t.Nodes() {
 		size = max(size, int(n))
 	}
-	g.tree = t
+	g.tree, g.books = t, t
 	g.pools = l.alias != nil
 	g.guaranteed = make([]quota.Quantity, size*len(g.resources))
 	g.total = make([]quota.Quantity, len(g.resources))
@@ -304,9 +362,10 @@ func (g *Gate) reconfigure(l layout) error {
 	for r, n := range leaves {
 		r.leaf = n
 	}
-	g.state = state{tree: next.tree, guaranteed: next.guaranteed, total: next.total, cluster: g.cluster}
+	g.tree = next.tree
+	g.state = state{books: next.tree, guaranteed: next.guaranteed, total: next.total, cluster: g.cluster}
 	g.leaves, g.route, g.pools = next.leaves, next.route, next.pools
-	g.lows = map[quota.NodeID]map[WorkloadID]*record{}
+	g.lows = newLowIndex()
 	for _, r := range g.running {
 		g.indexLow(r, +1)
 	}
@@ -350,19 +409,26 @@ func (g *Gate) indexLow(r *record, sign int) {
 	if r.w.Priority != quota.Low {
 		return
 	}
-	m := g.lows[r.leaf]
 	if sign > 0 {
-		if m == nil {
-			m = map[WorkloadID]*record{}
-			g.lows[r.leaf] = m
-		}
-		m[r.w.ID] = r
+		g.lows.ReplaceOrInsert(r)
 		return
 	}
-	delete(m, r.w.ID)
-	if len(m) == 0 {
-		delete(g.lows, r.leaf)
+	g.lows.Delete(r)
+}
+
+// newLowIndex returns an empty index of running LOW work in eviction order.
+func newLowIndex() *btree.BTreeG[*record] { return btree.NewG(pendingDegree, evictsBefore) }
+
+// evictsBefore is the eviction order of preemption candidates within a queue (SPEC §7):
+// lower priority first, then the most recently admitted, then ID (byte order).
+func evictsBefore(a, b *record) bool {
+	if c := a.w.Priority.Compare(b.w.Priority); c != 0 {
+		return c < 0
 	}
+	if c := b.admitted.Compare(a.admitted); c != 0 {
+		return c < 0
+	}
+	return a.w.ID < b.w.ID
 }
 
 // SetStrategy sets the strategy of queue (a queue name, or a top-level pool's name for

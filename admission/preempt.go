@@ -2,54 +2,43 @@ package admission
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/poolgate/poolgate/quota"
 )
 
 // plan returns the preemption plan that lets r's request fit in s's tree (SPEC §7), or
-// nil when evicting every candidate would not be enough. It leaves s's tree as it was.
+// nil when evicting every candidate would not be enough. It leaves s as it was.
 //
 // Candidates are LOW workloads that use a resource r asks for: those in r's queue, and
 // those in other queues that are borrowing a resource r asks for and they use; a
 // candidate under another top-level cohort (another pool) qualifies only if that cohort
-// is borrowing that resource too. They are removed in
-// order — other queues first, then lower priority, then most recently admitted, then ID
-// — each re-checked just before its removal, until the request fits. Then the victims
-// are filled back from the last but one to the first, each staying in the plan only if
-// the request no longer fits with it back. Fitting is monotone in usage, so dropping any
-// victim of the result makes the request not fit: the plan is 1-minimal.
+// is borrowing that resource too. They are removed in order — other queues first, then
+// lower priority, then most recently admitted, then ID — each re-checked just before its
+// removal, until the request fits. Then the victims are filled back from the last but
+// one to the first, each staying in the plan only if the request no longer fits with it
+// back. Fitting is monotone in usage, so dropping any victim of the result makes the
+// request not fit: the plan is 1-minimal.
 func (g *Gate) plan(s *state, r *record) []*record {
 	fits := func() bool {
-		f, _ := s.tree.Fits(r.leaf, r.vec)
+		f, _ := s.books.Fits(r.leaf, r.vec)
 		return f.OK
 	}
-	var removed []*record
-	for _, c := range g.candidates(s, r) {
-		if fits() {
-			break
-		}
-		if c.leaf != r.leaf && !g.eligible(s, c, r) {
-			continue
-		}
-		_ = s.tree.Remove(c.leaf, c.vec)
-		removed = append(removed, c)
-	}
+	removed := g.pass(s, r, true, fits)
 	ok := fits()
 	if ok {
 		for i := len(removed) - 2; i >= 0; i-- {
 			c := removed[i]
-			_ = s.tree.Add(c.leaf, c.vec)
+			_ = s.books.Add(c.leaf, c.vec)
 			if fits() {
 				removed[i] = nil
 				continue
 			}
-			_ = s.tree.Remove(c.leaf, c.vec)
+			_ = s.books.Remove(c.leaf, c.vec)
 		}
 	}
 	for _, c := range removed {
 		if c != nil {
-			_ = s.tree.Add(c.leaf, c.vec)
+			_ = s.books.Add(c.leaf, c.vec)
 		}
 	}
 	if !ok {
@@ -58,49 +47,83 @@ func (g *Gate) plan(s *state, r *record) []*record {
 	return slices.DeleteFunc(removed, func(c *record) bool { return c == nil })
 }
 
-// candidates returns the running LOW workloads that may make room for r, in eviction
-// order. Only the live gate's running work is considered: a cycle admits LOW work only
-// after every HIGH/NORMAL item (the walk is by priority), so no workload a cycle admits
-// can become a victim in the same cycle, and s.gone holds the ones it already evicted.
-func (g *Gate) candidates(s *state, r *record) []*record {
-	var out []*record
-	for leaf, ws := range g.lows {
-		for id, c := range ws {
-			if s.gone[id] || !overlaps(c.vec, r.vec) || leaf != r.leaf && !g.eligible(s, c, r) {
-				continue
+// pass walks r's candidates in eviction order and removes from s's tree each one that
+// its re-check lets through, until done reports true (nil: every candidate); it returns
+// the removed ones in order, and the caller gives their usage back. For the quota plan
+// (quotaOnly), candidates are the LOW workloads that use a resource r asks for; for a
+// plan that frees nodes, every LOW workload of r's queue is one too, whatever it uses.
+//
+// The re-check of a candidate c of another queue: on some resource that c uses — one
+// that r asks for, if c uses any — c's queue borrows, and so does its top-level cohort
+// when that is not r's. Only what r does not ask for can make a candidate of a workload
+// that uses nothing r asks for: it frees nodes, not quota. Removing it changes no
+// re-check of a candidate that uses what r asks for, so the candidates of the quota plan
+// pass the re-checks of both walks alike, and a walk for nodes removes every workload
+// the quota plan's walk would.
+func (g *Gate) pass(s *state, r *record, quotaOnly bool, done func() bool) []*record {
+	s.ownBooks()
+	var removed []*record
+	visit := func(c *record) bool {
+		if done != nil && done() {
+			return false
+		}
+		asked := overlaps(c.vec, r.vec)
+		if quotaOnly && !asked || c.leaf != r.leaf && !g.eligible(s, c, r, asked) {
+			return true
+		}
+		_ = s.books.Remove(c.leaf, c.vec)
+		removed = append(removed, c)
+		return true
+	}
+	order := g.lowOrder(s)
+	for _, own := range [...]bool{false, true} {
+		for _, c := range order {
+			if (c.leaf == r.leaf) == own && !visit(c) {
+				return removed
 			}
-			out = append(out, c)
 		}
 	}
-	slices.SortFunc(out, func(a, b *record) int {
-		if ao, bo := a.leaf != r.leaf, b.leaf != r.leaf; ao != bo {
-			if ao {
-				return -1
-			}
-			return 1
+	return removed
+}
+
+// lowOrder returns the running LOW workloads that s has not evicted, in eviction order
+// within a queue: lower priority first, then most recently admitted, then ID (byte
+// order). The gate keeps them in that order; a state lists them once.
+//
+// Only the live gate's running work is considered: a cycle admits LOW work only after
+// every HIGH/NORMAL item (the walk is by priority), so no workload a cycle admits can
+// become a victim in the same cycle, and s.gone holds the ones it already evicted.
+func (g *Gate) lowOrder(s *state) []*record {
+	if s.lows != nil {
+		if len(s.gone) > 0 {
+			s.lows = slices.DeleteFunc(s.lows, func(c *record) bool { return s.gone[c.w.ID] })
 		}
-		if c := a.w.Priority.Compare(b.w.Priority); c != 0 {
-			return c
+		return s.lows
+	}
+	out := make([]*record, 0, g.lows.Len())
+	g.lows.Ascend(func(c *record) bool {
+		if !s.gone[c.w.ID] {
+			out = append(out, c)
 		}
-		if c := b.admitted.Compare(a.admitted); c != 0 {
-			return c
-		}
-		return strings.Compare(string(a.w.ID), string(b.w.ID))
+		return true
 	})
+	s.lows = out
 	return out
 }
 
-// eligible reports whether the LOW workload c, which is not in r's queue, may be
-// evicted for r: on some resource that r asks for and c uses, c's queue borrows, and so
-// does its top-level cohort when that is not r's. A queue that borrows one resource and
-// stays within its quota of another keeps its work on the other: evicting it there would
-// take guaranteed quota, not borrowed capacity.
-func (g *Gate) eligible(s *state, c *record, r *record) bool {
+// eligible is the re-check of a LOW workload c that is not in r's queue (see pass):
+// asked says whether c uses a resource r asks for. A queue that borrows one resource
+// and stays within its quota of another keeps its work on the other: evicting it there
+// would take guaranteed quota, not borrowed capacity.
+func (g *Gate) eligible(s *state, c *record, r *record, asked bool) bool {
 	pool := g.leaves[c.leaf-1].pool
 	cross := pool != g.leaves[r.leaf-1].pool
-	for j, x := range r.vec {
+	for j, x := range c.vec {
+		if x == 0 || asked && r.vec[j] == 0 {
+			continue
+		}
 		res := quota.ResourceID(j)
-		if x > 0 && c.vec[j] > 0 && s.tree.Borrowing(c.leaf, res) && (!cross || s.tree.Borrowing(pool, res)) {
+		if s.books.Borrowing(c.leaf, res) && (!cross || s.books.Borrowing(pool, res)) {
 			return true
 		}
 	}

@@ -55,6 +55,12 @@ type Gang struct {
 	Name string
 }
 
+// same reports whether w and o are the same submission: equal fields, the same gang.
+func (w Workload) same(o Workload) bool {
+	return w.ID == o.ID && w.Queue == o.Queue && w.Priority == o.Priority && w.Gang == o.Gang &&
+		w.Submitted.Equal(o.Submitted) && slices.Equal(w.Request, o.Request)
+}
+
 // clone returns w with its own Request slice.
 func (w Workload) clone() Workload {
 	w.Request = slices.Clone(w.Request)
@@ -87,11 +93,15 @@ type record struct {
 	// vec is the amount charged to the tree: w.Request, or the gang's minimum mapped to
 	// the tree's resources.
 	vec []quota.Quantity
-	// place is the placement request of a gang on a gate with a cluster, else nil.
+	// place is the placement request of a gang on a gate with a cluster, else nil, and
+	// sig its signature.
 	place *topology.Request
-	// admitted and placement are set while the workload runs.
+	sig   *placeSig
+	// admitted and placement are set while the workload runs; foot is placement
+	// compiled against the gate's cluster, for the many trial evictions of plans.
 	admitted  time.Time
 	placement *topology.Placement
+	foot      topology.Footprint
 }
 
 // runningOf returns the caller's copy of a running record. One copy of the request
@@ -109,6 +119,9 @@ func (g *Gate) runningOf(r *record) RunningWorkload {
 // the caller copies it before keeping the record. It allocates nothing for a workload
 // without a gang.
 func (g *Gate) resolve(w Workload) (record, error) {
+	if !g.usable() {
+		return record{}, errUnusable()
+	}
 	switch {
 	case w.ID == "":
 		return record{}, inputErr(ErrInvalidValue, "workload.id", "", "must not be empty")
@@ -166,7 +179,7 @@ func (g *Gate) resolveGang(r *record) error {
 	if err != nil {
 		return inputErr(ErrInvalidValue, "workload.gang", string(r.w.ID), err.Error())
 	}
-	r.place = &req
+	r.place, r.sig = &req, signature(&req)
 	return nil
 }
 

@@ -1,0 +1,121 @@
+package admission
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/quota"
+)
+
+// TestDecisionDoesNotAliasTheRequest: a host that reuses its request buffer after
+// Decide changes nothing: Commit charges what was decided.
+func TestDecisionDoesNotAliasTheRequest(t *testing.T) {
+	g := poolGate(t, 8, "p:8")
+	req := []quota.Quantity{1}
+	d, err := g.Decide(Workload{ID: "w", Queue: "p", Priority: quota.High, Request: req, Submitted: at(0)})
+	require.NoError(t, err)
+	req[0] = 1000
+	assert.Equal(t, []quota.Quantity{1}, d.Request)
+	require.NoError(t, g.Commit(d, at(1)))
+	assert.Equal(t, "p--shared 1/1 of 8", usage(t, g, "p"))
+
+	// The same for a submission: the queue keeps its own copy.
+	req = []quota.Quantity{2}
+	submit(t, g, Workload{ID: "s", Queue: "p", Priority: quota.High, Request: req, Submitted: at(2)})
+	req[0] = 1000
+	assert.Equal(t, []quota.Quantity{2}, g.Pending()[0].Request)
+	assert.Equal(t, []string{"s: admit to p--shared"}, cycle(t, g, 3))
+	assert.Equal(t, "p--shared 3/3 of 8", usage(t, g, "p"))
+}
+
+// TestEditedDecisionsAreRefused: Commit and Apply carry out what the gate decided; a
+// decision whose workload, outcome, request, plan or placement was changed is refused
+// with ErrEditedDecision and changes nothing.
+func TestEditedDecisionsAreRefused(t *testing.T) {
+	g := poolGate(t, 8, "p:6", "q:2")
+	running(t, g, wl("r", "p", quota.High, 2, 0), wl("l", "q", quota.Low, 6, 0))
+	before := snapshot(g)
+
+	admit, err := g.Decide(wl("a", "p", quota.High, 1, 1))
+	require.NoError(t, err)
+	require.Equal(t, "admit to p--shared after preempting l", admit.Message())
+	over, err := g.Decide(wl("h", "p", quota.High, 7, 1))
+	require.NoError(t, err)
+	require.Equal(t, ReasonQuota, over.Reason)
+
+	for name, d := range map[string]Decision{
+		"ID of a running workload": func() Decision { d := admit; d.Workload.ID = "r"; return d }(),
+		"outcome flipped to admit": func() Decision { d := over; d.Outcome = Admit; return d }(),
+		"plan dropped":             func() Decision { d := admit; d.Plan = nil; return d }(),
+		"request raised": func() Decision {
+			d := admit
+			d.Request = []quota.Quantity{5}
+			d.Workload.Request = d.Request
+			return d
+		}(),
+	} {
+		assert.ErrorIs(t, g.Commit(d, at(2)), ErrEditedDecision, name)
+		assert.Equal(t, before, snapshot(g), name)
+	}
+	// The request's values changed in place, not the slice: refused too.
+	inPlace := admit
+	inPlace.Request[0] = 5
+	assert.ErrorIs(t, g.Commit(inPlace, at(2)), ErrEditedDecision)
+	inPlace.Request[0] = 1
+	require.NoError(t, g.Commit(admit, at(2)))
+	assert.ErrorIs(t, g.Commit(admit, at(3)), ErrStaleDecision, "committed twice")
+
+	other := poolGate(t, 8, "p:6", "q:2")
+	d, err := other.Decide(wl("x", "p", quota.High, 1, 1))
+	require.NoError(t, err)
+	assert.ErrorIs(t, g.Commit(d, at(4)), ErrStaleDecision, "taken to another gate")
+
+	submit(t, g, wl("h7", "p", quota.High, 7, 5))
+	c := g.Cycle(at(6))
+	require.Equal(t, []string{
+		"h7: pending: queue p--shared holds 3 of its 6 gpu for HIGH/NORMAL work and the workload asks 7",
+		`l: pending: does not fit: node "(root)" allows 5 of 6 "gpu" (short by 1)`,
+	}, decisions(c))
+	flipped := c
+	flipped.Decisions = append([]Decision(nil), c.Decisions...)
+	flipped.Decisions[0].Outcome = Admit
+	before = snapshot(g)
+	assert.ErrorIs(t, g.Apply(flipped), ErrEditedDecision)
+	assert.Equal(t, before, snapshot(g))
+	require.NoError(t, g.Apply(c))
+	assert.ErrorIs(t, g.Apply(c), ErrStaleDecision, "applied twice")
+}
+
+// TestCommitRefusesAnotherWorkloadOfAPendingID: committing a decision for a workload
+// whose ID is pending as another workload would silently drop the pending one; it is
+// ErrDuplicateWorkload. The pending workload's own decision commits as before.
+func TestCommitRefusesAnotherWorkloadOfAPendingID(t *testing.T) {
+	g := poolGate(t, 8, "p:4", "q:4")
+	submit(t, g, wl("p", "p", quota.Low, 5, 0))
+	d, err := g.Decide(wl("p", "q", quota.High, 1, 1))
+	require.NoError(t, err)
+	require.True(t, d.Admitted())
+	assert.ErrorIs(t, g.Commit(d, at(2)), ErrDuplicateWorkload)
+	assert.Equal(t, []string{"p"}, pendingIDs(g))
+	assert.Empty(t, runningIDs(g))
+
+	d, err = g.Decide(wl("p", "p", quota.Low, 5, 0))
+	require.NoError(t, err)
+	require.NoError(t, g.Commit(d, at(3)))
+	assert.Empty(t, pendingIDs(g))
+	assert.Equal(t, []string{"p"}, runningIDs(g))
+}
+
+// TestNilGateRefusesAsConfig: a nil or zero gate reports ErrInvalidConfig for every
+// mutation, whatever the workload, before looking at it.
+func TestNilGateRefusesAsConfig(t *testing.T) {
+	for _, g := range []*Gate{nil, {}} {
+		bad := Workload{Priority: quota.Priority(9)}
+		assert.ErrorIs(t, g.Submit(bad), ErrInvalidConfig)
+		assert.ErrorIs(t, g.AddRunning(bad, at(0), nil), ErrInvalidConfig)
+		_, err := g.Decide(bad)
+		assert.ErrorIs(t, err, ErrInvalidConfig)
+	}
+}

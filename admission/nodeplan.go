@@ -1,0 +1,507 @@
+package admission
+
+import (
+	"slices"
+
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// maxCoverSets bounds the victim sets tried on one node when choosing the fewest
+// victims there; past it, every candidate on the node is taken and the fill-back trims
+// them. Nodes rarely hold more than a handful of candidates.
+const maxCoverSets = 4096
+
+// nodePlan looks for a plan that frees nodes (SPEC §7) for r, a HIGH/NORMAL gang that
+// fits the quota tree (or would, after a quota plan) but has no placement; now is the
+// placement search that failed. It leaves s as it was.
+//
+// The candidates are the walk of pass (the quota plan's candidates, order and
+// re-checks, and every LOW workload of r's queue). With every one of them evicted, is
+// there a placement? If not, no plan exists: evicting fewer frees less. A bounded
+// search that runs out says so (BudgetExhausted). Otherwise propose picks victims and a
+// placement that needs few of them, and fillBack trims them to a 1-minimal plan.
+//
+// Before the candidates are walked, one search on what HIGH/NORMAL work alone leaves
+// free (s.guarded, no LOW work at all) rules out the gangs no eviction can help: on a
+// cluster full of guaranteed work most waiting gangs are such, and that search costs
+// nothing per LOW workload.
+func (g *Gate) nodePlan(s *state, r *record, d Decision, now topology.Result) (Decision, []*record) {
+	pending := func(res topology.Result) (Decision, []*record) {
+		s.search.notePlan(r.leaf, r.sig, r.vec, res)
+		d.Outcome, d.Reason, d.Plan, d.PlacementReasons = Pending, ReasonPlacement, nil, res.Reasons
+		return d, nil
+	}
+	if res, ok := s.search.failedPlan(r.leaf, r.sig, r.vec); ok {
+		d.Outcome, d.Reason, d.Plan, d.PlacementReasons = Pending, ReasonPlacement, nil, res.Reasons
+		return d, nil
+	}
+	// Without any LOW work the gang may still find no room: then no plan can make it.
+	s.searches++
+	if res, err := s.guarded.Place(*r.place, topology.Options{}); err != nil || res.Outcome == topology.NoFit {
+		return pending(now)
+	}
+	opt := g.optimisticFor(s, r)
+	if f, _ := opt.books.Fits(r.leaf, r.vec); !f.OK {
+		return pending(now)
+	}
+	s.searches++
+	best, err := opt.cluster.Place(*r.place, topology.Options{})
+	switch {
+	case err != nil || best.Outcome == topology.NoFit:
+		return pending(now)
+	case best.Outcome == topology.BudgetExhausted:
+		return pending(best)
+	}
+	victims, placed := g.propose(s, r, opt, best)
+	victims, placed = g.fillBack(s, r, victims, placed)
+	d = g.admitted(d, victims)
+	d.Placement = &placed
+	return d, victims
+}
+
+// optimistic is a state with every candidate of one queue's plans evicted: its
+// candidates in eviction order, where they hold pods, the tree without their usage and
+// the cluster without their pods. A cycle keeps one per queue (and set of resources
+// asked of the tree) until its next admission or eviction, so that each shape of that
+// queue that has no plan costs one search.
+type optimistic struct {
+	gen   uint64
+	cands []*record
+	// fp is built when a plan is proposed: a queue without a plan needs none.
+	fp      *footprint
+	books   *quota.Draft
+	cluster *topology.Cluster
+}
+
+// optimisticFor returns the optimistic state of r's queue, from the cycle's cache when
+// it is still true, else built from s.
+func (g *Gate) optimisticFor(s *state, r *record) *optimistic {
+	if o := s.search.optimisticOf(r); o != nil {
+		return o
+	}
+	cands := g.pass(s, r, false, nil)
+	s.giveUsage(cands) // the walk took their usage to run its re-checks
+	o := &optimistic{cands: cands, books: s.baseTree().Draft(), cluster: s.cluster.Clone()}
+	for _, c := range cands {
+		_ = o.books.Remove(c.leaf, c.vec)
+	}
+	unplaceOn(o.cluster, cands, -1)
+	s.search.noteOptimistic(r, o)
+	return o
+}
+
+// baseTree returns the tree s's books read: the books themselves, or the tree under a
+// Draft that holds no change that counts (a trial's plans give back what they take).
+func (s *state) baseTree() *quota.Tree {
+	if d, ok := s.books.(*quota.Draft); ok {
+		return d.Tree()
+	}
+	return s.books.(*quota.Tree)
+}
+
+// propose picks victims among opt's candidates and a placement for r that needs few of
+// them, given best, a placement found with every candidate evicted; it leaves s as it
+// was and returns the victims in eviction order with the placement.
+//
+// On each node, the candidates with pods there are ranked largest first (ties in
+// eviction order); a candidate's level is its best rank on any node. Evicting the
+// candidates of level at most k frees up to k candidates' room on every node. The
+// smallest k that lets r be placed is found by bisection. A placement found with few
+// evictions per node spreads over nodes that need few, rather than packing onto the
+// nodes that evicting everything would empty. The placement then picks the victims
+// (cover); and when the tree still needs room, candidates in eviction order until it
+// fits.
+func (g *Gate) propose(s *state, r *record, opt *optimistic, best topology.Result) ([]*record, topology.Placement) {
+	s.ownCluster()
+	if opt.fp == nil {
+		opt.fp = footprintOf(opt.cands)
+	}
+	fp, cands := opt.fp, opt.cands
+	k := 0
+	at := func(to int) {
+		for ; k < to; k++ {
+			s.unplace(fp.byLevel[k], -1)
+		}
+		for ; k > to; k-- {
+			s.unplace(fp.byLevel[k-1], +1)
+		}
+	}
+	lo, hi := 1, len(fp.byLevel)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		at(mid)
+		if res := s.place(r.place); res.Outcome == topology.Placed {
+			hi, best = mid, res
+		} else {
+			lo = mid + 1
+		}
+	}
+	at(hi)
+	chosen := fp.cover(s, hi, best.Placement)
+	at(0)
+
+	s.take(chosenOf(cands, chosen))
+	for _, c := range cands {
+		if s.fits(r) {
+			break
+		}
+		if !chosen[c] && overlaps(c.vec, r.vec) {
+			s.take([]*record{c})
+			chosen[c] = true
+		}
+	}
+	victims := chosenOf(cands, chosen)
+	if !s.fitsNow(best.Placement) || !s.fits(r) {
+		// The per-node choice missed something (victims sharing nodes in a way it did
+		// not weigh): propose the candidates the placement was found with, and those the
+		// tree took; the fill-back trims them.
+		s.give(victims)
+		for _, l := range fp.byLevel[:hi] {
+			for _, c := range l {
+				chosen[c] = true
+			}
+		}
+		victims = chosenOf(cands, chosen)
+		s.take(victims)
+	}
+	s.give(victims)
+	return victims, best.Placement
+}
+
+// chosenOf returns the members of cands that chosen holds, in cands' order.
+func chosenOf(cands []*record, chosen map[*record]bool) []*record {
+	var out []*record
+	for _, c := range cands {
+		if chosen[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// fillBack trims victims, a set that lets r fit the tree and be placed at cur, to a
+// 1-minimal plan: each victim, last first, is given back and stays given back when the
+// request still fits the tree and still has a placement — cur if it still fits, else a
+// new search. It returns the plan and its placement, and leaves s as it was.
+//
+// Fitting and placing are monotone in what is evicted (a placement that fits less free
+// capacity fits more), so the plan is 1-minimal: without any one victim the request
+// does not fit or has no placement. A search that runs out of budget keeps its victim,
+// so a plan found under a tight budget may hold one victim too many.
+func (g *Gate) fillBack(s *state, r *record, victims []*record, cur topology.Placement) ([]*record, topology.Placement) {
+	victims = slices.Clone(victims)
+	s.take(victims)
+	for i := len(victims) - 1; i >= 0; i-- {
+		v := victims[i]
+		s.give([]*record{v})
+		if s.fits(r) {
+			if s.fitsNow(cur) {
+				victims[i] = nil
+				continue
+			}
+			if res := s.place(r.place); res.Outcome == topology.Placed {
+				cur = res.Placement
+				victims[i] = nil
+				continue
+			}
+		}
+		s.take([]*record{v})
+	}
+	victims = slices.DeleteFunc(victims, func(v *record) bool { return v == nil })
+	s.give(victims)
+	return victims, cur
+}
+
+// footprint is where a plan's candidates hold pods.
+type footprint struct {
+	// on lists, per node, the candidates with pods there, largest first (the sum of
+	// the request, resource by resource), ties in eviction order.
+	on map[string][]*record
+	// byLevel[k−1] holds the candidates whose best rank on any node is k.
+	byLevel [][]*record
+}
+
+// footprintOf indexes the pods of cands, given in eviction order. Candidates without
+// a placement hold no node and have no level.
+func footprintOf(cands []*record) *footprint {
+	fp := &footprint{on: map[string][]*record{}}
+	pos := make(map[*record]int, len(cands))
+	for i, c := range cands {
+		pos[c] = i
+		if c.placement == nil {
+			continue
+		}
+		for k, a := range c.placement.Assignments {
+			if a.Pods > 0 && !slices.ContainsFunc(c.placement.Assignments[:k], func(b topology.Assignment) bool { return b.Node == a.Node && b.Pods > 0 }) {
+				fp.on[a.Node] = append(fp.on[a.Node], c)
+			}
+		}
+	}
+	level := make(map[*record]int, len(cands))
+	for _, list := range fp.on {
+		slices.SortStableFunc(list, func(a, b *record) int {
+			if c := slices.Compare(b.vec, a.vec); c != 0 {
+				return c
+			}
+			return pos[a] - pos[b]
+		})
+		for rank, c := range list {
+			if l, ok := level[c]; !ok || rank+1 < l {
+				level[c] = rank + 1
+			}
+		}
+	}
+	for _, c := range cands {
+		if l, ok := level[c]; ok {
+			for len(fp.byLevel) < l {
+				fp.byLevel = append(fp.byLevel, nil)
+			}
+			fp.byLevel[l-1] = append(fp.byLevel[l-1], c)
+		}
+	}
+	return fp
+}
+
+// heldOn returns what c's pods hold of resource res on node.
+func heldOn(c *record, node, res string) int64 {
+	var n int64
+	for _, a := range c.placement.Assignments {
+		if a.Node == node {
+			n += a.Pods * a.Shape[res]
+		}
+	}
+	return n
+}
+
+// cover returns the victims a placement p needs, found with the candidates of level at
+// most k evicted (as s holds them): on each of p's nodes, in p's order, when p needs
+// more than the node has without evictions, the fewest candidates with pods there (then
+// those whose requests are smallest) that make up the difference, counting what the
+// victims chosen for earlier nodes free there.
+func (fp *footprint) cover(s *state, k int, p topology.Placement) map[*record]bool {
+	evicted := map[*record]bool{}
+	for _, l := range fp.byLevel[:k] {
+		for _, c := range l {
+			evicted[c] = true
+		}
+	}
+	chosen := map[*record]bool{}
+	need := byNode(p)
+	for _, node := range placementNodes(p) {
+		free, _ := s.cluster.Free(node)
+		short := topology.Resources{}
+		for res, q := range need[node] {
+			have := free[res]
+			for _, c := range fp.on[node] {
+				if evicted[c] {
+					have -= heldOn(c, node, res)
+				}
+				if chosen[c] {
+					have += heldOn(c, node, res)
+				}
+			}
+			if q > have {
+				short[res] = q - have
+			}
+		}
+		if len(short) == 0 {
+			continue
+		}
+		var here []*record
+		for _, c := range fp.on[node] {
+			if !chosen[c] {
+				here = append(here, c)
+			}
+		}
+		amounts := func(c *record) topology.Resources {
+			out := topology.Resources{}
+			for res := range short {
+				out[res] = heldOn(c, node, res)
+			}
+			return out
+		}
+		for _, c := range fewestCovering(here, short, amounts) {
+			chosen[c] = true
+		}
+	}
+	return chosen
+}
+
+// fewestCovering returns the fewest of cands whose amounts together reach short on
+// every resource, the smallest requests first among sets of that size (ties in cands'
+// order), or all of cands when no set within maxCoverSets tries does.
+func fewestCovering(cands []*record, short topology.Resources, amount func(*record) topology.Resources) []*record {
+	covers := func(set []int) bool {
+		for res, q := range short {
+			var sum int64
+			for _, i := range set {
+				sum += amount(cands[i])[res]
+			}
+			if sum < q {
+				return false
+			}
+		}
+		return true
+	}
+	size := func(set []int) []quota.Quantity {
+		var out []quota.Quantity
+		for _, i := range set {
+			for j, x := range cands[i].vec {
+				for len(out) <= j {
+					out = append(out, 0)
+				}
+				out[j] = out[j].Add(x)
+			}
+		}
+		return out
+	}
+	tries := 0
+	for k := 1; k <= len(cands); k++ {
+		idx := make([]int, k)
+		for i := range idx {
+			idx[i] = i
+		}
+		var best []int
+		var bestSize []quota.Quantity
+		for {
+			if tries++; tries > maxCoverSets {
+				return cands
+			}
+			if covers(idx) {
+				if sz := size(idx); best == nil || slices.Compare(sz, bestSize) < 0 {
+					best, bestSize = slices.Clone(idx), sz
+				}
+			}
+			if !nextSubset(idx, len(cands)) {
+				break
+			}
+		}
+		if best != nil {
+			out := make([]*record, len(best))
+			for i, j := range best {
+				out[i] = cands[j]
+			}
+			return out
+		}
+	}
+	return cands
+}
+
+// nextSubset advances idx to the next k-subset of [0, n) in lexicographic order.
+func nextSubset(idx []int, n int) bool {
+	k := len(idx)
+	for i := k - 1; i >= 0; i-- {
+		if idx[i] < n-k+i {
+			idx[i]++
+			for j := i + 1; j < k; j++ {
+				idx[j] = idx[j-1] + 1
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// byNode sums a placement's resources per node.
+func byNode(p topology.Placement) map[string]topology.Resources {
+	out := map[string]topology.Resources{}
+	for _, a := range p.Assignments {
+		m := out[a.Node]
+		if m == nil {
+			m = topology.Resources{}
+			out[a.Node] = m
+		}
+		for res, q := range a.Shape {
+			m[res] += a.Pods * q
+		}
+	}
+	return out
+}
+
+// placementNodes returns a placement's nodes in the order they first appear.
+func placementNodes(p topology.Placement) []string {
+	var out []string
+	for _, a := range p.Assignments {
+		if !slices.Contains(out, a.Node) {
+			out = append(out, a.Node)
+		}
+	}
+	return out
+}
+
+// fits reports whether r's request fits s's tree.
+func (s *state) fits(r *record) bool {
+	f, _ := s.books.Fits(r.leaf, r.vec)
+	return f.OK
+}
+
+// place searches a placement of req on s's cluster, counting the search.
+func (s *state) place(req *topology.Request) topology.Result {
+	s.searches++
+	res, err := s.cluster.Place(*req, topology.Options{})
+	if err != nil {
+		return topology.Result{Outcome: topology.NoFit, Reasons: []topology.Reason{{Scope: req.Root.Name, Text: err.Error()}}}
+	}
+	return res
+}
+
+// fitsNow reports whether placement p fits s's cluster as it is.
+func (s *state) fitsNow(p topology.Placement) bool {
+	if s.cluster.Apply(p) != nil {
+		return false
+	}
+	_ = s.cluster.Remove(p)
+	return true
+}
+
+// take removes the workloads' usage from s's tree and their pods from its cluster, as
+// evicting them would; give undoes it. takeUsage and giveUsage do the same for the
+// usage alone.
+func (s *state) take(ws []*record) {
+	s.takeUsage(ws)
+	s.unplace(ws, -1)
+}
+
+func (s *state) give(ws []*record) {
+	s.giveUsage(ws)
+	s.unplace(ws, +1)
+}
+
+func (s *state) takeUsage(ws []*record) {
+	for _, c := range ws {
+		_ = s.books.Remove(c.leaf, c.vec)
+	}
+}
+
+func (s *state) giveUsage(ws []*record) {
+	for _, c := range ws {
+		_ = s.books.Add(c.leaf, c.vec)
+	}
+}
+
+// unplace gives the workloads' pods back to s's cluster (sign −1, as evicting them
+// does) or takes them again (+1), all in one batch.
+func (s *state) unplace(ws []*record, sign int) {
+	if s.cluster != nil {
+		unplaceOn(s.cluster, ws, sign)
+	}
+}
+
+// unplaceOn gives the workloads' pods back to c (sign −1) or takes them again (+1).
+func unplaceOn(c *topology.Cluster, ws []*record, sign int) {
+	fs := make([]topology.Footprint, 0, len(ws))
+	for _, w := range ws {
+		if !w.foot.IsZero() {
+			fs = append(fs, w.foot)
+		}
+	}
+	if len(fs) == 0 {
+		return
+	}
+	if sign < 0 {
+		_ = c.RemoveFootprints(fs)
+	} else {
+		_ = c.ApplyFootprints(fs)
+	}
+}

@@ -1,0 +1,243 @@
+package admission
+
+import (
+	"slices"
+
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// searchCache is what one cycle learns about work that cannot run, so that the cycle's
+// cost does not grow with pending work of shapes that already failed (SPEC §7). It holds
+// three kinds of verdict, each valid while the part of the working state it depends on
+// has not changed in the direction that could reverse it:
+//
+//   - placement: a request found no placement. Admissions only take free capacity, so
+//     the verdict holds until an eviction frees some (freed counts evictions).
+//   - plan: a HIGH/NORMAL request found no plan even with every candidate evicted. The
+//     candidates and the tree change with any admission or eviction (changed counts
+//     both), so the verdict holds only until the next one.
+//   - quota: a request did not fit its queue's tree even with every quota candidate
+//     evicted; it holds until the next admission or eviction, like plan.
+//
+// A verdict also answers for every request that dominates the one that failed: for a
+// placement, the same frame with at least as many pods of at least as large a shape; for
+// a plan, that and at least the same request in the same queue; for quota, at least the
+// same request in the same queue.
+type searchCache struct {
+	// freed and changed count the evictions, and the admissions and evictions, the
+	// cycle has made on its working state.
+	freed, changed uint64
+	// off makes every lookup miss and every note a no-op: the counters alone are kept.
+	off bool
+
+	placement map[string][]placeFailure
+	plan      map[planKey][]placeFailure
+	quota     map[quota.NodeID][]quotaFailure
+	// optimistic holds per queue, and per set of resources asked of the tree (which
+	// decides who is a candidate), the state with every candidate of its plans evicted,
+	// true until the next admission or eviction.
+	optimistic map[optKey]*optimistic
+}
+
+type optKey struct {
+	leaf  quota.NodeID
+	asked string
+}
+
+// optKeyOf returns the key of r's optimistic state.
+func optKeyOf(r *record) optKey {
+	asked := make([]byte, len(r.vec))
+	for j, x := range r.vec {
+		asked[j] = '0'
+		if x > 0 {
+			asked[j] = '1'
+		}
+	}
+	return optKey{r.leaf, string(asked)}
+}
+
+// placeFailure is a placement or plan that failed: for whom, the explanation, and the
+// state it was found in.
+type placeFailure struct {
+	sig *placeSig
+	// vec is the request charged to the tree, for plan verdicts.
+	vec []quota.Quantity
+	res topology.Result
+	// gen is the state the verdict holds in; told is the state its explanation's
+	// counts describe (the same for plan verdicts, which hold only as long).
+	gen, told uint64
+}
+
+type planKey struct {
+	leaf  quota.NodeID
+	frame string
+}
+
+// quotaFailure is a request that no quota plan makes fit, and the state it was found in.
+type quotaFailure struct {
+	vec []quota.Quantity
+	gen uint64
+}
+
+func newSearchCache(off bool) *searchCache {
+	return &searchCache{off: off, placement: map[string][]placeFailure{}, plan: map[planKey][]placeFailure{},
+		quota: map[quota.NodeID][]quotaFailure{}, optimistic: map[optKey]*optimistic{}}
+}
+
+// hasOptimistic reports whether the cache holds an optimistic state of the current
+// state.
+func (c *searchCache) hasOptimistic() bool {
+	if c == nil || c.off {
+		return false
+	}
+	for _, o := range c.optimistic {
+		if o.gen == c.changed {
+			return true
+		}
+	}
+	return false
+}
+
+// carry brings the optimistic states of the state before the admission of r (whose pods
+// are foot) to the state after it, when the admission changed no candidate's re-check:
+// each gets r's usage and pods, as the working state did.
+func (c *searchCache) carry(r *record, foot topology.Footprint) {
+	for _, o := range c.optimistic {
+		if o.gen != c.changed-1 {
+			continue
+		}
+		_ = o.books.Add(r.leaf, r.vec)
+		if !foot.IsZero() {
+			_ = o.cluster.ApplyFootprints([]topology.Footprint{foot})
+		}
+		o.gen = c.changed
+	}
+}
+
+// optimisticOf returns the optimistic state of r's plans, if it is still true.
+func (c *searchCache) optimisticOf(r *record) *optimistic {
+	if c == nil || c.off {
+		return nil
+	}
+	if o := c.optimistic[optKeyOf(r)]; o != nil && o.gen == c.changed {
+		return o
+	}
+	return nil
+}
+
+// noteOptimistic keeps o as the optimistic state of r's plans for the current state.
+func (c *searchCache) noteOptimistic(r *record, o *optimistic) {
+	if c == nil || c.off {
+		return
+	}
+	o.gen = c.changed
+	c.optimistic[optKeyOf(r)] = o
+}
+
+// failedPlacement returns what an earlier search of the cycle found for a request that
+// sig dominates (or equals), if that is still true.
+func (c *searchCache) failedPlacement(sig *placeSig) (topology.Result, bool) {
+	if c == nil || c.off {
+		return topology.Result{}, false
+	}
+	return lookup(c.placement[sig.cache], sig, nil, c.freed, c.changed)
+}
+
+// notePlacement records that sig found no placement.
+func (c *searchCache) notePlacement(sig *placeSig, res topology.Result) {
+	if c == nil || c.off {
+		return
+	}
+	k := sig.cache
+	c.placement[k] = note(c.placement[k], placeFailure{sig: sig, res: res, gen: c.freed, told: c.changed})
+}
+
+// failedPlan returns the verdict of an earlier plan search of the cycle for a request
+// in leaf that r dominates, if that is still true.
+func (c *searchCache) failedPlan(leaf quota.NodeID, sig *placeSig, vec []quota.Quantity) (topology.Result, bool) {
+	if c == nil || c.off {
+		return topology.Result{}, false
+	}
+	return lookup(c.plan[planKey{leaf, sig.cache}], sig, vec, c.changed, c.changed)
+}
+
+// notePlan records that no plan lets sig's request of vec in leaf be placed.
+func (c *searchCache) notePlan(leaf quota.NodeID, sig *placeSig, vec []quota.Quantity, res topology.Result) {
+	if c == nil || c.off {
+		return
+	}
+	k := planKey{leaf, sig.cache}
+	c.plan[k] = note(c.plan[k], placeFailure{sig: sig, vec: vec, res: res, gen: c.changed, told: c.changed})
+}
+
+func lookup(list []placeFailure, sig *placeSig, vec []quota.Quantity, gen, now uint64) (topology.Result, bool) {
+	for _, f := range list {
+		if f.gen != gen || vec != nil && !covers(vec, f.vec) {
+			continue
+		}
+		res := f.res
+		switch {
+		case f.sig.key == sig.key && f.told == now:
+			// The same search on the same state: the same answer, told about this gang.
+			res.Reasons = sig.rename(f.sig, f.res.Reasons)
+		case f.sig.key == sig.key:
+			// The same search failed before admissions that only took room since: the
+			// verdict holds, its counts may not.
+			res.Reasons = []topology.Reason{{Scope: sig.names[0], Text: "no room for " + sig.names[0] +
+				": a request of the same shape found none earlier in this cycle, and what was admitted since only took room"}}
+		case res.Outcome == topology.NoFit && sig.dominates(f.sig):
+			// A smaller request found no room: neither does this one. Its counts were
+			// for the smaller request, so only the fact is told.
+			res.Reasons = []topology.Reason{{Scope: sig.names[0], Text: "no room for " + sig.names[0] + ": a request of the same form for " +
+				f.sig.describe() + " found none on this free capacity, and it needs at least as much"}}
+		default:
+			continue
+		}
+		return res, true
+	}
+	return topology.Result{}, false
+}
+
+// note adds f to list, dropping the entries that are stale and those that f's verdict
+// answers for already (they dominate f): the list holds the current state's minimal
+// failures only, so that lookups stay short however many shapes fail.
+func note(list []placeFailure, f placeFailure) []placeFailure {
+	list = slices.DeleteFunc(list, func(o placeFailure) bool {
+		return o.gen != f.gen || o.sig.dominates(f.sig) && (f.vec == nil || covers(o.vec, f.vec))
+	})
+	return append(list, f)
+}
+
+// failedQuota reports whether an earlier quota plan of the cycle failed for a request in
+// leaf that vec covers, and that is still true.
+func (c *searchCache) failedQuota(leaf quota.NodeID, vec []quota.Quantity) bool {
+	if c == nil || c.off {
+		return false
+	}
+	for _, f := range c.quota[leaf] {
+		if f.gen == c.changed && covers(vec, f.vec) {
+			return true
+		}
+	}
+	return false
+}
+
+// noteQuota records that no quota plan makes vec fit leaf.
+func (c *searchCache) noteQuota(leaf quota.NodeID, vec []quota.Quantity) {
+	if c == nil || c.off {
+		return
+	}
+	list := slices.DeleteFunc(c.quota[leaf], func(o quotaFailure) bool { return o.gen != c.changed })
+	c.quota[leaf] = append(list, quotaFailure{vec: vec, gen: c.changed})
+}
+
+// covers reports a ≥ b on every resource.
+func covers(a, b []quota.Quantity) bool {
+	for j, x := range b {
+		if a[j] < x {
+			return false
+		}
+	}
+	return true
+}
