@@ -149,6 +149,8 @@ func TestNilAndZeroGate(t *testing.T) {
 		assert.Nil(t, g.Tree())
 		assert.Nil(t, g.Cluster())
 		assert.Empty(t, g.Pending())
+		p, r := g.Counts()
+		assert.Zero(t, p+r)
 		assert.Empty(t, g.Running())
 		assert.Empty(t, g.Cycle(at(0)).Decisions)
 	}

@@ -521,6 +521,15 @@ func (g *Gate) Usage(queue string) (QueueUsage, error) {
 	return u, nil
 }
 
+// Counts returns how many workloads are pending and how many run, without copying
+// them: for a host's metrics and checks.
+func (g *Gate) Counts() (pending, running int) {
+	if !g.usable() {
+		return 0, 0
+	}
+	return g.pending.len(), len(g.running)
+}
+
 // Pending returns the pending workloads in the order a cycle walks them: priority, then
 // submit time, then ID.
 func (g *Gate) Pending() []Workload {

@@ -119,3 +119,17 @@ func TestNilGateRefusesAsConfig(t *testing.T) {
 		assert.ErrorIs(t, err, ErrInvalidConfig)
 	}
 }
+
+// TestCounts: Counts tells what Pending and Running list, without copying them.
+func TestCounts(t *testing.T) {
+	g := poolGate(t, 8, "p:8")
+	submit(t, g, wl("a", "p", quota.High, 2, 0), wl("b", "p", quota.Low, 9, 1))
+	running(t, g, wl("c", "p", quota.Low, 1, 2))
+	p, r := g.Counts()
+	assert.Equal(t, len(g.Pending()), p)
+	assert.Equal(t, len(g.Running()), r)
+	assert.Equal(t, []int{2, 1}, []int{p, r})
+	require.NoError(t, g.Apply(g.Cycle(at(3))))
+	p, r = g.Counts()
+	assert.Equal(t, []int{1, 2}, []int{p, r})
+}

@@ -198,8 +198,10 @@ func TestCycleSearchesOncePerShape(t *testing.T) {
 		}
 	}
 	// The larger gang is told why without a count that was found for another shape.
-	assert.Equal(t, "big: pending: no placement: no room for job: a request of the same form for 1 pod of {cpu:100 gpu:2} "+
-		"found none on this free capacity, and it needs at least as much", c.Decisions[len(c.Decisions)-1].String())
+	big := c.Decisions[len(c.Decisions)-1]
+	assert.Equal(t, "big: pending: no placement: no room: a request of the same form for 1 pod of {cpu:100 gpu:2} "+
+		"found none on this free capacity, and this one needs at least as much", big.String())
+	assert.Equal(t, "job", big.PlacementReasons[0].Scope)
 
 	// Fifty HIGH pods of 2 GPUs: the first gets a plan, which frees n1; the next one
 	// searches again and gets n2 with its own plan; and so on: four admissions, then the

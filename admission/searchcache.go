@@ -67,6 +67,9 @@ type placeFailure struct {
 	// gen is the state the verdict holds in; told is the state its explanation's
 	// counts describe (the same for plan verdicts, which hold only as long).
 	gen, told uint64
+	// smaller is the explanation given to a larger request of the same form, made on
+	// first use.
+	smaller string
 }
 
 type planKey struct {
@@ -172,7 +175,8 @@ func (c *searchCache) notePlan(leaf quota.NodeID, sig *placeSig, vec []quota.Qua
 }
 
 func lookup(list []placeFailure, sig *placeSig, vec []quota.Quantity, gen, now uint64) (topology.Result, bool) {
-	for _, f := range list {
+	for i := range list {
+		f := &list[i]
 		if f.gen != gen || vec != nil && !covers(vec, f.vec) {
 			continue
 		}
@@ -184,13 +188,15 @@ func lookup(list []placeFailure, sig *placeSig, vec []quota.Quantity, gen, now u
 		case f.sig.key == sig.key:
 			// The same search failed before admissions that only took room since: the
 			// verdict holds, its counts may not.
-			res.Reasons = []topology.Reason{{Scope: sig.names[0], Text: "no room for " + sig.names[0] +
-				": a request of the same shape found none earlier in this cycle, and what was admitted since only took room"}}
+			res.Reasons = []topology.Reason{{Scope: sig.names[0], Text: staleText}}
 		case res.Outcome == topology.NoFit && sig.dominates(f.sig):
 			// A smaller request found no room: neither does this one. Its counts were
 			// for the smaller request, so only the fact is told.
-			res.Reasons = []topology.Reason{{Scope: sig.names[0], Text: "no room for " + sig.names[0] + ": a request of the same form for " +
-				f.sig.describe() + " found none on this free capacity, and it needs at least as much"}}
+			if f.smaller == "" {
+				f.smaller = "no room: a request of the same form for " + f.sig.describe() +
+					" found none on this free capacity, and this one needs at least as much"
+			}
+			res.Reasons = []topology.Reason{{Scope: sig.names[0], Text: f.smaller}}
 		default:
 			continue
 		}
@@ -198,6 +204,9 @@ func lookup(list []placeFailure, sig *placeSig, vec []quota.Quantity, gen, now u
 	}
 	return topology.Result{}, false
 }
+
+// staleText explains a verdict found for the same shape before admissions in the cycle.
+const staleText = "no room: a request of the same shape found none earlier in this cycle, and what was admitted since only took room"
 
 // note adds f to list, dropping the entries that are stale and those that f's verdict
 // answers for already (they dominate f): the list holds the current state's minimal
