@@ -77,6 +77,9 @@ func (w *Writer) Bytes(b []byte) {
 	w.buf = append(w.buf, b...)
 }
 
+// Raw appends b as it is: for tests that frame arbitrary bodies.
+func (w *Writer) Raw(b []byte) { w.buf = append(w.buf, b...) }
+
 // Finish appends the checksum and returns the frame. The Writer must not be used again.
 func (w *Writer) Finish() []byte {
 	return binary.BigEndian.AppendUint32(w.buf, crc32.ChecksumIEEE(w.buf))

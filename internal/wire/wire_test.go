@@ -105,7 +105,7 @@ func FuzzReader(f *testing.F) {
 			case 2:
 				r.Bool()
 			case 3:
-				r.String()
+				_ = r.String()
 			case 4:
 				r.Bytes()
 			case 5:

@@ -1,0 +1,304 @@
+package quota
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/poolgate/poolgate/internal/wire"
+	"github.com/poolgate/poolgate/naming"
+)
+
+// The ways a snapshot can be refused, for errors.Is. A refused snapshot builds nothing:
+// the value UnmarshalBinary was called on is unchanged.
+var (
+	// ErrForeignSnapshot: the bytes are not a snapshot of this kind of value.
+	ErrForeignSnapshot = wire.ErrForeign
+	// ErrSnapshotVersion: a snapshot of a format this version of the package does not
+	// read.
+	ErrSnapshotVersion = wire.ErrVersion
+	// ErrCorruptSnapshot: the checksum does not match, the snapshot is truncated, or
+	// what it holds breaks a rule of the value.
+	ErrCorruptSnapshot = wire.ErrCorrupt
+)
+
+const (
+	treeMagic    = "poolgate/quota.Tree\x00"
+	poolSetMagic = "poolgate/quota.PoolSet\x00"
+)
+
+// MarshalBinary encodes the tree — its spec (Tree.Spec) with every node's quotas,
+// limits, weight and queue usage — in poolgate's snapshot form: versioned,
+// deterministic (equal trees give equal bytes) and checked on decoding by a CRC-32.
+// NodeIDs are not kept: UnmarshalBinary numbers the nodes in tree order.
+func (t *Tree) MarshalBinary() ([]byte, error) {
+	w := wire.NewWriter(treeMagic, 1)
+	writeTreeSpec(w, t.Spec())
+	return w.Finish(), nil
+}
+
+// UnmarshalBinary replaces t with the tree data encodes. A foreign, newer, corrupt or
+// truncated snapshot, or one whose tree breaks a rule, is refused (ErrForeignSnapshot,
+// ErrSnapshotVersion, ErrCorruptSnapshot) and t is unchanged.
+func (t *Tree) UnmarshalBinary(data []byte) error {
+	if t == nil {
+		return &TreeError{Op: "decode", Rule: ErrNilTree}
+	}
+	r, _, err := wire.NewReader(data, treeMagic, 1)
+	if err != nil {
+		return err
+	}
+	spec := readTreeSpec(r)
+	if err := r.Done(); err != nil {
+		return err
+	}
+	nt, err := NewTree(spec)
+	if err != nil {
+		r.Fail("the tree is not valid: " + err.Error())
+		return r.Err()
+	}
+	*t = *nt
+	return nil
+}
+
+// writeTreeSpec writes a spec: resources, then nodes with the index of their parent
+// (one more than its place in the list, 0 for a root), kind, weight, and per resource
+// the nominal quota, the limits (Unlimited for none) and a queue's usage.
+func writeTreeSpec(w *wire.Writer, spec TreeSpec) {
+	w.Uint(uint64(len(spec.Resources)))
+	for _, r := range spec.Resources {
+		w.String(r)
+	}
+	at := make(map[string]int, len(spec.Nodes))
+	for i, n := range spec.Nodes {
+		at[n.Name] = i
+	}
+	w.Uint(uint64(len(spec.Nodes)))
+	for _, n := range spec.Nodes {
+		w.String(n.Name)
+		parent := 0
+		if n.Parent != "" {
+			parent = at[n.Parent] + 1
+		}
+		w.Uint(uint64(parent))
+		w.Uint(uint64(n.Kind))
+		w.Int(n.Weight.Thousandths())
+		for _, r := range spec.Resources {
+			q := n.Quotas[r]
+			w.Int(int64(q.Nominal))
+			w.Int(int64(q.BorrowingLimit.quantity()))
+			w.Int(int64(q.LendingLimit.quantity()))
+			w.Int(int64(n.Usage[r]))
+		}
+	}
+}
+
+// readTreeSpec reads what writeTreeSpec wrote; NewTree checks its rules.
+func readTreeSpec(r *wire.Reader) TreeSpec {
+	var spec TreeSpec
+	spec.Resources = make([]string, r.Len(1))
+	for i := range spec.Resources {
+		spec.Resources[i] = r.String()
+	}
+	spec.Nodes = make([]NodeSpec, r.Len(4+4*len(spec.Resources)))
+	for i := range spec.Nodes {
+		n := &spec.Nodes[i]
+		n.Name = r.String()
+		if p := r.Uint(); p > 0 {
+			if p > uint64(i) {
+				r.Fail("node " + strconv.Quote(n.Name) + " comes before its parent")
+				return TreeSpec{}
+			}
+			n.Parent = spec.Nodes[p-1].Name
+		}
+		n.Kind = NodeKind(r.Uint())
+		weight, err := WeightOfThousandths(r.Int())
+		if err != nil && r.Err() == nil {
+			r.Fail("node " + strconv.Quote(n.Name) + ": " + err.Error())
+		}
+		n.Weight = weight
+		for _, res := range spec.Resources {
+			nom, bl, ll, u := Quantity(r.Int()), Quantity(r.Int()), Quantity(r.Int()), Quantity(r.Int())
+			if nom != 0 || bl != Unlimited || ll != Unlimited {
+				if n.Quotas == nil {
+					n.Quotas = map[string]NodeQuota{}
+				}
+				n.Quotas[res] = NodeQuota{Nominal: nom, BorrowingLimit: LimitOf(bl), LendingLimit: LimitOf(ll)}
+			}
+			if u != 0 {
+				if n.Usage == nil {
+					n.Usage = map[string]Quantity{}
+				}
+				n.Usage[res] = u
+			}
+		}
+		if r.Err() != nil {
+			return TreeSpec{}
+		}
+	}
+	return spec
+}
+
+// MarshalBinary encodes the pool set — pools with their configuration, every subpool
+// ever created with its state and quota (the archived history included), and the
+// running workflows — in poolgate's snapshot form (see Tree.MarshalBinary). Ledgers are
+// not written: they are the sums of the running workflows.
+func (p *PoolSet) MarshalBinary() ([]byte, error) {
+	w := wire.NewWriter(poolSetMagic, 1)
+	if p == nil {
+		p = &PoolSet{}
+	}
+	w.Uint(uint64(len(p.names)))
+	for _, name := range p.names {
+		c := p.pools[name].cfg
+		w.String(name.String())
+		w.Int(int64(c.Quota))
+		w.Int(int64(c.Maximum))
+		w.Int(c.Weight)
+		w.Uint(uint64(c.Status))
+	}
+	subs := make([]naming.Name, 0, len(p.subs))
+	for name := range p.subs {
+		subs = append(subs, name)
+	}
+	slices.SortFunc(subs, naming.Compare)
+	w.Uint(uint64(len(subs)))
+	for _, name := range subs {
+		s := p.subs[name]
+		w.String(name.String())
+		w.Uint(uint64(s.state))
+		w.Int(int64(s.quota))
+	}
+	runs := make([]Workflow, 0, len(p.runs))
+	for _, wf := range p.runs {
+		runs = append(runs, wf)
+	}
+	slices.SortFunc(runs, func(a, b Workflow) int { return compareStrings(string(a.ID), string(b.ID)) })
+	w.Uint(uint64(len(runs)))
+	for _, wf := range runs {
+		w.String(string(wf.ID))
+		w.String(wf.Pool.String())
+		w.Int(int64(wf.Priority))
+		w.Int(int64(wf.GPUs))
+	}
+	return w.Finish(), nil
+}
+
+// UnmarshalBinary replaces p with the pool set data encodes, after checking every rule
+// of SPEC §4 that a pool set keeps: names, configurations, subpools under finite pools
+// within their quota, workflows in live pools. A foreign, newer, corrupt or truncated
+// snapshot, or one that breaks a rule, is refused (ErrForeignSnapshot,
+// ErrSnapshotVersion, ErrCorruptSnapshot) and p is unchanged.
+func (p *PoolSet) UnmarshalBinary(data []byte) error {
+	if p == nil {
+		return &PoolError{Op: "decode", Rule: ErrNilPoolSet}
+	}
+	r, _, err := wire.NewReader(data, poolSetMagic, 1)
+	if err != nil {
+		return err
+	}
+	var q PoolSet
+	q.init()
+	// parse parses a name; want is "pool", "subpool" or "" for either.
+	parse := func(what, s, want string) naming.Name {
+		n, err := naming.Parse(s)
+		switch {
+		case err != nil:
+		case want == "pool" && n.IsSubpool():
+			err = &PoolError{Op: "decode", Name: n, Rule: ErrNotTopLevel}
+		case want == "subpool" && !n.IsSubpool():
+			err = &PoolError{Op: "decode", Name: n, Rule: ErrNotSubpool}
+		}
+		if err != nil {
+			r.Fail(what + " " + strconv.Quote(s) + ": " + err.Error())
+		}
+		return n
+	}
+	for range r.Len(6) {
+		name := parse("pool", r.String(), "pool")
+		c := PoolConfig{Quota: Quantity(r.Int()), Maximum: Quantity(r.Int()), Weight: r.Int(), Status: Status(r.Uint())}
+		if r.Err() != nil {
+			return r.Err()
+		}
+		if rule, detail := c.check(); rule != 0 {
+			r.Fail("pool " + name.String() + ": " + rule.Error() + " (" + detail + ")")
+		} else if _, dup := q.pools[name]; dup {
+			r.Fail("pool " + name.String() + " appears twice")
+		}
+		q.pools[name] = poolRec{cfg: c}
+		q.names = append(q.names, name)
+	}
+	for range r.Len(4) {
+		name := parse("subpool", r.String(), "subpool")
+		s := subRec{state: SubpoolState(r.Uint()), quota: Quantity(r.Int())}
+		if r.Err() != nil {
+			return r.Err()
+		}
+		parent, ok := q.pools[name.Parent()]
+		switch {
+		case s.state != Active && s.state != Deleting && s.state != Archived:
+			r.Fail("subpool " + name.String() + " has state " + strconv.Itoa(int(s.state)))
+		case s.quota < 0:
+			r.Fail("subpool " + name.String() + ": " + ErrNegative.Error())
+		case q.subs[name] != subRec{} || slices.Contains(q.kids[name.Root()], name):
+			r.Fail("subpool " + name.String() + " appears twice")
+		case s.state.Live() && (!ok || parent.cfg.Quota.IsUnlimited()):
+			r.Fail("live subpool " + name.String() + " has no pool with a finite quota above it")
+		case s.state == Active && parent.allocated.Add(s.quota) > parent.cfg.Quota:
+			r.Fail("subpool " + name.String() + ": " + ErrExceedsUnallocated.Error())
+		}
+		if r.Err() != nil {
+			return r.Err()
+		}
+		if s.state.Live() {
+			parent.live++
+			parent.allocated += s.effective()
+			q.pools[name.Parent()] = parent
+		}
+		q.subs[name] = s
+		q.kids[name.Root()] = append(q.kids[name.Root()], name)
+	}
+	for range r.Len(4) {
+		wf := Workflow{ID: WorkflowID(r.String())}
+		pool := r.String()
+		wf.Priority, wf.GPUs = Priority(r.Int()), Quantity(r.Int())
+		if r.Err() != nil {
+			return r.Err()
+		}
+		wf.Pool = parse("workflow "+strconv.Quote(string(wf.ID))+" in", pool, "")
+		l, state, ok := q.ledgerOf(wf.Pool)
+		switch {
+		case r.Err() != nil:
+		case wf.ID == "" || !wf.Priority.IsValid() || wf.GPUs < 0:
+			r.Fail("workflow " + strconv.Quote(string(wf.ID)) + ": " + ErrInvalidWorkflow.Error())
+		case q.runs[wf.ID] != Workflow{}:
+			r.Fail("workflow " + strconv.Quote(string(wf.ID)) + " appears twice")
+		case !ok || wf.Pool.IsSubpool() && !state.Live():
+			r.Fail("workflow " + strconv.Quote(string(wf.ID)) + " runs in " + wf.Pool.String() + ", which takes no work")
+		}
+		if r.Err() != nil {
+			return r.Err()
+		}
+		if l, ok = l.add(wf, 1); !ok {
+			r.Fail("workflow " + strconv.Quote(string(wf.ID)) + ": " + ErrOverflow.Error())
+			return r.Err()
+		}
+		q.setLedger(wf.Pool, l)
+		q.runs[wf.ID] = wf
+	}
+	if err := r.Done(); err != nil {
+		return err
+	}
+	slices.SortFunc(q.names, naming.Compare)
+	*p = q
+	return nil
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
