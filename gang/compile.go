@@ -29,6 +29,8 @@ type Tree struct {
 	// leafCons is the innermost constraint covering each leaf.
 	leafCons []int32
 	warnings []*FieldError
+	// spec is the spec the tree was compiled from, as KAI JSON (see Tree.Spec).
+	spec []byte
 }
 
 // Root is the node index of the PodGroup in every Tree.
@@ -93,6 +95,7 @@ func Compile(spec Spec) (*Tree, error) {
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
+	t.spec = specJSON(spec)
 	return t, nil
 }
 
