@@ -1,0 +1,728 @@
+package admission
+
+import (
+	"errors"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/poolgate/poolgate/gang"
+	"github.com/poolgate/poolgate/internal/wire"
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// The ways Restore refuses a snapshot, for errors.Is; each is the same value as
+// quota's error of that name. A refused snapshot builds no gate.
+var (
+	// ErrForeignSnapshot: the bytes are not a gate's snapshot.
+	ErrForeignSnapshot = wire.ErrForeign
+	// ErrSnapshotVersion: a snapshot of a format this version of the package does not
+	// read.
+	ErrSnapshotVersion = wire.ErrVersion
+	// ErrCorruptSnapshot: the checksum does not match, the snapshot is truncated, or
+	// what it holds is not a valid gate.
+	ErrCorruptSnapshot = wire.ErrCorrupt
+)
+
+const gateMagic = "poolgate/admission.Gate\x00"
+
+// MarshalBinary encodes the gate's whole state (SPEC §10): its quota tree (quotas,
+// limits, weights), how workload names route to queues, the strategies, the cluster's
+// levels and nodes with their free capacity, the running workloads with their
+// admission times and placements, and the pending workloads with their submit times —
+// gangs as their PodGroup specs (gang.Tree.SpecJSON) and per-pod requests.
+//
+// The form is internal/wire's (see the package documentation there): versioned,
+// CRC-checked, and deterministic, so equal gates give equal bytes. Usage is not
+// written: it is what the running workloads charge, and Restore charges them again.
+// Held decisions and cycle results are not part of the state: a restored gate is a new
+// gate, and refuses them as it refuses another gate's.
+func (g *Gate) MarshalBinary() ([]byte, error) {
+	if !g.usable() {
+		return nil, errUnusable()
+	}
+	w := wire.NewWriter(gateMagic, 1)
+	tree, err := g.tree.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	w.Bytes(tree)
+	w.Bool(g.pools)
+	var exempt, alias []string
+	for _, n := range g.tree.Nodes() {
+		if g.tree.Kind(n) == quota.KindQueue && g.leaves[n-1].exempt {
+			exempt = append(exempt, g.tree.Name(n))
+		}
+	}
+	for from, n := range g.route {
+		if from != g.tree.Name(n) {
+			alias = append(alias, from)
+		}
+	}
+	slices.Sort(exempt)
+	slices.Sort(alias)
+	writeStrings(w, exempt)
+	w.Uint(uint64(len(alias)))
+	for _, from := range alias {
+		w.String(from)
+		w.String(g.tree.Name(g.route[from]))
+	}
+	w.Uint(uint64(g.fallback))
+	names := slices.Sorted(maps.Keys(g.strategies))
+	w.Uint(uint64(len(names)))
+	for _, n := range names {
+		w.String(n)
+		w.Uint(uint64(g.strategies[n]))
+	}
+	writeCluster(w, g.cluster)
+
+	ids := slices.Sorted(maps.Keys(g.running))
+	pending := g.pending
+	e := gangTable{trees: map[*gang.Tree]int{}, kinds: map[string]int{}, gangs: map[*Gang]int{}}
+	for _, id := range ids {
+		e.note(g.running[id].w.Gang)
+	}
+	pending.ascend(func(r *record) bool { e.note(r.w.Gang); return true })
+	e.write(w)
+	w.Uint(uint64(len(ids)))
+	for _, id := range ids {
+		r := g.running[id]
+		e.writeWorkload(w, r.w)
+		writeTime(w, r.admitted)
+		writePlacement(w, r.placement)
+	}
+	w.Uint(uint64(pending.len()))
+	pending.ascend(func(r *record) bool { e.writeWorkload(w, r.w); return true })
+	return w.Finish(), nil
+}
+
+// Restore builds the gate a snapshot of MarshalBinary describes: every later decision
+// of it equals the one the original gate would take. A foreign, newer, corrupt or
+// truncated snapshot, or one that does not describe a valid gate (a workload of an
+// unknown queue, a placement the cluster cannot hold, …), is refused with an
+// *InputError matching ErrForeignSnapshot, ErrSnapshotVersion or ErrCorruptSnapshot,
+// and no gate is built.
+func Restore(data []byte) (*Gate, error) {
+	r, _, err := wire.NewReader(data, gateMagic, 1)
+	if err != nil {
+		return nil, snapshotErr(err)
+	}
+	g, err := readGate(r)
+	if err == nil {
+		err = r.Done()
+	}
+	if err != nil {
+		return nil, snapshotErr(err)
+	}
+	return g, nil
+}
+
+// UnmarshalBinary replaces g's whole state with the one data describes, as Restore
+// builds it; on failure g is unchanged.
+func (g *Gate) UnmarshalBinary(data []byte) error {
+	if g == nil {
+		return errUnusable()
+	}
+	ng, err := Restore(data)
+	if err != nil {
+		return err
+	}
+	*g = *ng
+	return nil
+}
+
+// snapshotErr turns a refusal into an *InputError of the snapshot's kind.
+func snapshotErr(err error) error {
+	kind := ErrCorruptSnapshot
+	for _, k := range []error{ErrForeignSnapshot, ErrSnapshotVersion} {
+		if errors.Is(err, k) {
+			kind = k
+		}
+	}
+	return &InputError{Field: "snapshot", Value: "", Rule: err.Error(), Kind: kind}
+}
+
+// readGate reads what MarshalBinary wrote and builds the gate, checking as it goes.
+func readGate(r *wire.Reader) (*Gate, error) {
+	// The tree comes with the usage of the running work; the running work read below
+	// must charge exactly that.
+	tree := &quota.Tree{}
+	if err := tree.UnmarshalBinary(r.Bytes()); err != nil {
+		r.Fail("the tree: " + err.Error())
+	}
+	if r.Err() != nil {
+		return nil, r.Err()
+	}
+	l := layout{tree: tree, exempt: map[string]bool{}}
+	pools := r.Bool()
+	for _, name := range readStrings(r) {
+		l.exempt[name] = true
+	}
+	n := r.Len(2)
+	if pools {
+		l.alias = make(map[string]string, n)
+	}
+	for range n {
+		from, to := r.String(), r.String()
+		if _, ok := tree.Node(to); !ok || !pools {
+			r.Fail("name " + strconv.Quote(from) + " routes to " + strconv.Quote(to) + ", which is not a queue of this gate")
+		}
+		l.alias[from] = to
+	}
+	o := Options{Strategy: Strategy(r.Uint())}
+	// Strategies are kept by queue name, also for queues a reconfiguration removed, so
+	// they are restored as they were rather than checked as new options are.
+	strategies := map[string]Strategy{}
+	for range r.Len(2) {
+		name := r.String()
+		if strategies[name] = Strategy(r.Uint()); !strategies[name].IsValid() {
+			r.Fail("queue " + strconv.Quote(name) + " has strategy " + strategies[name].String())
+		}
+	}
+	o.Cluster = readCluster(r)
+	if r.Err() != nil {
+		return nil, r.Err()
+	}
+	g, err := newGate(l, o)
+	if err != nil {
+		r.Fail(err.Error())
+		return nil, r.Err()
+	}
+	g.strategies = strategies
+	for _, n := range g.tree.Nodes() {
+		if g.tree.Kind(n) == quota.KindQueue {
+			g.leaves[n-1].strategy = g.strategyOf(g.tree.Name(n))
+		}
+	}
+	d := readGangTable(r, g)
+	charged := make([]quota.Quantity, len(g.leaves)*len(g.resources))
+	for range r.Len(4) {
+		w, rec := d.readWorkload(r)
+		admitted := readTime(r)
+		placement := d.readPlacement(r)
+		if r.Err() != nil {
+			return nil, r.Err()
+		}
+		if err := g.restoreRunning(w, rec, admitted, placement, charged); err != nil {
+			r.Fail("running workload " + strconv.Quote(string(w.ID)) + ": " + err.Error())
+			return nil, r.Err()
+		}
+	}
+	for range r.Len(4) {
+		w, rec := d.readWorkload(r)
+		if r.Err() != nil {
+			return nil, r.Err()
+		}
+		if err := g.restorePending(w, rec); err != nil {
+			r.Fail("pending workload " + strconv.Quote(string(w.ID)) + ": " + err.Error())
+			return nil, r.Err()
+		}
+	}
+	if g.guarded != nil {
+		var low []topology.Footprint
+		for _, rec := range g.running {
+			if rec.w.Priority == quota.Low && !rec.foot.IsZero() {
+				low = append(low, rec.foot)
+			}
+		}
+		if err := g.guarded.RemoveFootprints(low); err != nil {
+			r.Fail(err.Error())
+			return nil, r.Err()
+		}
+	}
+	// The running work must charge what the snapshot's tree holds.
+	R := len(g.resources)
+	for _, n := range g.tree.Nodes() {
+		if g.tree.Kind(n) != quota.KindQueue {
+			continue
+		}
+		for j := range R {
+			if u, v := g.tree.Usage(n, quota.ResourceID(j)), charged[(int(n)-1)*R+j]; u != v {
+				r.Fail("queue " + strconv.Quote(g.tree.Name(n)) + " holds " + u.String() + " " + g.resources[j] +
+					" in the snapshot's tree and " + v.String() + " by its running work")
+				return nil, r.Err()
+			}
+		}
+	}
+	g.usageGen, g.queueGen = 0, 0
+	return g, nil
+}
+
+// restoreRunning records w as running since admitted, as AddRunning does, except that
+// the tree's usage and the cluster's free capacity, read from the snapshot, already
+// count it: its charge is added to charged, which readGate compares with the tree. rec
+// is w resolved, when the snapshot's gang table resolved it already.
+func (g *Gate) restoreRunning(w Workload, rec *record, admitted time.Time, placement *topology.Placement, charged []quota.Quantity) error {
+	k, err := g.restoreRecord(w, rec)
+	if err != nil {
+		return err
+	}
+	k.admitted, k.placement = admitted, placement
+	if placement != nil {
+		if g.cluster == nil {
+			return inputErr(ErrInvalidValue, "placement", string(w.ID), "needs a gate with a cluster")
+		}
+		if k.foot, err = g.cluster.Footprint(*placement); err != nil {
+			return err
+		}
+	}
+	for j, x := range k.vec {
+		if x > quota.Unlimited-1-g.total[j] {
+			return inputErr(ErrInvalidValue, "workload.request", string(w.ID), "the total usage would reach Unlimited")
+		}
+		c := &charged[(int(k.leaf)-1)*len(k.vec)+j]
+		*c = c.Add(x)
+	}
+	g.account(k.leaf, k, +1)
+	g.running[w.ID] = k
+	g.indexLow(k, +1)
+	return nil
+}
+
+// restorePending queues w, as Submit does.
+func (g *Gate) restorePending(w Workload, rec *record) error {
+	k, err := g.restoreRecord(w, rec)
+	if err != nil {
+		return err
+	}
+	g.pending.add(k)
+	return nil
+}
+
+// restoreRecord resolves w, or takes rec, and checks that its ID is new.
+func (g *Gate) restoreRecord(w Workload, rec *record) (*record, error) {
+	if err := g.checkNew(w.ID); err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		r, err := g.resolve(w)
+		if err != nil {
+			return nil, err
+		}
+		return keep(r), nil
+	}
+	switch {
+	case w.ID == "":
+		return nil, inputErr(ErrInvalidValue, "workload.id", "", "must not be empty")
+	case !w.Priority.IsValid():
+		return nil, inputErr(ErrInvalidValue, "workload.priority", w.Priority.String(), "must be HIGH, NORMAL or LOW")
+	}
+	leaf, err := g.leafOf(w.Queue)
+	if err != nil {
+		return nil, err
+	}
+	k := *rec
+	k.w, k.leaf = w, leaf
+	k.vec = slices.Clone(rec.vec)
+	return &k, nil
+}
+
+func writeStrings(w *wire.Writer, ss []string) {
+	w.Uint(uint64(len(ss)))
+	for _, s := range ss {
+		w.String(s)
+	}
+}
+
+func readStrings(r *wire.Reader) []string {
+	out := make([]string, r.Len(1))
+	for i := range out {
+		out[i] = r.String()
+	}
+	return out
+}
+
+// writeResources writes a resource vector in name order, zero amounts included.
+func writeResources(w *wire.Writer, res topology.Resources) {
+	var buf [8]string
+	names := buf[:0]
+	for n := range res {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	w.Uint(uint64(len(names)))
+	for _, n := range names {
+		w.String(n)
+		w.Int(res[n])
+	}
+}
+
+func readResources(r *wire.Reader) topology.Resources {
+	n := r.Len(2)
+	if n == 0 {
+		return nil
+	}
+	out := make(topology.Resources, n)
+	for range n {
+		name := r.String()
+		out[name] = r.Int()
+	}
+	return out
+}
+
+func writeCluster(w *wire.Writer, c *topology.Cluster) {
+	w.Bool(c != nil)
+	if c == nil {
+		return
+	}
+	writeStrings(w, c.Levels())
+	nodes := c.Nodes()
+	w.Uint(uint64(len(nodes)))
+	for _, n := range nodes {
+		w.String(n.Name)
+		keys := slices.Sorted(maps.Keys(n.Labels))
+		w.Uint(uint64(len(keys)))
+		for _, k := range keys {
+			w.String(k)
+			w.String(n.Labels[k])
+		}
+		writeResources(w, n.Free)
+	}
+}
+
+func readCluster(r *wire.Reader) *topology.Cluster {
+	if !r.Bool() {
+		return nil
+	}
+	levels := readStrings(r)
+	nodes := make([]topology.Node, r.Len(3))
+	for i := range nodes {
+		n := &nodes[i]
+		n.Name = r.String()
+		if k := r.Len(2); k > 0 {
+			n.Labels = make(map[string]string, k)
+			for range k {
+				key := r.String()
+				n.Labels[key] = r.String()
+			}
+		}
+		n.Free = readResources(r)
+	}
+	if r.Err() != nil {
+		return nil
+	}
+	c, err := topology.NewCluster(levels, nodes)
+	if err != nil {
+		r.Fail("the cluster is not valid: " + err.Error())
+		return nil
+	}
+	return c
+}
+
+// writeTime writes t as seconds and nanoseconds since the epoch and its zone: UTC, or a
+// fixed offset in seconds (as time.Time.MarshalBinary keeps it), without allocating.
+func writeTime(w *wire.Writer, t time.Time) {
+	w.Int(t.Unix())
+	w.Int(int64(t.Nanosecond()))
+	utc := t.Location() == time.UTC
+	w.Bool(utc)
+	if !utc {
+		_, offset := t.Zone()
+		w.Int(int64(offset))
+	}
+}
+
+func readTime(r *wire.Reader) time.Time {
+	sec, nsec := r.Int(), r.Int()
+	if r.Bool() {
+		return time.Unix(sec, nsec).UTC()
+	}
+	offset := r.Int()
+	if nsec < 0 || nsec >= 1e9 || offset < -24*3600 || offset > 24*3600 {
+		r.Fail("a time is out of range")
+		return time.Time{}
+	}
+	return time.Unix(sec, nsec).In(time.FixedZone("", int(offset)))
+}
+
+func writePlacement(w *wire.Writer, p *topology.Placement) {
+	w.Bool(p != nil)
+	if p == nil {
+		return
+	}
+	w.Uint(uint64(len(p.Assignments)))
+	for _, a := range p.Assignments {
+		w.String(a.Group)
+		w.String(a.Node)
+		w.Int(a.Pods)
+		w.Int(a.Elastic)
+		writeResources(w, a.Shape)
+	}
+	w.Uint(uint64(len(p.Constraints)))
+	for _, c := range p.Constraints {
+		w.String(c.Scope)
+		w.String(c.Constraint.Required)
+		w.String(c.Constraint.Preferred)
+		w.String(c.Required.Level)
+		w.String(c.Required.Path)
+		w.Uint(uint64(len(c.Preferred)))
+		for _, d := range c.Preferred {
+			w.String(d.Level)
+			w.String(d.Path)
+		}
+	}
+}
+
+// gangTable numbers the gangs of a snapshot, so that workloads that share a gang, a
+// compiled PodGroup or the same requests share them again after Restore, and a gang is
+// resolved once per PodGroup and requests rather than once per workload.
+type gangTable struct {
+	trees     map[*gang.Tree]int
+	treeOrder []*gang.Tree
+	// kinds numbers the distinct (PodGroup, requests) pairs.
+	kinds     map[string]int
+	kindOrder []*Gang
+	gangs     map[*Gang]int
+	gangOrder []*Gang
+	gangKind  []int
+}
+
+func (e *gangTable) note(gg *Gang) {
+	if gg == nil {
+		return
+	}
+	if _, ok := e.gangs[gg]; ok {
+		return
+	}
+	if _, ok := e.trees[gg.Tree]; !ok {
+		e.trees[gg.Tree] = len(e.treeOrder)
+		e.treeOrder = append(e.treeOrder, gg.Tree)
+	}
+	key := kindKey(e.trees[gg.Tree], gg.Requests)
+	k, ok := e.kinds[key]
+	if !ok {
+		k = len(e.kindOrder)
+		e.kinds[key] = k
+		e.kindOrder = append(e.kindOrder, gg)
+	}
+	e.gangs[gg] = len(e.gangOrder)
+	e.gangOrder = append(e.gangOrder, gg)
+	e.gangKind = append(e.gangKind, k)
+}
+
+// kindKey is the identity of a PodGroup's requests: the PodGroup's number and the
+// requests' resources and amounts.
+func kindKey(tree int, req gang.Requests) string {
+	b := strconv.AppendInt(nil, int64(tree), 10)
+	for _, r := range req.Resources {
+		b = append(b, '|')
+		b = append(b, r...)
+	}
+	for _, v := range req.PerPod {
+		b = append(b, ';')
+		for _, x := range v {
+			b = strconv.AppendInt(append(b, ','), x, 10)
+		}
+	}
+	return string(b)
+}
+
+// write writes the compiled PodGroups as specs, then the kinds (a PodGroup's number and
+// the per-pod requests), then each gang: its kind and its name.
+func (e *gangTable) write(w *wire.Writer) {
+	w.Uint(uint64(len(e.treeOrder)))
+	for _, t := range e.treeOrder {
+		w.Bytes(t.SpecJSON())
+	}
+	w.Uint(uint64(len(e.kindOrder)))
+	for _, gg := range e.kindOrder {
+		w.Uint(uint64(e.trees[gg.Tree]))
+		writeStrings(w, gg.Requests.Resources)
+		w.Uint(uint64(len(gg.Requests.PerPod)))
+		for _, v := range gg.Requests.PerPod {
+			w.Uint(uint64(len(v)))
+			for _, x := range v {
+				w.Int(x)
+			}
+		}
+	}
+	w.Uint(uint64(len(e.gangOrder)))
+	for i, gg := range e.gangOrder {
+		w.Uint(uint64(e.gangKind[i]))
+		w.String(gg.Name)
+	}
+}
+
+// writeWorkload writes a workload: its gang by number (0 for none, else one more).
+func (e *gangTable) writeWorkload(w *wire.Writer, wl Workload) {
+	w.String(string(wl.ID))
+	w.String(wl.Queue)
+	w.Int(int64(wl.Priority))
+	writeTime(w, wl.Submitted)
+	if wl.Gang != nil {
+		w.Uint(uint64(e.gangs[wl.Gang]) + 1)
+		return
+	}
+	w.Uint(0)
+	w.Uint(uint64(len(wl.Request)))
+	for _, x := range wl.Request {
+		w.Int(int64(x))
+	}
+}
+
+// gangDecoder holds the gangs of a snapshot being restored, each kind resolved once:
+// its minimum requirement, placement request and signature, which differ between gangs
+// of a kind only by the name of the request's root.
+type gangDecoder struct {
+	g        *Gate
+	gangs    []*Gang
+	gangKind []int
+	kinds    []*Gang
+	resolved []*record
+	// shapes holds one map per distinct pod shape of the placements read: the gate never
+	// writes a placement, so its records may share them.
+	shapes map[string]topology.Resources
+}
+
+func readGangTable(r *wire.Reader, g *Gate) gangDecoder {
+	trees := make([]*gang.Tree, r.Len(1))
+	for i := range trees {
+		spec, err := gang.ParseSpec(r.Bytes())
+		if err == nil {
+			trees[i], err = gang.Compile(spec)
+		}
+		if err != nil && r.Err() == nil {
+			r.Fail("gang spec " + strconv.Itoa(i) + ": " + err.Error())
+		}
+	}
+	d := gangDecoder{g: g, kinds: make([]*Gang, r.Len(3)), shapes: map[string]topology.Resources{}}
+	for i := range d.kinds {
+		t := r.Uint()
+		gg := &Gang{}
+		gg.Requests.Resources = readStrings(r)
+		gg.Requests.PerPod = make([][]int64, r.Len(1))
+		for j := range gg.Requests.PerPod {
+			v := make([]int64, r.Len(1))
+			for k := range v {
+				v[k] = r.Int()
+			}
+			gg.Requests.PerPod[j] = v
+		}
+		if r.Err() != nil {
+			return gangDecoder{}
+		}
+		if t >= uint64(len(trees)) {
+			r.Fail("requests " + strconv.Itoa(i) + " name PodGroup " + strconv.FormatUint(t, 10) + " of " + strconv.Itoa(len(trees)))
+			return gangDecoder{}
+		}
+		gg.Tree = trees[t]
+		d.kinds[i] = gg
+	}
+	d.resolved = make([]*record, len(d.kinds))
+	n := r.Len(2)
+	d.gangs, d.gangKind = make([]*Gang, n), make([]int, n)
+	for i := range n {
+		k := r.Uint()
+		name := r.String()
+		if r.Err() != nil {
+			return gangDecoder{}
+		}
+		if k >= uint64(len(d.kinds)) {
+			r.Fail("gang " + strconv.Itoa(i) + " names requests " + strconv.FormatUint(k, 10) + " of " + strconv.Itoa(len(d.kinds)))
+			return gangDecoder{}
+		}
+		kind := d.kinds[k]
+		d.gangs[i] = &Gang{Tree: kind.Tree, Requests: kind.Requests, Name: name}
+		d.gangKind[i] = int(k)
+	}
+	return d
+}
+
+// readWorkload reads a workload and, for a gang, returns its record resolved from its
+// kind's, or nil when the workload is to be resolved on its own.
+func (d *gangDecoder) readWorkload(r *wire.Reader) (Workload, *record) {
+	w := Workload{ID: WorkloadID(r.String()), Queue: r.String(), Priority: quota.Priority(r.Int())}
+	w.Submitted = readTime(r)
+	g := r.Uint()
+	if g == 0 {
+		w.Request = make([]quota.Quantity, r.Len(1))
+		for i := range w.Request {
+			w.Request[i] = quota.Quantity(r.Int())
+		}
+		return w, nil
+	}
+	if g > uint64(len(d.gangs)) {
+		r.Fail("workload " + strconv.Quote(string(w.ID)) + " names gang " + strconv.FormatUint(g-1, 10) + " of " + strconv.Itoa(len(d.gangs)))
+		return Workload{}, nil
+	}
+	w.Gang = d.gangs[g-1]
+	rec, err := d.resolve(w, d.gangKind[g-1])
+	if err != nil {
+		r.Fail("workload " + strconv.Quote(string(w.ID)) + ": " + err.Error())
+		return Workload{}, nil
+	}
+	return w, rec
+}
+
+// resolve returns w's record, resolved from its kind's: the kind's minimum requirement,
+// and its placement request and signature with the root renamed to w's gang.
+func (d *gangDecoder) resolve(w Workload, kind int) (*record, error) {
+	if d.resolved[kind] == nil {
+		r := record{w: Workload{ID: "restore", Gang: d.kinds[kind]}}
+		if err := d.g.resolveGang(&r); err != nil {
+			return nil, err
+		}
+		d.resolved[kind] = &r
+	}
+	base := d.resolved[kind]
+	rec := &record{w: w, vec: base.vec}
+	if base.place == nil {
+		return rec, nil
+	}
+	name := w.Gang.Name
+	if name == "" {
+		name = base.place.Root.Name // the kind was resolved unnamed: topology's default name
+	}
+	if _, taken := w.Gang.Tree.Lookup(name); taken {
+		return nil, inputErr(ErrInvalidValue, "workload.gang.name", name, "is a SubGroup's name; give the PodGroup another one")
+	}
+	place := *base.place
+	place.Root.Name = name
+	sig := *base.sig
+	sig.names = slices.Clone(base.sig.names)
+	sig.names[0] = name
+	rec.place, rec.sig = &place, &sig
+	return rec, nil
+}
+
+// readPlacement reads a placement, sharing one map per distinct pod shape.
+func (d *gangDecoder) readPlacement(r *wire.Reader) *topology.Placement {
+	if !r.Bool() {
+		return nil
+	}
+	p := &topology.Placement{Assignments: make([]topology.Assignment, r.Len(5))}
+	for i := range p.Assignments {
+		a := &p.Assignments[i]
+		a.Group, a.Node = r.String(), r.String()
+		a.Pods, a.Elastic = r.Int(), r.Int()
+		a.Shape = d.shape(readResources(r))
+	}
+	if n := r.Len(6); n > 0 {
+		p.Constraints = make([]topology.ConstraintPlacement, n)
+		for i := range p.Constraints {
+			c := &p.Constraints[i]
+			c.Scope = r.String()
+			c.Constraint = topology.Constraint{Required: r.String(), Preferred: r.String()}
+			c.Required = topology.Domain{Level: r.String(), Path: r.String()}
+			if k := r.Len(2); k > 0 {
+				c.Preferred = make([]topology.Domain, k)
+				for j := range c.Preferred {
+					c.Preferred[j] = topology.Domain{Level: r.String(), Path: r.String()}
+				}
+			}
+		}
+	}
+	return p
+}
+
+// shape returns the shared map equal to s.
+func (d *gangDecoder) shape(s topology.Resources) topology.Resources {
+	key := s.String()
+	if have, ok := d.shapes[key]; ok {
+		return have
+	}
+	d.shapes[key] = s
+	return s
+}

@@ -1,0 +1,218 @@
+package admission
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/leanovate/gopter"
+	ggen "github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/internal/gen"
+	"github.com/poolgate/poolgate/internal/wire"
+	"github.com/poolgate/poolgate/quota"
+)
+
+// TestRestoreDecidesAlike: after any history of submissions, admissions, cycles,
+// releases, evictions and quota changes, the gate restored from a snapshot holds the
+// same state, encodes to the same bytes, and then answers every further operation as
+// the original does: the same errors, the same work held, the same state after.
+func TestRestoreDecidesAlike(t *testing.T) {
+	props := gopter.NewProperties(gen.Params(t, 150))
+	props.Property("a restored gate decides as the original", prop.ForAll(func(before, after []gen.AdmissionOp) string {
+		g, err := NewForPools(modelPools(), modelCapacity, Options{})
+		require.NoError(t, err)
+		a := &modelSUT{g: g, pools: modelPools(), stats: &modelStats{}}
+		for _, op := range before {
+			modelCommand{op}.Run(a)
+		}
+		data, err := g.MarshalBinary()
+		require.NoError(t, err)
+		h, err := Restore(data)
+		if err != nil {
+			return err.Error()
+		}
+		if snapshot(g) != snapshot(h) {
+			return "restored state differs:\n" + snapshot(g) + "\n" + snapshot(h)
+		}
+		again, err := h.MarshalBinary()
+		require.NoError(t, err)
+		if !slices.Equal(data, again) {
+			return "the restored gate encodes to other bytes"
+		}
+		b := &modelSUT{g: h, pools: a.pools.Clone(), now: a.now, stats: &modelStats{}}
+		for i, op := range after {
+			ra := modelCommand{op}.Run(a).(modelRun)
+			rb := modelCommand{op}.Run(b).(modelRun)
+			if fmt.Sprint(ra.err) != fmt.Sprint(rb.err) || !slices.Equal(ra.held, rb.held) || snapshot(g) != snapshot(h) {
+				return fmt.Sprintf("step %d (%v): original %v %v, restored %v %v", i, modelCommand{op}, ra.err, ra.held, rb.err, rb.held)
+			}
+		}
+		return ""
+	}, ggen.SliceOfN(25, gen.AdmissionOps()), ggen.SliceOfN(15, gen.AdmissionOps())))
+	props.TestingRun(t)
+}
+
+// TestRestorePlacesAlike: a gate with a cluster, gangs running on its nodes and gangs
+// waiting, restored from a snapshot, runs the same cycle: the same decisions, plans and
+// placements.
+func TestRestorePlacesAlike(t *testing.T) {
+	props := gopter.NewProperties(gen.Params(t, 200))
+	props.Property("a restored gate places as the original", prop.ForAll(func(s gen.NodePlanScenario) string {
+		g := oracleGate(t, s)
+		for _, w := range append(s.Pending, s.Request) {
+			require.NoError(t, g.Submit(oracleGang(t, w)))
+		}
+		data, err := g.MarshalBinary()
+		require.NoError(t, err)
+		h, err := Restore(data)
+		if err != nil {
+			return err.Error()
+		}
+		if !reflect.DeepEqual(g.Cluster().Nodes(), h.Cluster().Nodes()) {
+			return "restored cluster differs"
+		}
+		for round := range 2 {
+			cg, ch := g.Cycle(at(40+round)), h.Cycle(at(40+round))
+			if !slices.Equal(decisions(cg), decisions(ch)) {
+				return fmt.Sprintf("round %d:\n%v\n%v", round, decisions(cg), decisions(ch))
+			}
+			for i, d := range cg.Decisions {
+				if !samePlacement(d.Placement, ch.Decisions[i].Placement) {
+					return fmt.Sprintf("round %d: %s placed elsewhere", round, d.Workload.ID)
+				}
+			}
+			require.NoError(t, g.Apply(cg))
+			require.NoError(t, h.Apply(ch))
+			if len(g.Running()) > 0 {
+				id := g.Running()[0].Workload.ID
+				_, err1 := g.Release(id)
+				_, err2 := h.Release(id)
+				require.Equal(t, err1, err2)
+			}
+		}
+		return ""
+	}, gen.NodePlanScenarios()))
+	props.TestingRun(t)
+}
+
+// TestRestoreRefusals: foreign, truncated, corrupt and inconsistent snapshots are
+// refused with typed errors, and UnmarshalBinary then leaves its gate as it was.
+func TestRestoreRefusals(t *testing.T) {
+	g := poolGate(t, 8, "p:6", "q:2")
+	running(t, g, wl("r", "p", quota.High, 2, 0), wl("l", "q", quota.Low, 3, 1))
+	submit(t, g, wl("w", "p", quota.Normal, 1, 2))
+	data, err := g.MarshalBinary()
+	require.NoError(t, err)
+
+	tree, err := g.Tree().MarshalBinary()
+	require.NoError(t, err)
+	_, err = Restore(tree)
+	assert.ErrorIs(t, err, ErrForeignSnapshot)
+	for n := range len(data) {
+		_, err := Restore(data[:n])
+		require.Error(t, err, "prefix %d", n)
+		var ie *InputError
+		require.True(t, errors.As(err, &ie), "prefix %d: %v", n, err)
+	}
+	flipped := slices.Clone(data)
+	flipped[len(flipped)/2] ^= 1
+	_, err = Restore(flipped)
+	assert.ErrorIs(t, err, ErrCorruptSnapshot)
+
+	// A frame that checks out but holds a running workload whose charge the tree does
+	// not show: the running work and the tree disagree.
+	other := poolGate(t, 8, "p:6", "q:2")
+	running(t, other, wl("r", "p", quota.High, 3, 0), wl("l", "q", quota.Low, 3, 1))
+	otherData, err := other.MarshalBinary()
+	require.NoError(t, err)
+	r, _, err := wire.NewReader(otherData, gateMagic, 1)
+	require.NoError(t, err)
+	_ = r.Bytes() // the tree, with 3 GPUs of HIGH work in p--shared
+	tampered := wire.NewWriter(gateMagic, 1)
+	tampered.Bytes(tree) // the tree of g, with 2
+	tampered.Raw(otherData[len(gateMagic)+1+len(sizedBytes(tree)) : len(otherData)-4])
+	_, err = Restore(tampered.Finish())
+	assert.ErrorIs(t, err, ErrCorruptSnapshot)
+	assert.ErrorContains(t, err, `queue "p--shared" holds 2 gpu in the snapshot's tree and 3 by its running work`)
+
+	before := snapshot(g)
+	assert.ErrorIs(t, g.UnmarshalBinary(flipped), ErrCorruptSnapshot)
+	assert.Equal(t, before, snapshot(g))
+	require.NoError(t, g.UnmarshalBinary(data))
+	assert.Equal(t, before, snapshot(g))
+
+	var nilGate *Gate
+	_, err = nilGate.MarshalBinary()
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	assert.ErrorIs(t, nilGate.UnmarshalBinary(data), ErrInvalidConfig)
+}
+
+// sizedBytes returns b as Writer.Bytes writes it, length first.
+func sizedBytes(b []byte) []byte {
+	w := wire.NewWriter("", 0)
+	w.Bytes(b)
+	out := w.Finish()
+	return out[1 : len(out)-4]
+}
+
+// FuzzRestore: no snapshot makes Restore panic; a refusal is a typed *InputError; and a
+// gate that restores encodes to a snapshot that restores to the same state.
+func FuzzRestore(f *testing.F) {
+	g := poolGate(f, 8, "p:6", "q:2")
+	running(f, g, wl("r", "p", quota.High, 2, 0), wl("l", "q", quota.Low, 3, 1))
+	submit(f, g, wl("w", "p", quota.Normal, 1, 2))
+	data, _ := g.MarshalBinary()
+	f.Add(data)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 0 && data[0]%4 != 0 {
+			w := wire.NewWriter(gateMagic, 1)
+			w.Raw(data[1:])
+			data = w.Finish()
+		}
+		h, err := Restore(data)
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		again, err := h.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := Restore(again)
+		if err != nil || snapshot(back) != snapshot(h) {
+			t.Fatalf("a restored gate does not restore alike: %v", err)
+		}
+	})
+}
+
+// TestRestoreKeepsTimes: submit and admission times come back equal, in their zones.
+func TestRestoreKeepsTimes(t *testing.T) {
+	g := poolGate(t, 8, "p:8")
+	zone := time.FixedZone("", -5*3600)
+	w := wl("r", "p", quota.Low, 1, 0)
+	w.Submitted = time.Date(2026, 3, 1, 8, 30, 15, 123456789, zone)
+	require.NoError(t, g.AddRunning(w, w.Submitted.Add(time.Minute), nil))
+	p := wl("p", "p", quota.High, 9, 0)
+	p.Submitted = time.Time{}
+	submit(t, g, p)
+	data, err := g.MarshalBinary()
+	require.NoError(t, err)
+	h, err := Restore(data)
+	require.NoError(t, err)
+	r := h.Running()[0]
+	assert.True(t, r.Workload.Submitted.Equal(w.Submitted))
+	assert.True(t, r.Admitted.Equal(w.Submitted.Add(time.Minute)))
+	_, offset := r.Workload.Submitted.Zone()
+	assert.Equal(t, -5*3600, offset)
+	assert.True(t, h.Pending()[0].Submitted.IsZero())
+}
