@@ -1,6 +1,8 @@
 package admission
 
 import (
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -132,4 +134,55 @@ func TestCounts(t *testing.T) {
 	require.NoError(t, g.Apply(g.Cycle(at(3))))
 	p, r = g.Counts()
 	assert.Equal(t, []int{1, 2}, []int{p, r})
+}
+
+// FuzzEditedDecision: a decision edited at random — its workload, outcome, request,
+// plan or placement — is committed only when the edits left it as the gate decided it;
+// otherwise Commit refuses it with a typed error and changes nothing.
+func FuzzEditedDecision(f *testing.F) {
+	f.Add([]byte{0, 1}, "x", int64(3))
+	f.Add([]byte{2, 3, 4}, "l", int64(-1))
+	f.Add([]byte{}, "", int64(0))
+	f.Fuzz(func(t *testing.T, edits []byte, id string, amount int64) {
+		g := poolGate(t, 8, "p:6", "q:2")
+		running(t, g, wl("r", "p", quota.High, 2, 0), wl("l", "q", quota.Low, 6, 0))
+		d, err := g.Decide(wl("a", "p", quota.High, 1, 1))
+		require.NoError(t, err)
+		orig := d
+		orig.Request = slices.Clone(d.Request)
+		orig.Plan = slices.Clone(d.Plan)
+		for _, e := range edits {
+			switch e % 7 {
+			case 0:
+				d.Workload.ID = WorkloadID(id)
+			case 1:
+				d.Outcome = Outcome(amount)
+			case 2:
+				d.Request = slices.Clone(d.Request)
+				if len(d.Request) > 0 {
+					d.Request[0] = quota.Quantity(amount)
+				}
+			case 3:
+				d.Plan = nil
+			case 4:
+				d.Plan = append(slices.Clone(d.Plan), RunningWorkload{Workload: Workload{ID: WorkloadID(id)}})
+			case 5:
+				d.Workload.Priority = quota.Priority(amount)
+			case 6:
+				d.Workload.Queue = id
+			}
+		}
+		unchanged := d.Outcome == orig.Outcome && d.Workload.same(orig.Workload) && slices.Equal(d.Request, orig.Request) &&
+			slices.EqualFunc(d.Plan, orig.Plan, func(a, b RunningWorkload) bool { return a.Workload.ID == b.Workload.ID })
+		before := snapshot(g)
+		err = g.Commit(d, at(2))
+		if unchanged {
+			require.NoError(t, err)
+			return
+		}
+		var ie *InputError
+		require.True(t, errors.As(err, &ie), "edited decision: %v", err)
+		require.ErrorIs(t, err, ErrEditedDecision)
+		require.Equal(t, before, snapshot(g))
+	})
 }

@@ -42,13 +42,8 @@ func seal(d *Decision, r *record) sealed {
 // edited reports whether d no longer says what s sealed: another workload, outcome,
 // request, plan or placement.
 func (s *sealed) edited(d *Decision) bool {
-	if d.Outcome != s.outcome || !d.Workload.same(s.rec.w) {
-		return true
-	}
-	if s.outcome != Admit {
-		return false
-	}
-	if !slices.Equal(d.Request, s.rec.vec) || len(d.Plan) != len(s.plan) || !samePlacement(d.Placement, s.placement) {
+	if d.Outcome != s.outcome || !d.Workload.same(s.rec.w) || !slices.Equal(d.Request, s.rec.vec) ||
+		len(d.Plan) != len(s.plan) || !samePlacement(d.Placement, s.placement) {
 		return true
 	}
 	for i, v := range d.Plan {

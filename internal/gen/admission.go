@@ -201,3 +201,83 @@ func AdmissionOps() gopter.Gen {
 				Priority: v[3].(int), Amount: v[4].(int64), Minute: v[5].(int)}
 		})
 }
+
+// HostOpKind is what a host that errs does to a gate, for model tests of SPEC §10.
+type HostOpKind int
+
+// The operations HostOps generates.
+const (
+	// HostSubmit queues a workload.
+	HostSubmit HostOpKind = iota
+	// HostDecide decides a workload and commits the decision at once.
+	HostDecide
+	// HostHold decides a workload and keeps the decision for later.
+	HostHold
+	// HostCommitHeld commits a held decision, fresh or stale.
+	HostCommitHeld
+	// HostEditHeld edits a held decision (its ID, outcome, request or plan) and
+	// commits it.
+	HostEditHeld
+	// HostForeign commits a decision another gate made.
+	HostForeign
+	// HostCycle runs a cycle and applies it; now and then it applies it twice, or edits
+	// a decision of it first.
+	HostCycle
+	// HostRelease releases a running workload or withdraws a pending one.
+	HostRelease
+	// HostEvict evicts a running workload back to the queue.
+	HostEvict
+	// HostRestart snapshots the gate and goes on with the restored one.
+	HostRestart
+	// HostNode changes a node: removes, adds back, cordons, uncordons or resizes it.
+	HostNode
+	numHostOps
+)
+
+var hostOpNames = [...]string{"Submit", "Decide", "Hold", "CommitHeld", "EditHeld", "Foreign", "Cycle", "Release", "Evict", "Restart", "Node"}
+
+// String returns the operation's name.
+func (k HostOpKind) String() string {
+	if k >= 0 && k < numHostOps {
+		return hostOpNames[k]
+	}
+	return "HostOpKind?"
+}
+
+// HostOp is one operation of a host as plain data: Workload indexes a few IDs, Queue a
+// few queues, Priority is -1, 0 or 1, Pods and GPUs size a gang, Pick chooses among
+// held decisions, nodes or edits, and Minute is a submit time.
+type HostOp struct {
+	Kind     HostOpKind
+	Workload int
+	Queue    int
+	Priority int
+	Pods     int
+	GPUs     int64
+	Pick     int
+	Minute   int
+}
+
+// HostOps generates one HostOp; submissions, cycles and held decisions come up most.
+func HostOps() gopter.Gen {
+	weights := [numHostOps]int{HostSubmit: 6, HostDecide: 2, HostHold: 3, HostCommitHeld: 3, HostEditHeld: 2,
+		HostForeign: 1, HostCycle: 4, HostRelease: 3, HostEvict: 1, HostRestart: 1, HostNode: 2}
+	total := 0
+	for _, w := range weights {
+		total += w
+	}
+	kind := gen.IntRange(0, total-1).Map(func(n int) HostOpKind {
+		k := HostOpKind(0)
+		for n >= weights[k] {
+			n -= weights[k]
+			k++
+		}
+		return k
+	})
+	return gopter.CombineGens(kind, gen.IntRange(0, 9), gen.IntRange(0, 3), gen.IntRange(-1, 1), gen.IntRange(1, 2),
+		gen.Int64Range(1, 2), gen.IntRange(0, 1<<10), gen.IntRange(0, 30)).
+		Map(func(v []any) HostOp {
+			return HostOp{Kind: v[0].(HostOpKind), Workload: v[1].(int), Queue: v[2].(int), Priority: v[3].(int),
+				Pods: v[4].(int), GPUs: v[5].(int64), Pick: v[6].(int), Minute: v[7].(int)}
+		})
+}
