@@ -3,6 +3,8 @@ package admission
 import (
 	"slices"
 
+	"github.com/poolgate/poolgate/internal/combin"
+
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
@@ -359,9 +361,7 @@ func fewestCovering(cands []*record, short topology.Resources, amount func(*reco
 	tries := 0
 	for k := 1; k <= len(cands); k++ {
 		idx := make([]int, k)
-		for i := range idx {
-			idx[i] = i
-		}
+		combin.First(idx)
 		var best []int
 		var bestSize []quota.Quantity
 		for {
@@ -373,7 +373,7 @@ func fewestCovering(cands []*record, short topology.Resources, amount func(*reco
 					best, bestSize = slices.Clone(idx), sz
 				}
 			}
-			if !nextSubset(idx, len(cands)) {
+			if !combin.Next(idx, len(cands)) {
 				break
 			}
 		}
@@ -386,21 +386,6 @@ func fewestCovering(cands []*record, short topology.Resources, amount func(*reco
 		}
 	}
 	return cands
-}
-
-// nextSubset advances idx to the next k-subset of [0, n) in lexicographic order.
-func nextSubset(idx []int, n int) bool {
-	k := len(idx)
-	for i := k - 1; i >= 0; i-- {
-		if idx[i] < n-k+i {
-			idx[i]++
-			for j := i + 1; j < k; j++ {
-				idx[j] = idx[j-1] + 1
-			}
-			return true
-		}
-	}
-	return false
 }
 
 // byNode sums a placement's resources per node.

@@ -3,6 +3,7 @@ package quota
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/poolgate/poolgate/internal/wire"
 	"github.com/poolgate/poolgate/naming"
@@ -32,8 +33,59 @@ const (
 // NodeIDs are not kept: UnmarshalBinary numbers the nodes in tree order.
 func (t *Tree) MarshalBinary() ([]byte, error) {
 	w := wire.NewWriter(treeMagic, 1)
-	writeTreeSpec(w, t.Spec())
+	t.write(w)
 	return w.Finish(), nil
+}
+
+// write writes the tree's spec (Tree.Spec) straight from the tree's slices, so that a
+// hundred thousand nodes need no maps: the resources, then the nodes depth first, each
+// with the place of its parent in the list plus one (0 for a root), its kind, its
+// weight, and per resource its nominal quota, its limits (Unlimited for none) and, for
+// a queue, its usage.
+func (t *Tree) write(w *wire.Writer) {
+	if t == nil {
+		t = &Tree{}
+	}
+	R := t.numRes()
+	w.Uint(uint64(R))
+	for _, r := range t.resNames {
+		w.String(r)
+	}
+	w.Uint(uint64(t.live))
+	at := make([]int32, len(t.kind)) // slot → place in the list, plus one
+	n := int32(0)
+	var visit func(i int)
+	visit = func(i int) {
+		n++
+		at[i] = n
+		w.String(t.names[i])
+		parent := int32(0)
+		if p := t.parent[i]; p >= 0 {
+			parent = at[p]
+		}
+		w.Uint(uint64(parent))
+		w.Uint(uint64(t.kind[i]))
+		w.Int(t.weight[i].Thousandths())
+		for j := range R {
+			c := &t.cfg[i*R+j]
+			w.Int(int64(c.nom))
+			w.Int(int64(c.bl))
+			w.Int(int64(c.ll))
+			u := Quantity(0)
+			if t.kind[i] == KindQueue {
+				u = t.usage[i*R+j]
+			}
+			w.Int(int64(u))
+		}
+		for _, ch := range t.children[i] {
+			visit(int(ch))
+		}
+	}
+	for i, k := range t.kind {
+		if k != 0 && t.parent[i] < 0 {
+			visit(i)
+		}
+	}
 }
 
 // UnmarshalBinary replaces t with the tree data encodes. A foreign, newer, corrupt or
@@ -60,39 +112,7 @@ func (t *Tree) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
-// writeTreeSpec writes a spec: resources, then nodes with the index of their parent
-// (one more than its place in the list, 0 for a root), kind, weight, and per resource
-// the nominal quota, the limits (Unlimited for none) and a queue's usage.
-func writeTreeSpec(w *wire.Writer, spec TreeSpec) {
-	w.Uint(uint64(len(spec.Resources)))
-	for _, r := range spec.Resources {
-		w.String(r)
-	}
-	at := make(map[string]int, len(spec.Nodes))
-	for i, n := range spec.Nodes {
-		at[n.Name] = i
-	}
-	w.Uint(uint64(len(spec.Nodes)))
-	for _, n := range spec.Nodes {
-		w.String(n.Name)
-		parent := 0
-		if n.Parent != "" {
-			parent = at[n.Parent] + 1
-		}
-		w.Uint(uint64(parent))
-		w.Uint(uint64(n.Kind))
-		w.Int(n.Weight.Thousandths())
-		for _, r := range spec.Resources {
-			q := n.Quotas[r]
-			w.Int(int64(q.Nominal))
-			w.Int(int64(q.BorrowingLimit.quantity()))
-			w.Int(int64(q.LendingLimit.quantity()))
-			w.Int(int64(n.Usage[r]))
-		}
-	}
-}
-
-// readTreeSpec reads what writeTreeSpec wrote; NewTree checks its rules.
+// readTreeSpec reads what Tree.write wrote; NewTree checks its rules.
 func readTreeSpec(r *wire.Reader) TreeSpec {
 	var spec TreeSpec
 	spec.Resources = make([]string, r.Len(1))
@@ -172,7 +192,7 @@ func (p *PoolSet) MarshalBinary() ([]byte, error) {
 	for _, wf := range p.runs {
 		runs = append(runs, wf)
 	}
-	slices.SortFunc(runs, func(a, b Workflow) int { return compareStrings(string(a.ID), string(b.ID)) })
+	slices.SortFunc(runs, func(a, b Workflow) int { return strings.Compare(string(a.ID), string(b.ID)) })
 	w.Uint(uint64(len(runs)))
 	for _, wf := range runs {
 		w.String(string(wf.ID))
@@ -291,14 +311,4 @@ func (p *PoolSet) UnmarshalBinary(data []byte) error {
 	slices.SortFunc(q.names, naming.Compare)
 	*p = q
 	return nil
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/btree"
 
+	"github.com/poolgate/poolgate/internal/combin"
 	"github.com/poolgate/poolgate/internal/sat"
 )
 
@@ -125,9 +126,7 @@ func (s *searcher) choose(g int32, k func() bool) bool {
 		return false
 	}
 	idx := make([]int, grp.need)
-	for i := range idx {
-		idx[i] = i
-	}
+	combin.First(idx)
 	var chain func(i int) bool
 	chain = func(i int) bool {
 		if i == len(idx) {
@@ -142,26 +141,11 @@ func (s *searcher) choose(g int32, k func() bool) bool {
 		if chain(0) {
 			return true
 		}
-		if s.exhausted || !nextCombination(idx, len(grp.children)) {
+		if s.exhausted || !combin.Next(idx, len(grp.children)) {
 			break
 		}
 	}
 	s.chosen[g] = false
-	return false
-}
-
-// nextCombination advances idx to the next k-subset of [0, n) in lexicographic order.
-func nextCombination(idx []int, n int) bool {
-	k := len(idx)
-	for i := k - 1; i >= 0; i-- {
-		if idx[i] < n-k+i {
-			idx[i]++
-			for j := i + 1; j < k; j++ {
-				idx[j] = idx[j-1] + 1
-			}
-			return true
-		}
-	}
 	return false
 }
 
