@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -104,4 +105,49 @@ func BenchmarkCycle(b *testing.B) {
 		b.ReportMetric(float64(len(pending)), "pending")
 		b.ReportMetric(float64(admitted), "admitted")
 	})
+}
+
+// BenchmarkChecks times one round of checks on the deep queue BenchmarkCycle
+// advances to (its model kept, its checks off), after a cycle that admitted nothing:
+//
+//   - round: what runs after every cycle — the nodes the cycle's admissions touched
+//     against the model, every queue, the counts, the victims and the inversion check
+//     on the model's LOW work;
+//   - full: the same with the full pass, which runs every fullCheckEvery cycles and at
+//     the end — the gate's running and pending work read by ID, every node compared,
+//     and the gate's placements and requests summed as the checks did before the
+//     model: the cost of one round before it, and the baseline of the ratio.
+//
+// Both change nothing the next iteration reads:
+//
+//	go test -run '^$' -bench Checks -benchtime 20x ./bench/replay
+func BenchmarkChecks(b *testing.B) {
+	sim, err := advanceToDeepQueue()
+	require.NoError(b, err)
+	res := sim.Gate().Cycle(sim.Now().Add(time.Second))
+	var touched []int32
+	for _, d := range res.Decisions {
+		if d.Placement != nil {
+			for _, a := range d.Placement.Assignments {
+				touched = append(touched, int32(sim.nodeIndex[a.Node]))
+			}
+		}
+	}
+	b.Logf("%d decisions, %d admitted, %d nodes touched, %d running", len(res.Decisions), len(res.Admitted()), len(touched), sim.Running())
+	defer func(every int) { sim.checks.every = every }(sim.checks.every)
+	for _, tc := range []struct {
+		name  string
+		every int
+	}{{"round", math.MaxInt}, {"full", 1}} {
+		b.Run(tc.name, func(b *testing.B) {
+			sim.checks.every = tc.every
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, n := range touched {
+					sim.model.touch(n)
+				}
+				sim.check(&res)
+			}
+		})
+	}
 }

@@ -61,26 +61,80 @@ func (v Violation) String() string {
 	return "cycle " + strconv.Itoa(v.Cycle) + " at " + v.At.String() + ": " + v.Check.String() + ": " + v.Text
 }
 
-// check runs every check on the state the cycle res left.
-func (s *Sim) check(res admission.CycleResult) {
-	running := s.gate.Running()
-	s.checkNodes(running)
-	s.checkQueues(running)
-	s.checkWork(running)
-	for _, v := range res.Victims() {
-		if v.Workload.Priority.Guaranteed() {
-			s.violate(CheckVictims, "plan evicts "+v.Workload.Priority.String()+" workload "+string(v.Workload.ID))
-		}
+// fullCheckEvery is how often, in cycles, the checks compare the gate's lists of
+// running and pending work and all its nodes with the model, besides what they compare
+// after every cycle (see checkRound).
+const fullCheckEvery = 64
+
+// checkRound is what the checks keep from one cycle to the next, so that a round
+// allocates little: after every cycle they compare the gate with the model (dirty
+// nodes, every queue, the counts, the cycle's decisions and victims, inversions), and
+// every fullCheckEvery cycles, and once more at the end, they also read the gate's
+// running and pending work and every node (the full pass).
+type checkRound struct {
+	every      int
+	mark       []uint8
+	inversions inversionCheck
+}
+
+// newCheckRound returns the buffers of the checks of a replay of jobs jobs.
+func newCheckRound(jobs int) checkRound {
+	return checkRound{every: fullCheckEvery, mark: make([]uint8, jobs)}
+}
+
+// check runs every check on the state the cycle res left; the full pass when the
+// cycle's number is due.
+func (s *Sim) check(res *admission.CycleResult) {
+	full := s.stats.cycles%s.checks.every == 0
+	cluster := s.gate.Cluster()
+	var running []admission.RunningWorkload
+	if full {
+		running = s.gate.Running()
 	}
+	s.checkNodes(cluster, running, full)
+	s.checkQueues(running, full)
+	s.checkWork(running, full)
+	s.checkVictims(res)
 	t := s.clock()
-	inv, err := checkInversions(s.gate, running, res.Decisions)
+	c := &s.checks.inversions
+	c.reset(s.gate, cluster, s.lowInOrder)
+	inv, err := c.check(res.Decisions)
 	s.stats.inversionTime += s.clock() - t
 	if err != nil {
 		s.violate(CheckInversion, "the check could not run: "+err.Error())
 	}
-	for _, in := range inv {
+	for i := range inv {
+		in := &inv[i]
 		s.stats.inverted[in.Decision.Workload.ID] = true
-		s.violateLazy(CheckInversion, func() string { return inversionText(in) })
+		s.violateLazy(CheckInversion, func() string { return inversionText(*in) })
+	}
+	s.model.clean()
+}
+
+// checkEnd is the full pass of checks 1 to 3 once the replay is over, on the state its
+// last releases left: every node empty, every queue idle, all work finished, unless
+// work was left unplaced.
+func (s *Sim) checkEnd() {
+	running := s.gate.Running()
+	s.checkNodes(s.gate.Cluster(), running, true)
+	s.checkQueues(running, true)
+	s.checkWork(running, true)
+	s.model.clean()
+}
+
+// checkVictims is check 4: every victim is LOW, as the gate's copy of it and as the
+// replay submitted it.
+func (s *Sim) checkVictims(res *admission.CycleResult) {
+	for i := range res.Decisions {
+		for _, v := range res.Decisions[i].Plan {
+			p := v.Workload.Priority
+			if j, ok := s.index[v.Workload.ID]; ok && p.Preemptible() {
+				p = s.jobs[j].w.Priority
+			}
+			if p.Guaranteed() {
+				s.violate(CheckVictims, "plan evicts "+p.String()+" workload "+string(v.Workload.ID))
+			}
+		}
 	}
 }
 
@@ -100,8 +154,27 @@ func inversionText(in Inversion) string {
 		") would let it fit and be placed"
 }
 
-// checkNodes is check 1.
-func (s *Sim) checkNodes(running []admission.RunningWorkload) {
+// checkNodes is check 1. After every cycle, every node whose pods changed in the
+// model since the last check must have, in the gate's cluster, the free capacity the
+// model gives it. The full pass compares every node so, and also adds up the pods of
+// the gate's running work (running) on each node, which with its free capacity must
+// make its capacity: the gate agrees with itself as well as with the model.
+func (s *Sim) checkNodes(cluster *topology.Cluster, running []admission.RunningWorkload, full bool) {
+	if cluster == nil {
+		s.violate(CheckNodes, "the gate has no cluster")
+		return
+	}
+	if !full {
+		for _, n := range s.model.dirty {
+			free, ok := cluster.Free(s.nodeNames[n])
+			if !ok {
+				s.violate(CheckNodes, "node "+s.nodeNames[n]+" is missing from the gate's cluster")
+				continue
+			}
+			s.compareNode(int(n), free)
+		}
+		return
+	}
 	placed := s.placed
 	clear(placed)
 	for _, r := range running {
@@ -129,23 +202,19 @@ func (s *Sim) checkNodes(running []admission.RunningWorkload) {
 		}
 	}
 	seen := 0
-	for _, node := range s.gate.Cluster().Nodes() {
+	for _, node := range cluster.Nodes() {
 		n, ok := s.nodeIndex[node.Name]
 		if !ok {
 			s.violate(CheckNodes, "node "+node.Name+" is not in the node list")
 			continue
 		}
 		seen++
+		s.compareNode(n, node.Free)
 		for k, res := range podResources {
 			free := node.Free[res]
 			if got := free + placed[n][k]; got != s.capacities[n][k] {
 				s.violate(CheckNodes, "node "+node.Name+" "+res+": free "+itoa(free)+" + placed "+itoa(placed[n][k])+
 					" = "+itoa(got)+", capacity "+itoa(s.capacities[n][k]))
-			}
-		}
-		for res := range node.Free {
-			if res != topology.Pods && !slices.Contains(podResources, res) {
-				s.violate(CheckNodes, "node "+node.Name+" has resource "+res+", which the node list does not give it")
 			}
 		}
 	}
@@ -154,28 +223,56 @@ func (s *Sim) checkNodes(running []admission.RunningWorkload) {
 	}
 }
 
-// checkQueues is check 2.
-func (s *Sim) checkQueues(running []admission.RunningWorkload) {
-	total := map[string][]quota.Quantity{}
-	guaranteed := map[string][]quota.Quantity{}
-	for _, r := range running {
-		addTo(total, r.Queue, r.Request)
-		if r.Workload.Priority.Guaranteed() {
-			addTo(guaranteed, r.Queue, r.Request)
+// compareNode compares the gate's free capacity of node n with the model's.
+func (s *Sim) compareNode(n int, free topology.Resources) {
+	for k, res := range podResources {
+		if got, want := free[res], s.model.free[n][k]; got != want {
+			s.violate(CheckNodes, "node "+s.nodeNames[n]+" "+res+": the gate leaves "+itoa(got)+" free, the replay's placements leave "+
+				itoa(want)+" of "+itoa(s.capacities[n][k]))
 		}
 	}
-	for _, q := range s.queues {
+	for res := range free {
+		if res != topology.Pods && !slices.Contains(podResources, res) {
+			s.violate(CheckNodes, "node "+s.nodeNames[n]+" has resource "+res+", which the node list does not give it")
+		}
+	}
+}
+
+// checkQueues is check 2. After every cycle, every queue's usage must be the model's
+// sums of its running work's requests, all priorities and HIGH/NORMAL; the full pass
+// also sums the gate's running work (running) by queue, which must give the same.
+func (s *Sim) checkQueues(running []admission.RunningWorkload, full bool) {
+	var total, guaranteed map[string][]quota.Quantity
+	if full {
+		total, guaranteed = map[string][]quota.Quantity{}, map[string][]quota.Quantity{}
+		for _, r := range running {
+			addTo(total, r.Queue, r.Request)
+			if r.Workload.Priority.Guaranteed() {
+				addTo(guaranteed, r.Queue, r.Request)
+			}
+		}
+	}
+	for k, q := range s.queues {
 		u, err := s.gate.Usage(q)
 		if err != nil {
 			s.violate(CheckQueues, "queue "+q+": "+err.Error())
 			continue
 		}
-		for j, name := range s.gate.Resources() {
-			if want := at(total[q], j); u.Total[j] != want {
-				s.violate(CheckQueues, "queue "+q+" uses "+u.Total[j].String()+" "+name+" in all, its running work holds "+want.String())
+		for j, name := range s.resources {
+			if want := at(s.model.total[k], j); at(u.Total, j) != want {
+				s.violate(CheckQueues, "queue "+q+" uses "+at(u.Total, j).String()+" "+name+" in all, the replay's running work there "+want.String())
 			}
-			if want := at(guaranteed[q], j); u.Guaranteed[j] != want {
-				s.violate(CheckQueues, "queue "+q+" uses "+u.Guaranteed[j].String()+" "+name+" for HIGH/NORMAL, its running work holds "+want.String())
+			if want := at(s.model.guaranteed[k], j); at(u.Guaranteed, j) != want {
+				s.violate(CheckQueues, "queue "+q+" uses "+at(u.Guaranteed, j).String()+" "+name+" for HIGH/NORMAL, the replay's running work there "+want.String())
+			}
+			if !full {
+				continue
+			}
+			if want := at(total[q], j); at(u.Total, j) != want {
+				s.violate(CheckQueues, "queue "+q+" uses "+at(u.Total, j).String()+" "+name+" in all, its running work holds "+want.String())
+			}
+			if want := at(guaranteed[q], j); at(u.Guaranteed, j) != want {
+				s.violate(CheckQueues, "queue "+q+" uses "+at(u.Guaranteed, j).String()+" "+name+" for HIGH/NORMAL, its running work holds "+want.String())
 			}
 		}
 		delete(total, q)
@@ -212,19 +309,31 @@ const (
 	inPending
 )
 
-// checkWork is check 3: by ID, finished + running + pending = submitted, each once.
-func (s *Sim) checkWork(running []admission.RunningWorkload) {
-	clear(s.mark)
+// checkWork is check 3. After every cycle, the gate's counts of pending and running
+// work must be the model's (the cycle's decisions were held to the pending set by ID
+// before the model followed them: checkDecided). The full pass compares by ID:
+// finished + running (running, the gate's) + pending (Gate.Pending) = submitted, each
+// once, and each where the model has it.
+func (s *Sim) checkWork(running []admission.RunningWorkload, full bool) {
+	if p, r := s.gate.Counts(); p != s.pending || r != s.running {
+		s.violate(CheckWork, "the gate counts "+strconv.Itoa(p)+" pending and "+strconv.Itoa(r)+" running workloads, the replay "+
+			strconv.Itoa(s.pending)+" and "+strconv.Itoa(s.running))
+	}
+	if !full {
+		return
+	}
+	mark := s.checks.mark
+	clear(mark)
 	note := func(id admission.WorkloadID, where uint8, what string) {
 		i, ok := s.index[id]
 		if !ok {
 			s.violate(CheckWork, what+" workload "+string(id)+" was never submitted")
 			return
 		}
-		if s.mark[i]&where != 0 {
+		if mark[i]&where != 0 {
 			s.violate(CheckWork, what+" workload "+string(id)+" is listed twice")
 		}
-		s.mark[i] |= where
+		mark[i] |= where
 	}
 	for _, r := range running {
 		note(r.Workload.ID, inRunning, "running")
@@ -233,12 +342,10 @@ func (s *Sim) checkWork(running []admission.RunningWorkload) {
 		note(w.ID, inPending, "pending")
 	}
 	for i := range s.jobs {
-		if s.jobs[i].state == finishedState {
-			s.mark[i] |= inFinished
+		j, m := &s.jobs[i], mark[i]
+		if j.state == finishedState {
+			m |= inFinished
 		}
-	}
-	for i := range s.jobs {
-		j, m := &s.jobs[i], s.mark[i]
 		switch {
 		case j.state == waiting && m != 0:
 			s.violate(CheckWork, "workload "+string(j.w.ID)+" is in the gate before it arrived")
@@ -246,6 +353,48 @@ func (s *Sim) checkWork(running []admission.RunningWorkload) {
 			s.violate(CheckWork, "submitted workload "+string(j.w.ID)+" is neither finished, running nor pending")
 		case m&(m-1) != 0:
 			s.violate(CheckWork, "workload "+string(j.w.ID)+" is in more than one of finished, running and pending")
+		case j.state == runningState && m != inRunning, j.state == pendingState && m != inPending:
+			s.violate(CheckWork, "workload "+string(j.w.ID)+" is "+stateText[m]+" in the gate, "+stateText[stateMark[j.state]]+" in the replay")
+		}
+	}
+}
+
+// stateMark is where check 3 expects a job of each state; stateText names a place.
+var (
+	stateMark = [...]uint8{waiting: 0, pendingState: inPending, runningState: inRunning, finishedState: inFinished}
+	stateText = map[uint8]string{inFinished: "finished", inRunning: "running", inPending: "pending"}
+)
+
+// checkDecided is the part of check 3 that a cycle's decisions allow for free: a cycle
+// decides every workload pending when it ran, once, so its decisions must name
+// exactly the workloads the model has pending, before the model follows them.
+func (s *Sim) checkDecided(res *admission.CycleResult) {
+	mark := s.checks.mark
+	clear(mark)
+	decided := 0
+	for i := range res.Decisions {
+		id := res.Decisions[i].Workload.ID
+		j, ok := s.index[id]
+		switch {
+		case !ok:
+			s.violate(CheckWork, "the cycle decides workload "+string(id)+", which was never submitted")
+		case mark[j] != 0:
+			s.violate(CheckWork, "the cycle decides workload "+string(id)+" twice")
+		case s.jobs[j].state != pendingState:
+			s.violate(CheckWork, "the cycle decides workload "+string(id)+", which is not pending")
+		default:
+			decided++
+		}
+		if ok {
+			mark[j] = 1
+		}
+	}
+	if decided == s.pending {
+		return
+	}
+	for j := range s.jobs {
+		if s.jobs[j].state == pendingState && mark[j] == 0 {
+			s.violate(CheckWork, "pending workload "+string(s.jobs[j].w.ID)+" is missing from the cycle's decisions")
 		}
 	}
 }
@@ -256,8 +405,11 @@ func (s *Sim) violate(c Check, text string) {
 }
 
 // violateLazy records a violation, writing its text only while the check's
-// descriptions are below the cap.
+// descriptions are below the cap. A replay that skips its checks records none.
 func (s *Sim) violateLazy(c Check, text func() string) {
+	if s.cfg.SkipChecks {
+		return
+	}
 	s.stats.violations[c]++
 	if s.stats.kept[c] < s.stats.maxViolations {
 		s.stats.kept[c]++

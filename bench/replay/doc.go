@@ -89,28 +89,73 @@
 //
 // # Checks after every cycle
 //
-// Each failure is a counted Violation with a description (the first
-// Config.MaxViolations of each check are described; every one is counted):
+// The replay keeps a model of its own of what runs where, built only from what it did
+// and never read back from the gate: the workloads it submitted, the victims and
+// admissions of every cycle it applied, with the placements and requests the cycle
+// gave them, and the workloads it released. Per node it holds the capacity less the
+// pods placed there, per queue the sums of the running requests (all priorities and
+// HIGH/NORMAL), per workload whether it waits to arrive, is pending, runs or finished.
+// The model is a second implementation of the gate's accounting: the checks compare
+// the two, and a difference is a violation whichever side is wrong.
 //
-//  1. CheckNodes: for every node, the free capacity (Gate.Cluster().Nodes()) plus the
-//     pods the running workloads placed there (Gate.Running() placements × shape)
-//     equals its capacity in the node list, per resource.
-//  2. CheckQueues: every queue's usage (Gate.Usage(q).Total) equals the sum of its
-//     running workloads' Request, and its HIGH/NORMAL usage (Guaranteed) the sum of
-//     its HIGH and NORMAL ones.
-//  3. CheckWork: finished + running + pending = submitted, by ID sets, so a workload
-//     lost, invented or listed twice shows.
-//  4. CheckVictims: every victim of the cycle (CycleResult.Victims) is LOW.
+// After every cycle the checks read what the gate can tell without copying its work;
+// every 64 cycles (fullCheckEvery) and once more when the replay ends, after its last
+// releases, a full pass also reads the gate's running and pending work and every node,
+// and holds the gate to itself as well as to the model. Each failure is a counted
+// Violation with a description (the first Config.MaxViolations of each check are
+// described; every one is counted):
+//
+//  1. CheckNodes: after every cycle, every node whose pods changed in the model since
+//     the last round — the placements of the cycle's admissions and victims and of the
+//     releases before it — has the free capacity in the gate's cluster
+//     (Gate.Cluster().Free) that the model gives it, per resource. The full pass
+//     compares every node (Cluster().Nodes()) so, and also adds up the pods the gate's
+//     running workloads hold (Gate.Running() placements × shape), which with the free
+//     capacity must make each node's capacity. Between full passes the changed nodes
+//     suffice for whatever goes through the gate's placements: the gate changes free
+//     capacity only by placing and giving back pods, so a placement applied or given
+//     back other than the cycle reported it leaves a node the model changed wrong, and
+//     the round after the cycle sees it. What changes a node without any placement the
+//     replay saw (the gate changed behind the replay's back, or a second, extra change)
+//     stays wrong, since free capacity does not heal, until the next full pass.
+//  2. CheckQueues: after every cycle, every queue's usage (Gate.Usage(q).Total)
+//     equals the model's sum of its running workloads' requests, and its HIGH/NORMAL
+//     usage (Guaranteed) the sum of its HIGH and NORMAL ones. The full pass also sums
+//     the gate's running workloads' Request by queue, which must give the same, and
+//     reports work running in a queue the replay did not create.
+//  3. CheckWork: finished + running + pending = submitted, so that a workload lost,
+//     invented or listed twice shows. After every cycle: the cycle's decisions name
+//     exactly the workloads the model has pending, each once (a cycle decides all
+//     pending work); every victim runs and every admitted workload is pending in the
+//     model; and Gate.Counts(), pending and running, equals the model's counts. The
+//     full pass compares by ID: the gate's running (Gate.Running) and pending
+//     (Gate.Pending) work and the model's finished work are the submitted workloads,
+//     each once and each where the model has it. A gate that swaps one running
+//     workload for another keeps its counts; the full pass finds it, or the gate
+//     refuses to release the one it lost, which stops the replay with an error.
+//  4. CheckVictims: every victim of the cycle's plans is LOW, as the plan gives it and
+//     as the replay submitted it.
 //  5. CheckInversion: no HIGH/NORMAL workload decided Pending for fit or placement
 //     while evicting all its candidates would let it fit and be placed, judged on the
-//     state after Apply by CheckInversions, which re-derives the candidate rules
-//     without the gate's preemption code (see its doc). Two choices: a candidate of
-//     another queue is taken when its queue (and, across pools, its pool) borrows a
-//     resource the candidate uses, whether or not the waiting workload asks for that
-//     resource, so a CPU-only HIGH pod can reclaim a node from borrowed GPU work; and a
-//     workload that would fit and be placed without any eviction is not an inversion
-//     (capacity that a later plan in the same cycle freed waits for it, and the next
-//     cycle, which victims always bring, admits it).
+//     state after Apply — the gate's quota tree and a copy of its cluster, with the
+//     model's running LOW work (IDs, queues, priorities, charged requests, admission
+//     times and placements) as the candidates — by the rules CheckInversions
+//     re-derives without the gate's preemption code (see its doc; CheckInversions
+//     itself reads the candidates from Gate.Running). Verdicts are cached by queue and
+//     request shape within a cycle. Two choices: a candidate of another queue is
+//     taken when its queue (and, across pools, its pool) borrows a resource the
+//     candidate uses, whether or not the waiting workload asks for that resource, so
+//     a CPU-only HIGH pod can reclaim a node from borrowed GPU work; and a workload
+//     that would fit and be placed without any eviction is not an inversion (capacity
+//     that a later plan in the same cycle freed waits for it, and the next cycle,
+//     which victims always bring, admits it).
+//
+// The round after a cycle copies none of the gate's work: apart from the inversion
+// check's copies of the tree and cluster and its placement searches, it costs time in
+// proportion to the cycle's decisions, the nodes it changed, the queues and the
+// running LOW work, which the model keeps in candidate order as it changes. It reuses
+// its buffers from cycle to cycle, so that it leaves the collector little to do while
+// the gate's cycles run. The full pass costs what copying the gate's work costs.
 //
 // # Statistics
 //
@@ -121,8 +166,9 @@
 // capacity, after each tick, weighted by simulated time: over the whole replay, over
 // the ticks that left work pending, and its maximum), and, through Config.Clock, the
 // wall time of every Gate.Cycle, Gate.Apply and check pass, with nearest-rank
-// percentiles, and of the whole replay. WriteSVG draws pending depth, cycle latency and
-// GPU use against simulated time, through bench/internal/plot.
+// percentiles, and of the whole replay (the full pass at the end counts as one more
+// check round). WriteSVG draws pending depth, cycle latency and GPU use against
+// simulated time, through bench/internal/plot.
 //
 // The test data is Alibaba's clusterdata cluster-trace-gpu-v2023 (Weng et al., USENIX
 // ATC '23), CC BY 4.0; see testdata/alibaba-gpu-v2023/README.md.

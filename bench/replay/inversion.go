@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/poolgate/poolgate/admission"
 	"github.com/poolgate/poolgate/gang"
@@ -49,46 +50,110 @@ type Inversion struct {
 // returns an error only when the gate's own state cannot be replayed on its copies,
 // which would be a defect of the gate.
 func CheckInversions(g *admission.Gate, decisions []admission.Decision) ([]Inversion, error) {
-	return checkInversions(g, nil, decisions)
+	var c inversionCheck
+	c.reset(g, nil, runningLow(g))
+	return c.check(decisions)
 }
 
-// checkInversions is CheckInversions on the gate's running work, when the caller has
-// it already (nil to read it from the gate when needed).
-func checkInversions(g *admission.Gate, running []admission.RunningWorkload, decisions []admission.Decision) ([]Inversion, error) {
-	c := inversionCheck{gate: g, running: running, queues: map[string]*queueView{}, verdicts: map[string]bool{}}
-	for _, d := range decisions {
-		c.evicted = c.evicted || len(d.Plan) > 0
+// candidate is a running LOW workload as the inversion check sees it: what a plan
+// reads of it to order, re-check and evict it. foot is its placement compiled against
+// the cluster the check's copies descend from, or zero to compile it when needed. job
+// and run name the Sim's job and run that it is, for the model's own list.
+type candidate struct {
+	id        admission.WorkloadID
+	queue     string
+	priority  quota.Priority
+	request   []quota.Quantity
+	admitted  time.Time
+	placement *topology.Placement
+	foot      topology.Footprint
+	job, run  int
+}
+
+// compareCandidates orders LOW work as every plan considers it within one group of
+// queues: lower priority, then most recently admitted, then ID.
+func compareCandidates(a, b candidate) int {
+	return cmp.Or(a.priority.Compare(b.priority), b.admitted.Compare(a.admitted), cmp.Compare(a.id, b.id))
+}
+
+// runningLow returns a source of the gate's running LOW work, read from
+// Gate.Running, in candidate order.
+func runningLow(g *admission.Gate) func() []candidate {
+	return func() []candidate {
+		var out []candidate
+		for _, r := range g.Running() {
+			if r.Workload.Priority.Preemptible() {
+				out = append(out, candidate{id: r.Workload.ID, queue: r.Queue, priority: r.Workload.Priority,
+					request: r.Request, admitted: r.Admitted, placement: r.Placement})
+			}
+		}
+		slices.SortFunc(out, compareCandidates)
+		return out
 	}
-	var out []Inversion
-	for _, d := range decisions {
+}
+
+// inversionCheck holds one check's copies of the gate's state and its caches. Reset
+// readies it for the next check and keeps its buffers, so that a Sim's checks reuse
+// them from cycle to cycle.
+type inversionCheck struct {
+	gate *admission.Gate
+	// source returns the running LOW work in candidate order, a slice that the check
+	// only reads.
+	source   func() []candidate
+	tree     *quota.Tree
+	cluster  *topology.Cluster
+	low      []candidate
+	loaded   bool
+	evicted  bool // whether the cycle evicted anything
+	queues   map[string]*queueView
+	spare    []*queueView // views of the last check, for their buffers
+	verdicts map[string]bool
+	key      []byte
+	trees    []*gang.Tree
+	order    []int
+	removed  []topology.Footprint
+	out      []Inversion
+}
+
+// reset readies c for a check of g's decisions: cluster is a copy of the gate's
+// cluster, or nil to take one when needed, and source gives the running LOW work.
+// Inversions from the previous check share buffers with c and become invalid.
+func (c *inversionCheck) reset(g *admission.Gate, cluster *topology.Cluster, source func() []candidate) {
+	c.gate, c.cluster, c.source, c.tree = g, cluster, source, nil
+	c.loaded, c.evicted = false, false
+	if c.queues == nil {
+		c.queues, c.verdicts = map[string]*queueView{}, map[string]bool{}
+	}
+	for _, v := range c.queues {
+		if v != nil {
+			c.spare = append(c.spare, v)
+		}
+	}
+	clear(c.queues)
+	clear(c.verdicts)
+	c.low, c.trees, c.out = nil, c.trees[:0], c.out[:0]
+}
+
+// check returns the inversions among decisions; the result is c's own buffer.
+func (c *inversionCheck) check(decisions []admission.Decision) ([]Inversion, error) {
+	for i := range decisions {
+		c.evicted = c.evicted || len(decisions[i].Plan) > 0
+	}
+	for i := range decisions {
+		d := &decisions[i]
 		if d.Outcome != admission.Pending || (d.Reason != admission.ReasonFit && d.Reason != admission.ReasonPlacement) ||
 			!d.Workload.Priority.Guaranteed() {
 			continue
 		}
 		inv, err := c.inverted(d)
 		if err != nil {
-			return out, err
+			return c.out, err
 		}
-		if inv != nil {
-			out = append(out, *inv)
+		if inv {
+			c.out = append(c.out, Inversion{Decision: *d, Evicted: c.queues[d.Queue].taken})
 		}
 	}
-	return out, nil
-}
-
-// inversionCheck holds one call's copies of the gate's state and its caches.
-type inversionCheck struct {
-	gate     *admission.Gate
-	tree     *quota.Tree
-	cluster  *topology.Cluster
-	running  []admission.RunningWorkload
-	low      []int // indexes into running of the LOW work, in candidate order
-	loaded   bool
-	evicted  bool // whether the cycle evicted anything
-	queues   map[string]*queueView
-	verdicts map[string]bool
-	key      []byte
-	trees    []*gang.Tree
+	return c.out, nil
 }
 
 // queueView is the state a queue's workloads are judged on: the tree and the cluster
@@ -101,29 +166,32 @@ type queueView struct {
 	taken   []admission.WorkloadID
 }
 
-// inverted judges one pending decision, or returns nil when it is not an inversion.
-func (c *inversionCheck) inverted(d admission.Decision) (*Inversion, error) {
+// inverted judges one pending decision.
+func (c *inversionCheck) inverted(d *admission.Decision) (bool, error) {
 	if !c.loaded {
-		c.tree, c.cluster, c.loaded = c.gate.Tree(), c.gate.Cluster(), true
-		if c.running == nil {
-			c.running = c.gate.Running()
+		if c.gate == nil {
+			return false, nil
 		}
-		c.low = lowInOrder(c.running)
+		c.tree, c.loaded = c.gate.Tree(), true
+		if c.cluster == nil {
+			c.cluster = c.gate.Cluster()
+		}
+		c.low = c.source()
 	}
 	v, err := c.view(d.Queue)
 	if err != nil || v == nil {
-		return nil, err
+		return false, err
 	}
 	for j, x := range d.Request {
 		if x > 0 && j < len(v.usage.Nominal) && v.usage.Guaranteed[j].Add(x) > v.usage.Nominal[j] {
-			return nil, nil
+			return false, nil
 		}
 	}
 	if len(v.taken) == 0 {
-		return nil, nil
+		return false, nil
 	}
 	key := c.keyOf(d)
-	inv, seen := c.verdicts[key]
+	inv, seen := c.verdicts[string(key)]
 	if !seen {
 		// Without evictions in the cycle, the state after it holds no more free capacity
 		// than the workload was decided on, so it cannot run now without a plan.
@@ -133,18 +201,15 @@ func (c *inversionCheck) inverted(d admission.Decision) (*Inversion, error) {
 			inv = !now
 		}
 		if err != nil {
-			return nil, err
+			return false, err
 		}
-		c.verdicts[key] = inv
+		c.verdicts[string(key)] = inv
 	}
-	if !inv {
-		return nil, nil
-	}
-	return &Inversion{Decision: d, Evicted: v.taken}, nil
+	return inv, nil
 }
 
 // runs reports whether d's request fits queue n of t and its gang is placed on cl.
-func (c *inversionCheck) runs(t *quota.Tree, cl *topology.Cluster, n quota.NodeID, d admission.Decision) (bool, error) {
+func (c *inversionCheck) runs(t *quota.Tree, cl *topology.Cluster, n quota.NodeID, d *admission.Decision) (bool, error) {
 	fit, err := t.Fits(n, d.Request)
 	if err != nil {
 		return false, &ConfigError{Field: "decision", Value: string(d.Workload.ID), Rule: "does not fit-check on the gate's tree", Err: err}
@@ -180,67 +245,66 @@ func (c *inversionCheck) view(queue string) (*queueView, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &queueView{node: n, usage: u, tree: c.tree.Clone()}
-	if c.cluster != nil {
-		v.cluster = c.cluster.Clone()
+	v := &queueView{}
+	if k := len(c.spare); k > 0 {
+		v, c.spare = c.spare[k-1], c.spare[:k-1]
 	}
+	*v = queueView{node: n, usage: u, tree: c.tree.Clone(), taken: v.taken[:0]}
 	pool := poolOf(c.tree, n)
-	for _, i := range candidates(c.running, c.low, queue) {
-		r := &c.running[i]
-		rq, ok := v.tree.Node(r.Queue)
+	c.removed = c.removed[:0]
+	for _, i := range c.candidates(queue) {
+		r := &c.low[i]
+		rq, ok := v.tree.Node(r.queue)
 		if !ok {
-			return nil, &ConfigError{Field: "running", Value: string(r.Workload.ID), Rule: "names queue " + r.Queue + ", which the gate's tree lacks"}
+			return nil, &ConfigError{Field: "running", Value: string(r.id), Rule: "names queue " + r.queue + ", which the gate's tree lacks"}
 		}
-		if rq != n && !reclaimable(v.tree, rq, pool, r.Request) {
+		if rq != n && !reclaimable(v.tree, rq, pool, r.request) {
 			continue
 		}
-		if err := v.tree.Remove(rq, r.Request); err != nil {
-			return nil, &ConfigError{Field: "running", Value: string(r.Workload.ID), Rule: "cannot be removed from the gate's tree", Err: err}
+		if err := v.tree.Remove(rq, r.request); err != nil {
+			return nil, &ConfigError{Field: "running", Value: string(r.id), Rule: "cannot be removed from the gate's tree", Err: err}
 		}
-		if r.Placement != nil && v.cluster != nil {
-			if err := v.cluster.Remove(*r.Placement); err != nil {
-				return nil, &ConfigError{Field: "running", Value: string(r.Workload.ID), Rule: "cannot be removed from the gate's cluster", Err: err}
+		if r.placement != nil && c.cluster != nil {
+			foot := r.foot
+			if foot.IsZero() {
+				if foot, err = c.cluster.Footprint(*r.placement); err != nil {
+					return nil, &ConfigError{Field: "running", Value: string(r.id), Rule: "has a placement the gate's cluster cannot take", Err: err}
+				}
 			}
+			c.removed = append(c.removed, foot)
 		}
-		v.taken = append(v.taken, r.Workload.ID)
+		v.taken = append(v.taken, r.id)
 	}
+	// Which candidates are taken depends on the tree alone, so their pods leave the
+	// cluster together, in one batch that costs as little as one removal.
+	if c.cluster != nil {
+		v.cluster = c.cluster.Clone()
+		if err := v.cluster.RemoveFootprints(c.removed); err != nil {
+			return nil, &ConfigError{Field: "running", Value: queue, Rule: "holds LOW work taken for the queue that cannot be removed from the gate's cluster", Err: err}
+		}
+	}
+	clear(c.removed)
+	c.removed = c.removed[:0]
 	c.queues[queue] = v
 	return v, nil
 }
 
-// lowInOrder returns the indexes of running's LOW workloads in the order every plan
-// considers them within one group of queues: lower priority, then most recently
-// admitted, then ID.
-func lowInOrder(running []admission.RunningWorkload) []int {
-	var out []int
-	for i := range running {
-		if running[i].Workload.Priority.Preemptible() {
+// candidates returns the indexes of c.low, in its order, as a plan for a workload of
+// queue considers them: the work of other queues first, then the queue's own. The
+// result is c's own buffer.
+func (c *inversionCheck) candidates(queue string) []int {
+	out := c.order[:0]
+	for i := range c.low {
+		if c.low[i].queue != queue {
 			out = append(out, i)
 		}
 	}
-	slices.SortFunc(out, func(i, j int) int {
-		a, b := &running[i], &running[j]
-		return cmp.Or(a.Workload.Priority.Compare(b.Workload.Priority), b.Admitted.Compare(a.Admitted),
-			cmp.Compare(a.Workload.ID, b.Workload.ID))
-	})
-	return out
-}
-
-// candidates returns low, in lowInOrder's order, as a plan for a workload of queue
-// considers it: the work of other queues first, then the queue's own, each part in
-// that order.
-func candidates(running []admission.RunningWorkload, low []int, queue string) []int {
-	out := make([]int, 0, len(low))
-	for _, i := range low {
-		if running[i].Queue != queue {
+	for i := range c.low {
+		if c.low[i].queue == queue {
 			out = append(out, i)
 		}
 	}
-	for _, i := range low {
-		if running[i].Queue == queue {
-			out = append(out, i)
-		}
-	}
+	c.order = out
 	return out
 }
 
@@ -273,7 +337,7 @@ func poolOf(t *quota.Tree, n quota.NodeID) quota.NodeID {
 // keyOf is the cache key of a decision: its queue, its charged request and, for a
 // gang, the compiled tree and the per-pod requests (the gang's name only names the
 // placement, it does not change where the pods fit).
-func (c *inversionCheck) keyOf(d admission.Decision) string {
+func (c *inversionCheck) keyOf(d *admission.Decision) []byte {
 	k := append(c.key[:0], d.Queue...)
 	for _, x := range d.Request {
 		k = append(k, 0)
@@ -295,7 +359,7 @@ func (c *inversionCheck) keyOf(d admission.Decision) string {
 		}
 	}
 	c.key = k
-	return string(k)
+	return k
 }
 
 // treeID numbers the compiled gang trees a check meets, so that the key tells apart

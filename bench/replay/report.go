@@ -34,7 +34,9 @@ type Report struct {
 	// Utilization is the GPU placed over the capacity.
 	Utilization Utilization
 	// Cycle, Apply and Check are the wall-time latencies of Gate.Cycle, Gate.Apply and
-	// the checks after each cycle; all zero when the replay had no clock.
+	// the checks after each cycle (following the cycle's result in the model included),
+	// Check with one more for the full pass at the end; all zero when the replay had no
+	// clock.
 	Cycle, Apply, Check Latency
 	// Inversion is the total wall time of the priority-inversion check, part of
 	// Check's.

@@ -9,6 +9,7 @@ import (
 	"github.com/poolgate/poolgate/gang"
 	"github.com/poolgate/poolgate/naming"
 	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
 )
 
 // Sim is one replay of a trace through an admission gate: the gate, the cluster it
@@ -23,12 +24,17 @@ type Sim struct {
 	cfg      Config
 	gate     *admission.Gate
 	capacity int64
-	// nodeIndex numbers the nodes of the list; capacities and placed hold, per node,
-	// its capacity and check 1's sum of placed pods, in podResources order.
+	// nodeIndex numbers the nodes of the list; nodeNames, capacities and placed hold,
+	// per node, its name, its capacity and the full check's sum of the pods the gate
+	// placed there, in podResources order.
 	nodeIndex  map[string]int
+	nodeNames  []string
 	capacities [][3]int64
 	placed     [][3]int64
 	queues     []string
+	resources  []string
+	model      model
+	checks     checkRound
 
 	jobs     []job
 	index    map[admission.WorkloadID]int
@@ -43,7 +49,6 @@ type Sim struct {
 	gpuUsed                    int64
 	err                        error
 	last                       admission.CycleResult
-	mark                       []uint8
 
 	stats stats
 }
@@ -67,6 +72,16 @@ type job struct {
 	gpu      int64
 	state    jobState
 	run      int
+	// While the job runs, what the model knows of it: its queue (an index into
+	// Sim.queues, -1 for one the replay did not create), the request the gate charged,
+	// the admission time, the placement (&place, or nil when the cycle gave none) and
+	// its pods per node.
+	queue     int
+	charged   []quota.Quantity
+	admitted  time.Time
+	placement *topology.Placement
+	place     topology.Placement
+	pods      []nodePods
 }
 
 // TraceStart returns the simulated instant of the trace's start, the epoch from which
@@ -104,6 +119,7 @@ func New(cfg Config, nodes []NodeRow, pods []PodRow) (*Sim, error) {
 		index: map[admission.WorkloadID]int{}, epoch: TraceStart()}
 	for i, n := range nodes {
 		s.nodeIndex[n.SN] = i
+		s.nodeNames = append(s.nodeNames, n.SN)
 		s.capacities = append(s.capacities, [3]int64{n.GPU * 1000, n.CPUMilli, n.MemoryMiB})
 	}
 	s.placed = make([][3]int64, len(nodes))
@@ -113,7 +129,9 @@ func New(cfg Config, nodes []NodeRow, pods []PodRow) (*Sim, error) {
 	if err := s.addJobs(pods, names); err != nil {
 		return nil, err
 	}
-	s.mark = make([]uint8, len(s.jobs))
+	s.resources = gate.Resources()
+	s.model = newModel(cluster, s.capacities, s.queues, len(s.resources), len(s.jobs))
+	s.checks = newCheckRound(len(s.jobs))
 	s.stats = newStats(cfg.MaxViolations, countGPUSpec(pods))
 	return s, nil
 }
@@ -331,10 +349,9 @@ func (s *Sim) advance(at time.Duration) (bool, error) {
 		if _, err := s.gate.Release(j.w.ID); err != nil {
 			return changed, &ConfigError{Field: "release", Value: string(j.w.ID), Rule: "the gate refused it", Err: err}
 		}
+		s.stop(c.job)
 		j.state = finishedState
-		s.running--
 		s.finished++
-		s.gpuUsed -= j.gpu
 		changed = true
 	}
 	for s.next < len(s.arrivals) && s.jobs[s.arrivals[s.next]].arrival <= at {
@@ -350,8 +367,9 @@ func (s *Sim) advance(at time.Duration) (bool, error) {
 	return changed, nil
 }
 
-// cycle runs one gate cycle at the current time, applies it, follows its admissions
-// and evictions, and checks the invariants.
+// cycle runs one gate cycle at the current time, applies it, follows its evictions and
+// admissions in the model, and checks the invariants. Following the result is check
+// work as much as the Sim's own bookkeeping, so with checks on it is timed with them.
 func (s *Sim) cycle() error {
 	now := s.Now()
 	t0 := s.clock()
@@ -362,49 +380,60 @@ func (s *Sim) cycle() error {
 	}
 	t2 := s.clock()
 	s.stats.cycle(t1-t0, t2-t1)
-	victims := res.Victims()
-	for _, v := range victims {
-		i, ok := s.index[v.Workload.ID]
-		if !ok || s.jobs[i].state != runningState {
-			continue // check 3 reports it
-		}
-		j := &s.jobs[i]
-		j.state = pendingState
-		s.running--
-		s.pending++
-		s.gpuUsed -= j.gpu
-		s.stats.preemptions++
+	if !s.cfg.SkipChecks {
+		s.checkDecided(&res)
 	}
-	for _, d := range res.Decisions {
-		if d.Outcome != admission.Admit {
-			s.stats.pendingBy[d.Reason]++
-			continue
-		}
-		i, ok := s.index[d.Workload.ID]
-		if !ok || s.jobs[i].state != pendingState {
-			continue
-		}
-		j := &s.jobs[i]
-		j.state = runningState
-		j.run++
-		s.done.schedule(completion{at: s.now + j.lifetime, job: i, run: j.run})
-		s.pending--
-		s.running++
-		s.gpuUsed += j.gpu
-		s.stats.admit(j.w.Priority, now.Sub(d.Workload.Submitted))
+	s.follow(&res, now)
+	if !s.cfg.SkipChecks {
+		s.check(&res)
+		s.stats.checkLat = append(s.stats.checkLat, s.clock()-t2)
 	}
-	s.dirty = len(victims) > 0
+	s.model.clean()
 	s.last = res
 	s.stats.maxPending = max(s.stats.maxPending, s.pending)
-	if !s.cfg.SkipChecks {
-		t3 := s.clock()
-		s.check(res)
-		s.stats.checkLat = append(s.stats.checkLat, s.clock()-t3)
-	}
 	smp := s.sample(true)
 	smp.Cycle, smp.Apply = t1-t0, t2-t1
 	s.stats.samples = append(s.stats.samples, smp)
 	return nil
+}
+
+// follow carries an applied cycle's result into the model, in Apply's order: the
+// victims of every plan go back to pending, then the admitted workloads run, each
+// until its lifetime ends. A victim the model does not have running, or an admission
+// of work it does not have pending, is a violation of check 3 and changes nothing.
+func (s *Sim) follow(res *admission.CycleResult, now time.Time) {
+	victims := 0
+	for i := range res.Decisions {
+		for _, v := range res.Decisions[i].Plan {
+			victims++
+			j, ok := s.index[v.Workload.ID]
+			if !ok || s.jobs[j].state != runningState {
+				s.violate(CheckWork, "a plan evicts workload "+string(v.Workload.ID)+", which is not running")
+				continue
+			}
+			s.stop(j)
+			s.jobs[j].state = pendingState
+			s.pending++
+			s.stats.preemptions++
+		}
+	}
+	for i := range res.Decisions {
+		d := &res.Decisions[i]
+		if d.Outcome != admission.Admit {
+			s.stats.pendingBy[d.Reason]++
+			continue
+		}
+		j, ok := s.index[d.Workload.ID]
+		if !ok || s.jobs[j].state != pendingState {
+			s.violate(CheckWork, "the cycle admits workload "+string(d.Workload.ID)+", which is not pending")
+			continue
+		}
+		s.pending--
+		s.start(j, d, now)
+		s.done.schedule(completion{at: s.now + s.jobs[j].lifetime, job: j, run: s.jobs[j].run})
+		s.stats.admit(s.jobs[j].w.Priority, now.Sub(d.Workload.Submitted))
+	}
+	s.dirty = victims > 0
 }
 
 // sample records the state after a tick.
@@ -419,6 +448,11 @@ func (s *Sim) finish() {
 		return
 	}
 	s.over = true
+	if !s.cfg.SkipChecks {
+		t := s.clock()
+		s.checkEnd()
+		s.stats.checkLat = append(s.stats.checkLat, s.clock()-t)
+	}
 	if s.pending == 0 {
 		return
 	}

@@ -151,9 +151,9 @@ func TestReplayTraceSlice(t *testing.T) {
 }
 
 // TestChecksCatchAGateChangedBehindTheReplay checks that the checks can fail: HIGH
-// work added to the gate behind the Sim's back, without a placement, is reported as
-// never submitted and as running unplaced; the queues agree, since its usage is its
-// request.
+// work added to the gate behind the Sim's back, without a placement, is counted in
+// the gate and not in the replay, is reported as never submitted and as running
+// unplaced, and holds usage that the replay's running work does not.
 func TestChecksCatchAGateChangedBehindTheReplay(t *testing.T) {
 	nodes := mustNodes(t, "n0,8000,8192,2,T4")
 	pods := mustPods(t, "a,1000,1024,1,1000,,LS,Running,0,100,0", "b,1000,1024,1,1000,,LS,Running,50,100,50")
@@ -169,12 +169,14 @@ func TestChecksCatchAGateChangedBehindTheReplay(t *testing.T) {
 	assert.Positive(t, r.Violated(CheckWork))
 	assert.Positive(t, r.Violated(CheckNodes), "a running workload without a placement")
 	assert.Zero(t, r.Violated(CheckVictims))
-	assert.Zero(t, r.Violated(CheckQueues), "the intruder's usage is its request: the queues agree")
+	assert.Positive(t, r.Violated(CheckQueues), "the replay's model has no intruder")
 	var texts []string
 	for _, v := range r.Described {
 		texts = append(texts, v.String())
 	}
 	assert.Contains(t, strings.Join(texts, "\n"), "running workload intruder was never submitted")
+	assert.Contains(t, strings.Join(texts, "\n"), "running workload intruder has no placement")
+	assert.Contains(t, strings.Join(texts, "\n"), "queue pool0--shared uses 1500 gpu in all, the replay's running work there 1000")
 	assert.True(t, r.Failed())
 }
 
