@@ -75,6 +75,11 @@ func (g *Gate) Cycle(now time.Time) CycleResult {
 	res := CycleResult{Now: now, Decisions: make([]Decision, 0, g.pending.len()), sealed: make([]sealed, 0, g.pending.len()),
 		gate: g, usageGen: g.usageGen, queueGen: g.queueGen}
 	w := walk{g: g, s: s, res: &res}
+	if g.fair {
+		w.tournament()
+		res.Searches = s.searches
+		return res
+	}
 	g.pending.ascend(func(r *record) bool {
 		if r.w.Priority == quota.Low && !w.low {
 			w.reconsider()
