@@ -141,14 +141,7 @@ type fairPlanner struct {
 func (p *fairPlanner) run(lows []*record) bool {
 	g := p.g
 	p.markNeed()
-	for n := p.leaf; n != 0; n = g.tree.Parent(n) {
-		p.up = append(p.up, n)
-	}
-	p.at = make(map[quota.NodeID]int, len(p.up))
-	for i, n := range p.up {
-		p.at[n] = i
-	}
-	root := p.up[len(p.up)-1]
+	root := g.rootOf(p.leaf)
 	var cands []*record
 	for _, c := range lows {
 		switch {
@@ -162,6 +155,13 @@ func (p *fairPlanner) run(lows []*record) bool {
 	}
 	if len(cands) == 0 {
 		return false
+	}
+	for n := p.leaf; n != 0; n = g.tree.Parent(n) {
+		p.up = append(p.up, n)
+	}
+	p.at = make(map[quota.NodeID]int, len(p.up))
+	for i, n := range p.up {
+		p.at[n] = i
 	}
 	p.index(cands)
 

@@ -34,6 +34,9 @@ type tournament struct {
 	queues []*fairQueue
 	nodes  []*fairNode
 	top    *btree.BTreeG[*fairEntry]
+	// free is the btrees' shared free list; slab the chunk new nodes are cut from.
+	free *btree.FreeListG[*fairEntry]
+	slab []fairNode
 	// path holds the shares along pathOf's path after admitting it.
 	path   []quota.PathDRS
 	pathOf *record
@@ -88,26 +91,42 @@ func fairBefore(a, b *fairEntry) bool {
 	return a.node < b.node
 }
 
-// newTournament returns the tournament of the pending work in order (walk order, which
-// is every queue's own order) on books, a cycle's working tree.
-func newTournament(tree *quota.Tree, books shareLedger, order func(func(*record) bool)) *tournament {
+// newTournament returns the tournament of the n pending workloads that order lists (in
+// walk order, which is every queue's own order) on books, a cycle's working tree. Its
+// memory is a few blocks: the queues' lists are cut from one slice, the nodes from
+// chunks, and the btrees share one free list.
+func newTournament(tree *quota.Tree, books shareLedger, n int, order func(func(*record) bool)) *tournament {
 	size := 0
-	for _, n := range tree.Nodes() {
-		size = max(size, int(n))
+	for _, node := range tree.Nodes() {
+		size = max(size, int(node))
 	}
 	t := &tournament{tree: tree, books: books, queues: make([]*fairQueue, size), nodes: make([]*fairNode, size),
-		top: btree.NewG(fairDegree, fairBefore)}
-	var leaves []quota.NodeID
+		free: btree.NewFreeListG[*fairEntry](btree.DefaultFreeListSize)}
+	t.top = btree.NewWithFreeListG(fairDegree, fairBefore, t.free)
+	all := make([]*record, 0, n)
+	count := make([]int32, size)
+	active := 0
 	order(func(r *record) bool {
+		all = append(all, r)
+		if count[r.leaf-1]++; count[r.leaf-1] == 1 {
+			active++
+		}
+		return true
+	})
+	queues := make([]fairQueue, active)
+	items := make([]*record, len(all))
+	leaves := make([]quota.NodeID, 0, active)
+	for _, r := range all {
 		q := t.queues[r.leaf-1]
 		if q == nil {
-			q = &fairQueue{}
+			q = &queues[len(leaves)]
+			c := int(count[r.leaf-1])
+			q.items, items = items[:0:c], items[c:]
 			t.queues[r.leaf-1] = q
 			leaves = append(leaves, r.leaf)
 		}
 		q.items = append(q.items, r)
-		return true
-	})
+	}
 	for _, leaf := range leaves {
 		t.refresh(leaf)
 	}
@@ -130,8 +149,15 @@ func (t *tournament) queue(leaf quota.NodeID) *fairQueue { return t.queues[leaf-
 func (t *tournament) node(n quota.NodeID) *fairNode {
 	fn := t.nodes[n-1]
 	if fn == nil {
-		fn = &fairNode{entry: fairEntry{node: n}, kids: btree.NewG(fairDegree, fairBefore)}
+		if len(t.slab) == cap(t.slab) {
+			t.slab = make([]fairNode, 0, 256)
+		}
+		t.slab = append(t.slab, fairNode{entry: fairEntry{node: n}})
+		fn = &t.slab[len(t.slab)-1]
 		t.nodes[n-1] = fn
+	}
+	if fn.kids == nil && t.tree.Kind(n) == quota.KindCohort {
+		fn.kids = btree.NewWithFreeListG(fairDegree, fairBefore, t.free)
 	}
 	return fn
 }
@@ -236,7 +262,7 @@ func (t *tournament) keysOf(x *record) []FairKey {
 // again when later evictions free room, since its turn in the order has passed.
 func (w *walk) tournament() {
 	g, s := w.g, w.s
-	t := newTournament(g.tree, s.books.(shareLedger), g.pending.ascend)
+	t := newTournament(g.tree, s.books.(shareLedger), g.pending.len(), g.pending.ascend)
 	for {
 		r := t.winner()
 		if r == nil {

@@ -5,10 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leanovate/gopter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
 )
 
 // fairPools builds a pool set as poolSet does, where a pool may end in "*w" for its
@@ -171,5 +173,102 @@ func TestTournamentKeys(t *testing.T) {
 	require.NoError(t, g.SetFairSharing(false))
 	for _, d := range g.Cycle(at(10)).Decisions {
 		assert.Nil(t, d.Fair)
+	}
+}
+
+// checkFair runs one gopter property with the given parameters.
+func checkFair(t *testing.T, params *gopter.TestParameters, name string, p gopter.Prop) {
+	t.Helper()
+	props := gopter.NewProperties(params)
+	props.Property(name, p)
+	props.TestingRun(t)
+}
+
+// TestTournamentNextHead: after its head is decided, a queue offers its next workload
+// in the same cycle, so two pools that ask for more than their quotas take turns by
+// share (a:2 and b:2 on 8 GPUs), where §7's walk admits by submit time alone.
+func TestTournamentNextHead(t *testing.T) {
+	g := fairGate(t, 8, "a:2", "b:2")
+	for i := range 4 {
+		submit(t, g, wl("A"+itoa(i+1), "a", quota.Low, 1, i+1), wl("B"+itoa(i+1), "b", quota.Low, 1, i+5))
+	}
+	c := g.Cycle(at(10))
+	assert.Equal(t, []string{"A1", "A2", "B1", "B2", "A3", "B3", "A4", "B4"}, order(c))
+	require.NoError(t, g.SetFairSharing(false))
+	assert.Equal(t, []string{"A1", "A2", "A3", "A4", "B1", "B2", "B3", "B4"}, order(g.Cycle(at(10))))
+}
+
+// TestTournamentStrictFIFO: a StrictFIFO queue whose head stays pending ends its turn:
+// its later work is held back at once; a BestEffortFIFO queue offers its next workload
+// instead. (b's B1 goes first: b would not borrow, a's head would.)
+func TestTournamentStrictFIFO(t *testing.T) {
+	for _, tc := range []struct {
+		strategy Strategy
+		want     []string
+	}{
+		{StrictFIFO, []string{"B1", "A1 (fit)", "A2 (fifo)", "A3 (fifo)"}},
+		{BestEffortFIFO, []string{"B1", "A1 (fit)", "A2", "A3"}},
+	} {
+		t.Run(tc.strategy.String(), func(t *testing.T) {
+			g := fairGate(t, 4, "a:2", "b:2")
+			require.NoError(t, g.SetStrategy("a", tc.strategy))
+			submit(t, g, wl("A1", "a", quota.Low, 5, 1), wl("A2", "a", quota.Low, 1, 2), wl("A3", "a", quota.Low, 1, 4), wl("B1", "b", quota.Low, 1, 3))
+			c := g.Cycle(at(10))
+			assert.Equal(t, tc.want, order(c))
+			for _, d := range c.Decisions {
+				if d.Reason == ReasonFIFO {
+					assert.Equal(t, WorkloadID("A1"), d.Blocker)
+					assert.Nil(t, d.Fair, "held back: it never competed")
+				}
+			}
+			require.NoError(t, g.Apply(c))
+		})
+	}
+}
+
+// TestFairGangPlacement: on a gate with a cluster, a fair plan's victims must also free
+// a placement: a LOW gang of 5 pods that must share a rack reclaims quota from b, whose
+// most recently admitted gang goes first; when that gang sits in the rack the new gang
+// cannot use, the quota is there but no placement, and the gang waits.
+func TestFairGangPlacement(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		last string // b's most recently admitted gang
+		want string
+		why  []string
+	}{
+		{"victim frees the rack", "b-r1", "A: admit to a--shared after preempting b-r1", []string{"b-r1:reclaim"}},
+		{"victim frees quota only", "b-r2", "A: pending: no placement: ", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := NewForPools(fairPools(t, "a:8", "b:4"), 12, Options{Cluster: rackCluster(t), FairSharing: true})
+			require.NoError(t, err)
+			place := func(id, queue string, pods, minute int, nodes ...string) {
+				p := topology.Placement{}
+				for _, n := range nodes {
+					p.Assignments = append(p.Assignments, topology.Assignment{Group: "job", Node: n, Pods: int64(pods / len(nodes)),
+						Shape: topology.Resources{"gpu": 1, "cpu": 100}})
+				}
+				require.NoError(t, g.AddRunning(gangWorkload(t, id, queue, quota.Low, pods, minute), at(minute), &p))
+			}
+			place("a-r1", "a", 2, 0, "n1")
+			if tc.last == "b-r1" {
+				place("b-r2", "b", 4, 1, "n3", "n4")
+				place("b-r1", "b", 4, 2, "n2")
+			} else {
+				place("b-r1", "b", 4, 1, "n2")
+				place("b-r2", "b", 4, 2, "n3", "n4")
+			}
+			d, err := g.Decide(gangWorkload(t, "A", "a", quota.Low, 5, 3))
+			require.NoError(t, err)
+			if tc.why == nil {
+				assert.Equal(t, ReasonPlacement, d.Reason)
+				assert.Contains(t, d.String(), tc.want)
+				return
+			}
+			assert.Equal(t, tc.want, d.String())
+			assert.Equal(t, tc.why, whys(d))
+			assert.Equal(t, "job: n1×1 n2×4\njob: rack r1\n", d.Placement.String())
+		})
 	}
 }
