@@ -74,7 +74,8 @@ type fairTarget struct {
 // resource r cannot get without preemption while its queue borrows that resource;
 // within a queue, most recently admitted first, then ID. Targets are chosen from the
 // root down, at each cohort the child with the highest dominant resource share on the
-// current state, ties in tree order, among the children with candidates left. A
+// current state, ties in tree order, among the children with candidates left; a
+// subtree off r's path with a share of 0 is no target (nextTarget). A
 // candidate of r's own queue always passes (VictimPriority). When r's queue stays
 // within its nominal quota including the request — decided once, before any removal —
 // a candidate of a borrowing queue passes without a share test (VictimReclaim).
@@ -86,7 +87,9 @@ type fairTarget struct {
 // P < T before any removal from the queue (VictimFairShare). Each candidate is
 // re-checked just before it goes: its queue must still borrow a resource it uses that
 // r cannot get. Removal stops as soon as the request fits; the victims are then filled
-// back to a 1-minimal plan as §7's are (fillBackQuota).
+// back to a 1-minimal plan as §7's are (fillBackQuota). When the strategies find no
+// plan, a single candidate that passes a test on the state before any removal and
+// alone makes room is one (single).
 func (g *Gate) fairPlan(s *state, r *record) ([]*record, []VictimReason) {
 	if s.failedBefore(r) {
 		return nil, nil
@@ -218,7 +221,51 @@ func (p *fairPlanner) run(lows []*record) bool {
 			p.drop(y)
 		}
 	}
+	if !fits {
+		fits = p.single(cands, reclaim)
+	}
 	return fits
+}
+
+// single is the last resort when the two strategies find no plan: back on the state
+// before any removal, the first candidate, in eviction order, that the ordering could
+// target and that passes a test there — its own queue's for HIGH/NORMAL work, reclaim,
+// P ≤ T after its removal, or P < T — and alone makes room is the plan. The strategies are greedy: a victim that passes
+// strategy 1 but frees too little lowers its queue's share, and can make a larger one
+// of the same queue fail strategy 2, which on its own would have made room. Without
+// this step such work would wait below its fair share for good, against §12's
+// convergence. Each victim still passes a test on the state it is taken from.
+func (p *fairPlanner) single(cands []*record, reclaim bool) bool {
+	for i := len(p.removed) - 1; i >= 0; i-- {
+		c := p.removed[i]
+		_ = p.books.Add(c.leaf, c.vec)
+	}
+	p.removed, p.why = p.removed[:0], p.why[:0]
+	for _, z := range cands {
+		var why VictimReason
+		switch {
+		case z.leaf == p.leaf:
+			why = VictimPriority
+		case !p.eligible(z) || !p.reachable(z.leaf):
+			continue
+		case reclaim:
+			why = VictimReclaim
+		default:
+			a, b, bAt := p.split(z.leaf)
+			P := p.shareAfter(a)
+			p.x.other, _ = p.books.AppendPathDRSWithout(p.x.other[:0], z.leaf, z.vec)
+			if (bAt >= len(p.x.other) || P.Compare(p.x.other[bAt].DRS) > 0) && P.Compare(p.books.DRS(b)) >= 0 {
+				continue
+			}
+			why = VictimFairShare
+		}
+		if p.take(z, why) {
+			return true
+		}
+		_ = p.books.Add(z.leaf, z.vec)
+		p.removed, p.why = p.removed[:0], p.why[:0]
+	}
+	return false
 }
 
 // markNeed marks the resources r asks for and cannot get without preemption: those
@@ -279,29 +326,75 @@ func (p *fairPlanner) index(cands []*record) {
 
 // nextTarget returns the queue to take the next candidate from: from root down, the
 // child with candidates left and the highest dominant resource share, ties in tree
-// order; 0 when no candidate is left.
+// order; 0 when no candidate is left. A child off the preemptor's path whose share is
+// 0 — it borrows nothing its parent's subtree could lend — is no target, nor is
+// anything below it (pruned: its candidates leave the plan). Without that rule two
+// subtrees within their quotas would evict each other's borrowed work cycle after
+// cycle, each passing P ≤ T with both shares 0.
 func (p *fairPlanner) nextTarget(root quota.NodeID) quota.NodeID {
-	if p.left[root] == 0 {
-		return 0
-	}
-	n := root
-	for p.targets[n] == nil {
-		var best quota.NodeID
-		var bestShare quota.DRS
-		for _, c := range p.kids[n] {
-			if p.left[c] == 0 {
-				continue
+	for p.left[root] > 0 {
+		n := root
+		for p.targets[n] == nil {
+			var best quota.NodeID
+			var bestShare quota.DRS
+			for _, c := range p.kids[n] {
+				if p.left[c] == 0 {
+					continue
+				}
+				d := p.books.DRS(c)
+				if _, onPath := p.at[c]; !onPath && d.Compare(quota.DRS{}) == 0 {
+					p.prune(c)
+					continue
+				}
+				if best == 0 || d.Compare(bestShare) > 0 {
+					best, bestShare = c, d
+				}
 			}
-			if d := p.books.DRS(c); best == 0 || d.Compare(bestShare) > 0 {
-				best, bestShare = c, d
+			if best == 0 {
+				p.prune(n) // nothing below n is a target any more
+				break
 			}
+			n = best
 		}
-		if best == 0 {
-			return 0
+		if p.targets[n] != nil && p.left[n] > 0 {
+			return n
 		}
-		n = best
 	}
-	return n
+	return 0
+}
+
+// prune takes every candidate left below n off the plan.
+func (p *fairPlanner) prune(n quota.NodeID) {
+	for y := range p.targets {
+		if p.left[y] > 0 && p.under(y, n) {
+			p.drop(y)
+		}
+	}
+}
+
+// under reports whether n is y or one of its ancestors.
+func (p *fairPlanner) under(y, n quota.NodeID) bool {
+	for ; y != 0; y = p.g.tree.Parent(y) {
+		if y == n {
+			return true
+		}
+	}
+	return false
+}
+
+// reachable reports whether the ordering can ever target queue y, another queue than
+// the preemptor's: every node from y up to the child of the lowest common ancestor has
+// a share above 0 (see nextTarget).
+func (p *fairPlanner) reachable(y quota.NodeID) bool {
+	for n := y; n != 0; n = p.g.tree.Parent(n) {
+		if _, onPath := p.at[n]; onPath {
+			return true
+		}
+		if p.books.DRS(n).Compare(quota.DRS{}) == 0 {
+			return false
+		}
+	}
+	return false
 }
 
 // pop takes the next candidate of queue y off the candidates left.
