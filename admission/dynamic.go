@@ -110,6 +110,10 @@ func (d Decision) Message() string {
 //     (binding node and shortfall) otherwise;
 //   - LOW is admitted when the tree fits with all usage, borrowing allowed, and is
 //     Pending with ReasonFit otherwise; it never preempts;
+//   - with fair sharing on (Options.FairSharing), work that does not fit, LOW work
+//     included, is planned with SPEC §12's preemption instead: its own queue's LOW work
+//     for HIGH/NORMAL work, reclaim within nominal quota, and the two share strategies
+//     (see the package documentation); each victim says why it goes;
 //   - a gang on a gate with a cluster also needs a placement, else Pending with
 //     ReasonPlacement. A HIGH/NORMAL gang without one gets a plan that frees nodes when
 //     evicting LOW candidates makes room for it (SPEC §7), found with the same

@@ -23,9 +23,9 @@ func (s fairBenchShape) String() string {
 var fairBenchShapes = []fairBenchShape{{10, 100, 10_000}, {100, 1_000, 10_000}}
 
 // fairBenchTree builds the shape's tree: (root) → p0 … → p0-q0 …, one GPU per queue,
-// pool weights 1 to 3.
-func fairBenchTree(tb testing.TB, s fairBenchShape) *quota.Tree {
-	spec := quota.TreeSpec{Resources: []string{GPU}, Nodes: []quota.NodeSpec{quota.CohortSpec("(root)", "")}}
+// pool weights 1 to 3, and idle GPUs no queue is guaranteed at the root.
+func fairBenchTree(tb testing.TB, s fairBenchShape, idle quota.Quantity) *quota.Tree {
+	spec := quota.TreeSpec{Resources: []string{GPU}, Nodes: []quota.NodeSpec{quota.CohortSpec("(root)", "").WithNominal(GPU, idle)}}
 	for p := range s.pools {
 		pool := quota.CohortSpec(fmt.Sprintf("p%d", p), "(root)")
 		pool.Weight, _ = quota.WeightOf(int64(1 + p%3))
@@ -70,7 +70,7 @@ func fairBenchRecords(tree *quota.Tree, s fairBenchShape) []*record {
 // (TestTournamentAgreesWithNaive).
 func BenchmarkFairTournament(b *testing.B) {
 	for _, s := range fairBenchShapes {
-		base := fairBenchTree(b, s)
+		base := fairBenchTree(b, s, 0)
 		records := fairBenchRecords(base, s)
 		order := func(fn func(*record) bool) {
 			for _, r := range records {
@@ -135,23 +135,8 @@ func BenchmarkFairCycle(b *testing.B) {
 	for _, fair := range []bool{true, false} {
 		name := map[bool]string{true: "fair", false: "walk"}[fair]
 		b.Run(s.String()+"/"+name, func(b *testing.B) {
-			tree := fairBenchTree(b, s)
-			spec := quota.TreeSpec{Resources: []string{GPU}}
-			for _, n := range tree.Nodes() {
-				ns := quota.NodeSpec{Name: tree.Name(n), Kind: tree.Kind(n), Weight: tree.Weight(n)}
-				if p := tree.Parent(n); p != 0 {
-					ns.Parent = tree.Name(p)
-				}
-				q, _ := tree.Quota(n, 0)
-				if tree.Parent(n) == 0 {
-					q.Nominal = quota.Quantity(s.pending / 2)
-				}
-				ns.Quotas = map[string]quota.NodeQuota{GPU: q}
-				spec.Nodes = append(spec.Nodes, ns)
-			}
-			withRoom, err := quota.NewTree(spec)
-			require.NoError(b, err)
-			g, err := New(withRoom, Options{FairSharing: fair})
+			tree := fairBenchTree(b, s, quota.Quantity(s.pending/2))
+			g, err := New(tree, Options{FairSharing: fair})
 			require.NoError(b, err)
 			for _, r := range fairBenchRecords(tree, s) {
 				require.NoError(b, g.Submit(Workload{ID: r.w.ID, Queue: tree.Name(r.leaf), Priority: quota.Low,
@@ -168,3 +153,52 @@ func BenchmarkFairCycle(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFairDecide: Decide for a LOW workload that needs a fair plan — one victim
+// taken from the most borrowing pool — on trees of 1,000 and 100,000 queues. "draft"
+// is the gate's way, the plan's removals and shares on a quota.Draft over the live
+// tree; "clone" decides the same on a copy of the tree, the other way to give fair
+// preemption a tree of its own.
+func BenchmarkFairDecide(b *testing.B) {
+	for _, s := range fairBenchShapes {
+		tree := fairBenchTree(b, s, 4)
+		g, err := New(tree, Options{FairSharing: true})
+		require.NoError(b, err)
+		// Fill every queue to its quota, then let p1-q0 borrow the 4 idle GPUs.
+		leaves := 0
+		for _, n := range tree.Nodes() {
+			if tree.Kind(n) == quota.KindQueue {
+				leaves++
+				require.NoError(b, g.AddRunning(Workload{ID: WorkloadID("run-" + tree.Name(n)), Queue: tree.Name(n), Priority: quota.Low,
+					Request: []quota.Quantity{1}, Submitted: at(0)}, at(0), nil))
+			}
+		}
+		for i := range 4 {
+			require.NoError(b, g.AddRunning(Workload{ID: WorkloadID(fmt.Sprintf("extra-%d", i)), Queue: "p1-q0", Priority: quota.Low,
+				Request: []quota.Quantity{1}, Submitted: at(1)}, at(1), nil))
+		}
+		w := Workload{ID: "asks", Queue: "p0-q1", Priority: quota.Low, Request: []quota.Quantity{1}, Submitted: at(2)}
+		d, err := g.Decide(w)
+		require.NoError(b, err)
+		require.Len(b, d.Plan, 1, "%v", d)
+		r, err := g.resolve(w)
+		require.NoError(b, err)
+		b.Run(s.String()+"/draft", func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				st := g.trial()
+				sinkDecision, _ = g.decide(&st, &r)
+			}
+		})
+		b.Run(s.String()+"/clone", func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				st := g.trial()
+				st.books, st.sharedBooks = g.tree.Clone(), false
+				sinkDecision, _ = g.decide(&st, &r)
+			}
+		})
+	}
+}
+
+var sinkDecision Decision
