@@ -63,6 +63,12 @@ func (c CycleResult) Victims() []RunningWorkload {
 // work never takes what a waiting HIGH/NORMAL workload could have had; its decision
 // keeps its place in the walk order.
 //
+// With fair sharing on, the order is SPEC §12's tournament instead of the walk: at
+// every cohort the candidate whose subtree would not borrow, then the one with the
+// lower share after admission, then priority, submit time and ID; each decision is
+// applied before the next round, its queue then offers its next workload, and the
+// decisions come in that order (see the package documentation).
+//
 // The cycle's cost does not grow with pending work that cannot run: a request whose
 // shape (or a smaller one) already found no placement on the same free capacity, or no
 // plan on the same state, or no quota plan in its queue, is decided from that verdict
@@ -75,6 +81,11 @@ func (g *Gate) Cycle(now time.Time) CycleResult {
 	res := CycleResult{Now: now, Decisions: make([]Decision, 0, g.pending.len()), sealed: make([]sealed, 0, g.pending.len()),
 		gate: g, usageGen: g.usageGen, queueGen: g.queueGen}
 	w := walk{g: g, s: s, res: &res}
+	if g.fair {
+		w.tournament()
+		res.Searches = s.searches
+		return res
+	}
 	g.pending.ascend(func(r *record) bool {
 		if r.w.Priority == quota.Low && !w.low {
 			w.reconsider()

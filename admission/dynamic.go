@@ -34,8 +34,8 @@ type Decision struct {
 	// ReasonFit the binding node, resource and shortfall; for an admission with a plan,
 	// the shortfall the plan makes up. It is the zero Fit when the request fit at once.
 	Fit quota.Fit
-	// Plan lists the LOW workloads to evict before the admission, in eviction order;
-	// empty when none need to go.
+	// Plan lists the LOW workloads to evict before the admission, in eviction order,
+	// each with why it goes (RunningWorkload.Why); empty when none need to go.
 	Plan []RunningWorkload
 	// Blocker is, for ReasonFIFO, the head of the StrictFIFO queue that holds this
 	// workload back.
@@ -48,6 +48,10 @@ type Decision struct {
 	// without a placement or one a cycle decided from an earlier verdict, one for a gang
 	// placed at once, a few more for a plan that frees nodes.
 	Searches int
+	// Fair says why a cycle with fair sharing took the workload when it did (SPEC §12):
+	// at each cohort on its path, root first, the key it won with there. It is nil
+	// without fair sharing, from Decide, and for work a StrictFIFO head held back.
+	Fair []FairKey
 
 	// seal is what Decide decided, for Commit; nil in a cycle's decisions, so that
 	// Commit refuses them (their seals are the cycle's).
@@ -106,6 +110,10 @@ func (d Decision) Message() string {
 //     (binding node and shortfall) otherwise;
 //   - LOW is admitted when the tree fits with all usage, borrowing allowed, and is
 //     Pending with ReasonFit otherwise; it never preempts;
+//   - with fair sharing on (Options.FairSharing), work that does not fit, LOW work
+//     included, is planned with SPEC §12's preemption instead: its own queue's LOW work
+//     for HIGH/NORMAL work, reclaim within nominal quota, and the two share strategies
+//     (see the package documentation); each victim says why it goes;
 //   - a gang on a gate with a cluster also needs a placement, else Pending with
 //     ReasonPlacement. A HIGH/NORMAL gang without one gets a plan that frees nodes when
 //     evicting LOW candidates makes room for it (SPEC §7), found with the same
@@ -173,23 +181,31 @@ func (g *Gate) decide(s *state, r *record) (Decision, []*record) {
 	}
 	guaranteed := r.w.Priority.Guaranteed()
 	var victims []*record
+	var why []VictimReason
 	if f, _ := s.books.Fits(r.leaf, r.vec); !f.OK {
 		d.Fit, d.Reason = f, ReasonFit
-		if !guaranteed || s.search.failedQuota(r.leaf, r.vec) {
+		switch {
+		case g.fair:
+			// SPEC §12's tests replace "LOW never preempts" and §7's plan.
+			if victims, why = g.fairPlan(s, r); victims == nil {
+				return d, nil
+			}
+		case !guaranteed || s.search.failedQuota(r.leaf, r.vec):
 			return d, nil
-		}
-		if victims = g.plan(s, r); victims == nil {
-			s.search.noteQuota(r.leaf, r.vec)
-			return d, nil
+		default:
+			if victims = g.plan(s, r); victims == nil {
+				s.search.noteQuota(r.leaf, r.vec)
+				return d, nil
+			}
 		}
 		d.Reason = ReasonNone
 	}
 	if r.place == nil || s.cluster == nil {
-		return g.admitted(d, victims), victims
+		return withWhy(g.admitted(d, victims), why), victims
 	}
 	res := g.placeAfter(s, r, victims)
 	if res.Outcome == topology.Placed {
-		d = g.admitted(d, victims)
+		d = withWhy(g.admitted(d, victims), why)
 		d.Placement = &res.Placement
 		return d, victims
 	}
@@ -200,13 +216,15 @@ func (g *Gate) decide(s *state, r *record) (Decision, []*record) {
 	return g.nodePlan(s, r, d, res)
 }
 
-// admitted turns d into an admission after evicting victims.
+// admitted turns d into an admission after evicting victims, each for priority (§7's
+// plans: HIGH/NORMAL work evicts LOW work).
 func (g *Gate) admitted(d Decision, victims []*record) Decision {
 	d.Outcome, d.Reason = Admit, ReasonNone
 	if len(victims) > 0 {
 		d.Plan = make([]RunningWorkload, len(victims))
 		for i, v := range victims {
 			d.Plan[i] = g.runningOf(v)
+			d.Plan[i].Why = VictimPriority
 		}
 	}
 	return d

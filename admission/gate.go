@@ -58,6 +58,9 @@ type Gate struct {
 	// uncached turns off what a cycle learns about work that cannot run (tests compare
 	// cycles with and without it).
 	uncached bool
+	// fair turns on fair sharing (SPEC §12): the tournament orders a cycle and
+	// fairPlan replaces §7's plan for work that does not fit (see fairness.go).
+	fair bool
 	// usageGen counts changes to what decisions depend on (running work, quotas,
 	// capacity); queueGen counts changes to the pending queue and strategies. A
 	// Decision is valid while usageGen is unchanged, a CycleResult while both are.
@@ -113,6 +116,9 @@ type state struct {
 	lows []*record
 	// searches counts the placement searches run on this state.
 	searches int
+	// fair holds a fair-sharing plan's scratch space and, in a cycle, the plans that
+	// failed; nil until the first fair plan.
+	fair *fairScratch
 }
 
 // ledger is what decisions need of a quota tree's usage: a *quota.Tree or a
@@ -173,6 +179,11 @@ type Options struct {
 	// (ErrInvalidValue) is an error of the constructor, reported for the first key in
 	// byte order. The gate keeps its own copy of the map.
 	Strategies map[string]Strategy
+	// FairSharing shares idle quota by weight (SPEC §12): a cycle admits in the order
+	// of a tournament of dominant resource shares instead of one walk by priority, and
+	// work that does not fit — LOW work included — may preempt LOW work that holds more
+	// than its share. Off by default; SetFairSharing switches it later.
+	FairSharing bool
 }
 
 // NewForPools returns a gate for the pools of one node set of the given capacity in
@@ -222,7 +233,7 @@ func newGate(l layout, o Options) (*Gate, error) {
 		return nil, inputErr(ErrInvalidValue, "options.strategy", o.Strategy.String(), "must be BestEffortFIFO or StrictFIFO")
 	}
 	g := &Gate{resources: l.tree.Resources(), strategies: map[string]Strategy{}, fallback: o.Strategy,
-		running: map[WorkloadID]*record{}, lows: newLowIndex(), pending: newPendingQueue()}
+		running: map[WorkloadID]*record{}, lows: newLowIndex(), pending: newPendingQueue(), fair: o.FairSharing}
 	if o.Cluster != nil {
 		g.cluster, g.guarded = o.Cluster.Clone(), o.Cluster.Clone()
 	}

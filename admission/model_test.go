@@ -88,7 +88,7 @@ type modelSUT struct {
 	stats *modelStats
 }
 
-type modelStats struct{ admissions, plans, quotaChanges int }
+type modelStats struct{ admissions, plans, quotaChanges, fairVictims, toggles int }
 
 // modelRun is what one step observed: its error, what broke, and the IDs the gate
 // holds afterwards, pending or running.
@@ -136,6 +136,9 @@ func (c modelCommand) Run(sut commands.SystemUnderTest) commands.Result {
 		for _, v := range d.Plan {
 			if v.Workload.Priority != quota.Low {
 				run.problems = append(run.problems, fmt.Sprintf("plan evicts %s work %s", v.Workload.Priority, v.Workload.ID))
+			}
+			if v.Why == VictimReclaim || v.Why == VictimFairShare {
+				s.stats.fairVictims++
 			}
 		}
 	}

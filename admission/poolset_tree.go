@@ -34,7 +34,7 @@ func SharedLeaf(pool naming.Name) string {
 // capacity, the same shape as the KAI queue set:
 //
 //	(root)            cohort, nominal capacity − Σ finite pool quotas
-//	└── {pool}        cohort, nominal 0, borrowing limit maximum − quota
+//	└── {pool}        cohort, nominal 0, borrowing limit maximum − quota, the pool's weight
 //	    ├── {pool}--{short}   queue per ACTIVE or DELETING subpool, nominal effective quota
 //	    └── {pool}--shared    queue, nominal unallocated (the quota without subpools)
 //
@@ -65,7 +65,7 @@ func poolLayout(pools *quota.PoolSet, capacity quota.Quantity) (layout, error) {
 	for info := range pools.Pools() {
 		pool := info.Name.String()
 		spec.Nodes = append(spec.Nodes, quota.NodeSpec{Name: pool, Parent: RootCohort, Kind: quota.KindCohort,
-			Quotas: gpus(0, quota.LimitOf(info.Config.Maximum.Sub(info.Config.Quota)))})
+			Quotas: gpus(0, quota.LimitOf(info.Config.Maximum.Sub(info.Config.Quota))), Weight: info.Config.FairWeight()})
 		for s := range pools.LiveSubpools(info.Name) {
 			spec.Nodes = append(spec.Nodes, quota.NodeSpec{Name: s.Name.String(), Parent: pool, Kind: quota.KindQueue,
 				Quotas: gpus(s.EffectiveQuota(), quota.Limit{})})

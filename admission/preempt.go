@@ -26,15 +26,7 @@ func (g *Gate) plan(s *state, r *record) []*record {
 	removed := g.pass(s, r, true, fits)
 	ok := fits()
 	if ok {
-		for i := len(removed) - 2; i >= 0; i-- {
-			c := removed[i]
-			_ = s.books.Add(c.leaf, c.vec)
-			if fits() {
-				removed[i] = nil
-				continue
-			}
-			_ = s.books.Remove(c.leaf, c.vec)
-		}
+		s.fillBackQuota(r, removed)
 	}
 	for _, c := range removed {
 		if c != nil {
@@ -45,6 +37,23 @@ func (g *Gate) plan(s *state, r *record) []*record {
 		return nil
 	}
 	return slices.DeleteFunc(removed, func(c *record) bool { return c == nil })
+}
+
+// fillBackQuota makes removed, victims whose usage s's tree no longer holds and without
+// which r fits, 1-minimal: from the last but one to the first, each victim's usage is
+// given back, and the victim leaves the plan (its entry becomes nil, its usage stays
+// given back) when r still fits. The last victim always stays: r did not fit before it
+// went. Fitting is monotone in usage, so without any one remaining victim r does not fit.
+func (s *state) fillBackQuota(r *record, removed []*record) {
+	for i := len(removed) - 2; i >= 0; i-- {
+		c := removed[i]
+		_ = s.books.Add(c.leaf, c.vec)
+		if s.fits(r) {
+			removed[i] = nil
+			continue
+		}
+		_ = s.books.Remove(c.leaf, c.vec)
+	}
 }
 
 // pass walks r's candidates in eviction order and removes from s's tree each one that

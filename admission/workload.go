@@ -80,6 +80,9 @@ type RunningWorkload struct {
 	Admitted time.Time
 	// Placement is where a gang's pods run, on a gate with a cluster; nil otherwise.
 	Placement *topology.Placement
+	// Why is, for a victim in a decision's plan, why the plan evicts it; VictimNone for
+	// running work outside a plan.
+	Why VictimReason
 }
 
 // record is a workload as the gate holds it, pending or running. A record is owned by

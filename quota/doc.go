@@ -139,6 +139,10 @@
 //     just below l of AppendPathDRSWithout(y, usage of z) for strategy 1 (after removing
 //     z), or of y's path with no change for strategy 2 (before removal). "Within nominal
 //     including the request" is BorrowingWith(q, r, v[r]) false for every r.
+//   - One decision tries its removals on a Draft over the live tree rather than on a
+//     copy: Draft.DRS, Draft.AppendPathDRS and Draft.AppendPathDRSWithout answer on the
+//     Draft's usage through the same code as the tree's methods, at the same cost, so
+//     a decision with a plan costs O(path) memory, not O(nodes).
 //
 // Fair shares. Tree.FairShares takes each queue's demand (usage plus pending work) and
 // divides every root's SQ down the tree by weighted max-min water-filling, exactly and

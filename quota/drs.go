@@ -136,6 +136,12 @@ func (d *DRS) consider(j int, name string, borrowed, lendable Quantity) {
 // the tree keeps usage, subtree quotas and the potentials incrementally, so DRS is
 // O(resources) and allocates nothing.
 func (t *Tree) DRS(n NodeID) DRS {
+	return t.drsThrough(nil, n)
+}
+
+// drsThrough is DRS on the usage the tree holds, seen through ov's changes when ov is
+// not nil (a Draft's).
+func (t *Tree) drsThrough(ov *overlay, n NodeID) DRS {
 	i := t.slot(n)
 	if i < 0 {
 		return DRS{}
@@ -148,7 +154,11 @@ func (t *Tree) DRS(n NodeID) DRS {
 	R := t.numRes()
 	for j := range R {
 		k := i*R + j
-		if u, sq := t.usage[k], t.cfg[k].sq; u > sq {
+		u := t.usage[k]
+		if ov != nil {
+			u = t.usageAt(ov, i, j)
+		}
+		if sq := t.cfg[k].sq; u > sq {
 			d.consider(j, t.resNames[j], u-sq, t.pot[p*R+j])
 		}
 	}
@@ -163,7 +173,7 @@ func (t *Tree) DRS(n NodeID) DRS {
 // cohort as q, a vector of the wrong length, negative amounts, a total usage that would
 // reach Unlimited). O(depth × resources), no allocation.
 func (t *Tree) DRSWith(n, q NodeID, v []Quantity) (DRS, error) {
-	qi, err := t.checkChange("drs with", q, v, false)
+	qi, err := t.checkChange(nil, nil, "drs with", q, v, false)
 	if err != nil {
 		return DRS{}, err
 	}
@@ -214,11 +224,11 @@ type PathDRS struct {
 // AppendPathDRS is O(depth × resources) and allocates nothing when dst has room for
 // the path (reuse one buffer: dst[:0]).
 func (t *Tree) AppendPathDRS(dst []PathDRS, q NodeID, v []Quantity) ([]PathDRS, error) {
-	qi, err := t.checkChange("path drs", q, v, false)
+	qi, err := t.checkChange(nil, nil, "path drs", q, v, false)
 	if err != nil {
 		return dst, err
 	}
-	return t.appendPath(dst, qi, v, 1), nil
+	return t.appendPath(nil, dst, qi, v, 1), nil
 }
 
 // AppendPathDRSWithout is AppendPathDRS for a release: the shares of q and its ancestors
@@ -227,18 +237,19 @@ func (t *Tree) AppendPathDRS(dst []PathDRS, q NodeID, v []Quantity) ([]PathDRS, 
 // then tells whether a node still borrows a resource v releases. It refuses what Remove
 // refuses, releasing more than q uses included, and then returns dst unchanged.
 func (t *Tree) AppendPathDRSWithout(dst []PathDRS, q NodeID, v []Quantity) ([]PathDRS, error) {
-	qi, err := t.checkChange("path drs without", q, v, true)
+	qi, err := t.checkChange(nil, nil, "path drs without", q, v, true)
 	if err != nil {
 		return dst, err
 	}
-	return t.appendPath(dst, qi, v, -1), nil
+	return t.appendPath(nil, dst, qi, v, -1), nil
 }
 
-// appendPath appends the path DRS of slot qi with sign·v charged to it. It walks
-// resource by resource, each up the whole path, and keeps the running maximum per node
-// in the appended elements themselves, so it needs no scratch space; the first walk
-// appends the elements.
-func (t *Tree) appendPath(dst []PathDRS, qi int, v []Quantity, sign Quantity) []PathDRS {
+// appendPath appends the path DRS of slot qi with sign·v charged to it, on the tree's
+// usage seen through ov when ov is not nil (a Draft's). It walks resource by resource,
+// each up the whole path, and keeps the running maximum per node in the appended
+// elements themselves, so it needs no scratch space; the first walk appends the
+// elements.
+func (t *Tree) appendPath(ov *overlay, dst []PathDRS, qi int, v []Quantity, sign Quantity) []PathDRS {
 	start := len(dst)
 	if len(v) == 0 {
 		for i := qi; i >= 0; i = int(t.parent[i]) {
@@ -256,6 +267,9 @@ func (t *Tree) appendPath(dst []PathDRS, qi int, v []Quantity, sign Quantity) []
 			}
 			c := &t.cfg[i*R+j]
 			u := t.usage[i*R+j]
+			if ov != nil {
+				u = t.usageAt(ov, i, j)
+			}
 			after := u + d
 			p := int(t.parent[i])
 			if p >= 0 && after > c.sq {
@@ -282,21 +296,29 @@ func spillOf(u, lq Quantity) Quantity {
 }
 
 // checkChange validates a what-if change of queue q's usage by v, as Add (release false)
-// or Remove (release true) would, and returns the queue's slot.
-func (t *Tree) checkChange(op string, q NodeID, v []Quantity, release bool) (int, error) {
+// or Remove (release true) would, and returns the queue's slot. A Draft passes its
+// overlay and its total usage; the tree passes nil for both.
+func (t *Tree) checkChange(ov *overlay, total []Quantity, op string, q NodeID, v []Quantity, release bool) (int, error) {
 	i, err := t.checkRequest(op, q, v)
 	if err != nil {
 		return -1, err
 	}
+	if total == nil {
+		total = t.total
+	}
 	R := len(v)
 	for j, x := range v {
-		if u := t.usage[i*R+j]; release && x > u {
+		u := t.usage[i*R+j]
+		if ov != nil {
+			u = t.usageAt(ov, i, j)
+		}
+		if release && x > u {
 			return -1, &TreeError{Op: op, Node: t.names[i], Resource: t.resNames[j], Rule: ErrUsageUnderflow,
 				Detail: x.String() + " released, " + u.String() + " used"}
 		}
-		if !release && x > Unlimited-1-t.total[j] {
+		if !release && x > Unlimited-1-total[j] {
 			return -1, &TreeError{Op: op, Node: t.names[i], Resource: t.resNames[j], Rule: ErrUsageOverflow,
-				Detail: "total " + t.total[j].String() + " + " + x.String()}
+				Detail: "total " + total[j].String() + " + " + x.String()}
 		}
 	}
 	return i, nil

@@ -158,12 +158,7 @@ func (d *Draft) ownTotal() {
 }
 
 // usageAt returns the usage of slot i and resource j as d sees it.
-func (d *Draft) usageAt(i, j int) Quantity {
-	if c, ok := d.ov.at[int32(i)]; ok {
-		return d.ov.usage[int(c)+j]
-	}
-	return d.t.usage[i*d.t.numRes()+j]
-}
+func (d *Draft) usageAt(i, j int) Quantity { return d.t.usageAt(&d.ov, i, j) }
 
 // cell returns the first overlay index of slot i, copying the tree's cells into the
 // overlay on first touch.

@@ -44,6 +44,10 @@ var sections = []section{
 		"The front door composes the rest: a static check on submit, then, in each scheduling cycle,\n" +
 			"who runs, who waits and for what, and which LOW work is preempted to make room.",
 		"admission", tourAdmission},
+	{"fair sharing", "idle GPUs shared by weight, not by arrival",
+		"When several teams want the same idle GPUs, the one that asked first should not keep them all:\n" +
+			"with fair sharing each team's share of what no quota covers follows its weight.",
+		"admission (Options.FairSharing) and quota (FairShares)", tourFairShare},
 }
 
 func main() {
@@ -56,5 +60,6 @@ func main() {
 		s.run(w)
 	}
 	fmt.Fprintln(w, "\nEach story in full: go run ./examples/subpools, ./examples/cohorts, ./examples/elastic,")
-	fmt.Fprintln(w, "./examples/topology and ./examples/priority. The rules are in each package's doc (go doc ./quota).")
+	fmt.Fprintln(w, "./examples/topology, ./examples/priority and ./examples/fairshare. The rules are in each")
+	fmt.Fprintln(w, "package's doc (go doc ./quota).")
 }

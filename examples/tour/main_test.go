@@ -28,5 +28,10 @@ func TestTourIsDeterministic(t *testing.T) {
 		"├─ team--b      ONLINE         ACTIVE         40               10    30",
 		"└─ team--c      ONLINE         ACTIVE         20               0     20",
 	}, "\n"))
-	assert.Len(t, sections, 6, "one stop per package")
+	assert.Contains(t, first, strings.Join([]string{
+		"├─ product              1       gpu       2      5      12      5      -",
+		"│  └─ product--shared   1       gpu       2      5      12      5      -",
+		"└─ research             2       gpu       2      8      12      8      -",
+	}, "\n"), "with fair sharing the weights 2 and 1 split the idle GPUs")
+	assert.Len(t, sections, 7, "one stop per package, and fair sharing")
 }
