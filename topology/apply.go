@@ -140,12 +140,10 @@ func (c *Cluster) usage(ps ...Placement) ([]nodeUse, error) {
 				if !ok {
 					return nil, placementErr(fmt.Sprintf("%s.shape[%q]", field(i), name), fmt.Sprint(q), "no node has this resource")
 				}
-				if !addUse(u, col, a.Pods, q) {
-					return nil, placementErr(field(i), fmt.Sprintf("%d × %d %s", a.Pods, q, name), "the total would overflow")
-				}
+				addUse(u, col, a.Pods, q)
 			}
-			if c.slots >= 0 && !addUse(u, c.slots, a.Pods, 1) {
-				return nil, placementErr(field(i), fmt.Sprintf("%d × %d %s", a.Pods, 1, Pods), "the total would overflow")
+			if c.slots >= 0 {
+				addUse(u, c.slots, a.Pods, 1)
 			}
 		}
 	}
@@ -160,11 +158,10 @@ func (c *Cluster) usage(ps ...Placement) ([]nodeUse, error) {
 // assignField names assignment i of a placement in errors.
 func assignField(i int) string { return "assignments[" + strconv.Itoa(i) + "]" }
 
-// addUse adds pods × per to u[col], and reports false when the total would overflow.
-func addUse(u []int64, col int, pods, per int64) bool {
-	x, ok := mulChecked(pods, per)
-	if ok {
-		u[col], ok = sat.AddChecked(u[col], x)
-	}
-	return ok
+// addUse adds pods × per to u[col], saturating at Unlimited. A total that reaches it
+// fits only a resource the node offers without limit, which it leaves unlimited; on any
+// other node it is more than is free, so nothing that could not be placed is applied.
+// Place saturates its own sums alike, so that Apply takes every placement it returns.
+func addUse(u []int64, col int, pods, per int64) {
+	u[col] = sat.Add(u[col], mulSat(pods, per))
 }

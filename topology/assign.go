@@ -94,7 +94,7 @@ func (s *searcher) liveFit(i int32, k int32) int64 {
 		return 0
 	}
 	kd := &s.q.kinds[k]
-	if kd.never {
+	if kd.never || !s.c.usable(i) || !s.cn.matches(k, i) {
 		return 0
 	}
 	nr := len(s.c.res)
@@ -109,7 +109,7 @@ func (s *searcher) liveFit(i int32, k int32) int64 {
 			n = min(n, f/q)
 		}
 	}
-	return n
+	return max(n, 0)
 }
 
 func (s *searcher) take(leaf, k int32, node int32, x int64, elastic bool) {

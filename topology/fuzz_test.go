@@ -30,6 +30,9 @@ var (
 	fuzzRes    = []string{"gpu", "cpu", topology.Pods, "", "mem"}
 	fuzzQty    = []int64{0, 1, 2, 3, 4, 8, -1, math.MaxInt64, math.MaxInt64 - 1, 1 << 40, math.MinInt64}
 	fuzzNames  = []string{"g0", "g1", "g2", "g3", "", "g1", "root"}
+	fuzzSels   = []topology.Selector{
+		{"model": {"a"}}, {"model": {"b", "a"}}, {"rack": {"c"}}, {"model": {}}, {"": {"a"}}, {"model": {"a"}, "zone": {"x/y"}}, {"model": nil},
+	}
 )
 
 func (r *bytesReader) resources() topology.Resources {
@@ -57,6 +60,9 @@ func (r *bytesReader) group(depth int) topology.Group {
 	if r.pick(3) == 0 {
 		g.Constraint = r.constraint()
 	}
+	if r.pick(3) == 0 {
+		g.Selector = fuzzSels[r.pick(len(fuzzSels))]
+	}
 	if depth < 3 {
 		for range r.pick(4) {
 			g.Children = append(g.Children, r.group(depth+1))
@@ -77,6 +83,9 @@ func decode(b []byte) ([]string, []topology.Node, topology.Request, topology.Opt
 		n := topology.Node{Name: fmt.Sprintf("n%d", i%(1+r.pick(8))), Labels: map[string]string{}, Free: r.resources()}
 		for _, l := range levels {
 			n.Labels[l] = fuzzValues[r.pick(len(fuzzValues))]
+		}
+		if m := r.pick(4); m < 3 {
+			n.Labels["model"] = fuzzValues[m]
 		}
 		nodes = append(nodes, n)
 	}

@@ -44,9 +44,11 @@ func (c TopologyCase) String() string {
 }
 
 // TopologyCases generates small clusters (levels block and rack, 2 blocks × 2 racks, some
-// nodes missing a level or limiting pod slots) with gang requests: up to two levels of
-// groups, K-of-N needs, required and preferred constraints on groups, and sets of
-// sibling leaves. Cases are built from a generated seed, so they replay from the seed.
+// nodes missing a level or limiting pod slots, most labelled with a GPU model m0 or m1)
+// with gang requests: up to two levels of groups, K-of-N needs, required and preferred
+// constraints on groups, sets of sibling leaves, and node selectors on a third of the
+// leaves (a model or two, a model no node has, a rack, a model and a rack). Cases are
+// built from a generated seed, so they replay from the seed.
 func TopologyCases(size TopologySize) gopter.Gen {
 	return gen.Int64().Map(func(seed int64) TopologyCase { return BuildTopologyCase(seed, size) })
 }
@@ -71,6 +73,12 @@ func BuildTopologyCase(seed int64, size TopologySize) TopologyCase {
 		if size.Mixed {
 			n.Free["cpu"] = int64(r.Intn(6))
 		}
+		if m := r.Intn(8); m < 7 {
+			if n.Labels == nil {
+				n.Labels = map[string]string{}
+			}
+			n.Labels["model"] = fmt.Sprintf("m%d", m%2)
+		}
 		if r.Intn(4) == 0 {
 			n.Free[topology.Pods] = int64(r.Intn(4))
 		}
@@ -84,17 +92,24 @@ func BuildTopologyCase(seed int64, size TopologySize) TopologyCase {
 		{}, {}, {Required: "rack"}, {Required: "block"}, {Preferred: "rack"}, {Preferred: "block"}, {Required: "block", Preferred: "rack"},
 	}
 	pick := func() topology.Constraint { return constraints[r.Intn(len(constraints))] }
+	selectors := []topology.Selector{
+		{"model": {"m0"}}, {"model": {"m1", "m0"}}, {"model": {"m9"}}, {"rack": {"r1"}}, {"model": {"m1"}, "rack": {"r0"}},
+	}
 	leaves := 0
 	var leaf func() topology.Group
 	leaf = func() topology.Group {
 		leaves++
-		return topology.Group{
+		g := topology.Group{
 			Name:       fmt.Sprintf("g%d", leaves),
 			Pods:       1 + r.Int63n(size.MaxPods),
 			Extra:      r.Int63n(2),
 			Shape:      shapes[r.Intn(len(shapes))],
 			Constraint: pick(),
 		}
+		if r.Intn(3) == 0 {
+			g.Selector = selectors[r.Intn(len(selectors))]
+		}
+		return g
 	}
 	root := topology.Group{Name: "root", Constraint: pick()}
 	for leaves < size.MaxLeaves && (len(root.Children) == 0 || r.Intn(3) > 0) {
