@@ -25,4 +25,3 @@ func fewest(room []int64, want int64) ([]int, bool) {
 	var b fewestBuf
 	return b.fewest(room, want)
 }
-
