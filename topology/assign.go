@@ -101,7 +101,7 @@ func (s *searcher) liveFit(i int32, k int32) int64 {
 	row := s.c.free[int(i)*nr : (int(i)+1)*nr]
 	n := int64(maxPods)
 	for j, q := range kd.vec {
-		if q > 0 {
+		if q > 0 && row[j] != Unlimited {
 			f := row[j]
 			if off > 0 {
 				f = sat.Sub(f, s.usedBuf[int(off)-1+j])

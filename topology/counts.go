@@ -111,11 +111,12 @@ func nodeFit(free []int64, k *kind, limit int64) int64 {
 }
 
 // fitVec is nodeFit for a shape vector: 0 when some quantity is short, as on a node
-// whose capacity dropped below what is placed (its free quantity is negative).
+// whose capacity dropped below what is placed (its free quantity is negative). An
+// Unlimited free quantity limits nothing, whatever each pod asks of it.
 func fitVec(free, vec []int64, limit int64) int64 {
 	n := limit
 	for j, q := range vec {
-		if q > 0 {
+		if q > 0 && free[j] != Unlimited {
 			if f := free[j] / q; f < n {
 				n = f
 			}
