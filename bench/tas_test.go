@@ -53,10 +53,10 @@ func tasNodes(n int, fragmented, used bool) []topology.Node {
 			free[topology.Pods]--
 		}
 		nodes[i] = topology.Node{
-			Name:   host,
+			Name: host,
 			Labels: map[string]string{"block": fmt.Sprintf("block-%d", block), "rack": fmt.Sprintf("rack-%d", rack), "hostname": host,
 				"model": tasModel(rack)},
-			Free:   free,
+			Free: free,
 		}
 	}
 	return nodes
