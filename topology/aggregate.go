@@ -50,8 +50,11 @@ func treeSize(n int) int {
 }
 
 // usable reports whether placement may put pods on node i: whether it is inside the
-// topology (SPEC §9: a node missing a level is used by no pod).
-func (c *Cluster) usable(i int32) bool { return int(i) < c.inTopo }
+// topology (SPEC §9: a node missing a level is used by no pod), and neither removed nor
+// cordoned.
+func (c *Cluster) usable(i int32) bool {
+	return int(i) < c.inTopo && c.flags.s[i]&(flagGone|flagCordoned) == 0
+}
 
 // raw returns what node i offers placement of column j: its free quantity, never below
 // 0, and 0 on a node placement never uses.
@@ -146,14 +149,19 @@ func setTree(t []int64, p, i int, v int64) {
 	}
 }
 
-// change adds sign × use to the free capacity of the nodes (saturating on Unlimited),
-// through update.
+// change adds sign × use to the free capacity of the nodes, and takes it from what the
+// placements applied hold (both saturating on Unlimited), through update.
 func (c *Cluster) change(use []nodeUse, sign int64) {
 	nr := len(c.res)
 	c.update(len(use), func(x int) int32 { return use[x].node }, func(x int, i int32) {
-		row := c.free[int(i)*nr : (int(i)+1)*nr]
+		free, used := c.free[int(i)*nr:(int(i)+1)*nr], c.used[int(i)*nr:(int(i)+1)*nr]
 		for j, q := range use[x].vec {
-			row[j] = sat.Add(row[j], sign*q)
+			free[j] = sat.Add(free[j], sign*q)
+			if sign < 0 {
+				used[j] = sat.Add(used[j], q)
+			} else {
+				used[j] = sat.Sub(used[j], q)
+			}
 		}
 	})
 }

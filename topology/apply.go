@@ -9,8 +9,9 @@ import (
 )
 
 // Apply takes the placement's pods off the free capacity of their nodes. It checks the
-// whole placement first and changes nothing when it fails: an unknown node, an invalid
-// count or shape, or pods that no longer fit (the cluster changed since Place).
+// whole placement first and changes nothing when it fails: an unknown or removed node,
+// an invalid count or shape, or pods that no longer fit (the cluster changed since
+// Place). A cordoned node takes it: it is how a host restores the work it runs.
 func (c *Cluster) Apply(p Placement) error {
 	use, err := c.usage(p)
 	if err != nil {
@@ -48,8 +49,10 @@ func (c *Cluster) take(use []nodeUse, field string) error {
 
 // Remove gives the placement's pods back to the free capacity of their nodes, undoing
 // Apply: Apply then Remove restores the free capacity exactly. It checks the whole
-// placement first and changes nothing when it fails. It cannot tell whether p was applied;
-// removing a placement that was not adds capacity that does not exist.
+// placement first and changes nothing when it fails, and refuses to give back more of a
+// node than the placements applied to it hold: a placement that was not applied.
+// Give back the pods on a node before removing the node (RemoveNode): a placement that
+// names a removed node is refused, its pods there gone with the node.
 func (c *Cluster) Remove(p Placement) error {
 	use, err := c.usage(p)
 	if err != nil {
@@ -69,14 +72,16 @@ func (c *Cluster) RemoveAll(ps []Placement) error {
 	return c.give(use, "placements")
 }
 
-// give checks that giving use back overflows no free quantity, and gives it back.
+// give checks that the nodes hold what use gives back, and gives it back. Free plus what
+// is placed is the capacity, so what is given back cannot overflow the free quantity.
 func (c *Cluster) give(use []nodeUse, field string) error {
 	nr := len(c.res)
 	for _, u := range use {
 		for j, q := range u.vec {
-			if _, ok := sat.AddChecked(c.free[int(u.node)*nr+j], q); !ok && c.free[int(u.node)*nr+j] != Unlimited {
+			x := int(u.node)*nr + j
+			if used := c.used[x]; used != Unlimited && q > used {
 				return placementErr(field, fmt.Sprintf("%q", c.names[u.node]),
-					fmt.Sprintf("giving back %d %s would overflow the free quantity", q, c.res[j]))
+					fmt.Sprintf("gives back %d %s but the placements applied hold %d", q, c.res[j], used))
 			}
 		}
 	}
@@ -115,6 +120,9 @@ func (c *Cluster) usage(ps ...Placement) ([]nodeUse, error) {
 			n, ok := c.nodeIdx[a.Node]
 			if !ok {
 				return nil, placementErr(field(i)+".node", fmt.Sprintf("%q", a.Node), "no such node")
+			}
+			if c.gone(n) {
+				return nil, placementErr(field(i)+".node", fmt.Sprintf("%q", a.Node), "the node was removed")
 			}
 			if a.Pods < 0 || a.Elastic < 0 || a.Elastic > a.Pods {
 				return nil, placementErr(field(i)+".pods", fmt.Sprintf("%d (elastic %d)", a.Pods, a.Elastic), "pods must not be negative and elastic pods are part of them")

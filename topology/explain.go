@@ -159,7 +159,7 @@ func (e *explainer) noMatch(g int32) (Reason, bool) {
 		return Reason{}, false
 	}
 	for i := range int32(e.c.inTopo) {
-		if e.c.usable(i) && sel.matches(e.c.labels[i]) {
+		if e.c.usable(i) && sel.matches(e.c.labels.s[i]) {
 			return Reason{}, false
 		}
 	}
@@ -213,7 +213,7 @@ func (e *explainer) failing(g int32, leaves []int32, report bool) []Reason {
 		if len(covered) == len(leaves) {
 			scope = e.q.groups[g].name
 		}
-		if e.c.inTopo == 0 {
+		if !e.c.live(1, 0) {
 			if !report {
 				return []Reason{{}}
 			}
@@ -227,6 +227,9 @@ func (e *explainer) failing(g int32, leaves []int32, report bool) []Reason {
 		var all []Reason
 		fits := false
 		for d := range e.c.lv[l].count() {
+			if !e.c.live(l, int32(d)) {
+				continue // its nodes were all removed: no domain any more
+			}
 			fit, exact := e.s.joint(covered, l, int32(d))
 			if fits = fit == need; fits {
 				break

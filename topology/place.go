@@ -162,7 +162,7 @@ func (c *Cluster) lookup(d Domain) (int, int32, error) {
 	id, found := slices.BinarySearchFunc(lv.path, d.Path, func(p []string, t string) int {
 		return compareJoined(p, t)
 	})
-	if !found {
+	if !found || !c.live(li, int32(id)) {
 		return 0, 0, placementErr("domain", fmt.Sprintf("%q", d.String()), "no such domain")
 	}
 	return li, int32(id), nil

@@ -102,7 +102,7 @@ func (c *Cluster) matchAll(s *selector) []bool {
 	}
 	m := make([]bool, len(c.names))
 	for i := range m {
-		m[i] = s.matches(c.labels[i])
+		m[i] = s.matches(c.labels.s[i])
 	}
 	return m
 }
