@@ -69,12 +69,12 @@ type Cluster struct {
 	// a node removed leaves its slot behind, marked gone, and one added back under its
 	// name and place takes it again. A node added anywhere else lays the structure out
 	// anew (relayout), which drops the slots of the nodes gone.
-	names   []string                 // node names in slot order
-	labels  cow[map[string]string]   // per slot, a copy of its labels
-	nodeIdx map[string]int32         // name → slot, gone nodes included; never changed in place
-	inTopo  int                      // slots[:inTopo] are inside the topology, sorted by path then name
-	flags   cow[uint8]               // per slot: gone, cordoned, slotted
-	layout  *layoutTag               // this structure; footprints compiled on another translate their nodes
+	names   []string               // node names in slot order
+	labels  cow[map[string]string] // per slot, a copy of its labels
+	nodeIdx map[string]int32       // name → slot, gone nodes included; never changed in place
+	inTopo  int                    // slots[:inTopo] are inside the topology, sorted by path then name
+	flags   cow[uint8]             // per slot: gone, cordoned, slotted
+	layout  *layoutTag             // this structure; footprints compiled on another translate their nodes
 
 	// free holds len(res) quantities per slot; the Pods column is Unlimited for a node
 	// that does not limit its slots. It changes only through update, which keeps agg
