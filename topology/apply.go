@@ -37,7 +37,8 @@ func (c *Cluster) take(use []nodeUse, field string) error {
 	nr := len(c.res)
 	for _, u := range use {
 		for j, q := range u.vec {
-			if f := c.free[int(u.node)*nr+j]; f != Unlimited && q > f {
+			// A node over-committed on a resource still takes pods that ask none of it.
+			if f := c.free[int(u.node)*nr+j]; q > 0 && f != Unlimited && q > f {
 				return placementErr(field, fmt.Sprintf("%q", c.names[u.node]),
 					fmt.Sprintf("needs %d %s but %d are free", q, c.res[j], f))
 			}

@@ -1,10 +1,13 @@
 package topology_test
 
 import (
+	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/poolgate/poolgate/internal/gen"
 	"github.com/poolgate/poolgate/topology"
 )
 
@@ -227,4 +230,77 @@ func TestNodeChangesOnClones(t *testing.T) {
 	require.Equal(t, "cluster can host 1 of 2 pods of w\n", outcome(t, d, one("w", 2, gpu1, rack)))
 	require.NoError(t, c.SetCapacity("n2", topology.Resources{"gpu": 9}))
 	require.Equal(t, "{gpu:2} of {gpu:2}", state(d, "n2"))
+}
+
+// TestOverCommittedTakesOtherPods: a node over-committed on one resource still takes the
+// pods that ask none of it, from Place and Apply alike.
+func TestOverCommittedTakesOtherPods(t *testing.T) {
+	c := mk(t, br, "b1/r1 n1 gpu=4 cpu=4")
+	p := topology.Placement{Assignments: []topology.Assignment{on("w", "n1", 2, topology.Resources{"cpu": 2})}}
+	require.NoError(t, c.Apply(p))
+	require.NoError(t, c.SetCapacity("n1", topology.Resources{"gpu": 4, "cpu": 1}))
+	require.Equal(t, "{cpu:-3 gpu:4} of {cpu:1 gpu:4}", state(c, "n1"))
+	res, err := c.Place(one("g", 3, gpu1, rack), topology.Options{})
+	require.NoError(t, err)
+	require.Equal(t, "g: n1×3\ng: rack b1/r1\n", res.Placement.String())
+	require.NoError(t, c.Apply(res.Placement))
+	require.Equal(t, "{cpu:-3 gpu:1} of {cpu:1 gpu:4}", state(c, "n1"))
+	require.EqualError(t, c.Apply(p), `topology: assignments "n1": needs 4 cpu but -3 are free`)
+}
+
+// TestConcurrentNodeChanges: goroutines change their own clones' nodes — remove, add,
+// add back, cordon, resize — and place on them, while others place on the original and
+// on clones of their own. Run with -race; the original's answers never change.
+func TestConcurrentNodeChanges(t *testing.T) {
+	c := build(t, gen.BuildTopologyCase(11, wideMixed))
+	req := one("w", 3, topology.Resources{"gpu": 1, "cpu": 1}, rack)
+	want, err := c.Place(req, topology.Options{})
+	require.NoError(t, err)
+	names := nodeNames(c)
+	done := make(chan string)
+	for g := range 6 {
+		go func() {
+			for round := range 15 {
+				if g%2 == 0 {
+					got, err := c.Place(req, topology.Options{})
+					if err != nil || !reflect.DeepEqual(got, want) {
+						done <- fmt.Sprintf("reader %d: the original changed: %v", g, err)
+						return
+					}
+					continue
+				}
+				x := c.Clone()
+				name := names[(g*7+round)%len(names)]
+				steps := []func() error{
+					func() error { return x.RemoveNode(name) },
+					func() error { _, err := x.Place(req, topology.Options{}); return err },
+					func() error {
+						return x.AddNode(topology.Node{Name: name, Labels: map[string]string{"block": "b1", "rack": "r0"}, Free: topology.Resources{"gpu": 3}})
+					},
+					func() error { return x.Cordon(name) },
+					func() error { return x.SetCapacity(name, topology.Resources{"gpu": 9, "cpu": 9}) },
+					func() error { return x.Uncordon(name) },
+					func() error {
+						return x.AddNode(topology.Node{Name: fmt.Sprintf("extra-%d-%d", g, round), Labels: map[string]string{"block": "b0", "rack": "r1"}, Free: topology.Resources{"gpu": 1}})
+					},
+				}
+				for i, step := range steps {
+					if err := step(); err != nil {
+						done <- fmt.Sprintf("writer %d round %d step %d: %v", g, round, i, err)
+						return
+					}
+				}
+				if res, err := x.Place(req, topology.Options{}); err != nil || res.Outcome == topology.Placed && x.Apply(res.Placement) != nil {
+					done <- fmt.Sprintf("writer %d: %v", g, err)
+					return
+				}
+			}
+			done <- ""
+		}()
+	}
+	for range 6 {
+		if d := <-done; d != "" {
+			t.Fatal(d)
+		}
+	}
 }

@@ -47,6 +47,9 @@ func validate(levels []string, nodes []topology.Node, r topology.Request, p topo
 				return fmt.Errorf("%s: node %s is outside the topology", a.Group, a.Node)
 			}
 		}
+		if node.Cordoned {
+			return fmt.Errorf("%s: node %s is cordoned", a.Group, a.Node)
+		}
 		if !selects(g.Selector, node.Labels) {
 			return fmt.Errorf("%s: node %s does not match the selector %v", a.Group, a.Node, g.Selector)
 		}
