@@ -159,42 +159,83 @@ func NewCluster(levels []string, nodes []Node) (*Cluster, error) {
 			resSet[r] = true
 		}
 	}
-	// The Pods column is always kept, whether or not a node limits its slots, so that
-	// the pods a node holds are counted from the start: a slot limit set later, or a
-	// Remove, reads them.
+	c.setColumns(resSet)
+	st := newStage(len(nodes), len(c.res))
+	for k, n := range nodes {
+		st.names[k] = n.Name
+		st.labels[k] = maps.Clone(n.Labels)
+		free, used := st.row(k)
+		st.flags[k] = c.rows(n, free, used)
+	}
+	c.lay(st)
+	return c, nil
+}
+
+// setColumns sets the resource columns: the resources named, and Pods, which is always
+// kept, whether or not a node limits its slots, so that the pods a node holds are
+// counted from the start: a slot limit set later, or a Remove, reads them.
+func (c *Cluster) setColumns(resSet map[string]bool) {
 	resSet[Pods] = true
+	c.res = c.res[:0]
 	for r := range resSet {
 		c.res = append(c.res, r)
 	}
 	slices.Sort(c.res)
+	c.resIdx = make(map[string]int, len(c.res))
 	for i, r := range c.res {
 		c.resIdx[r] = i
 		if r == Pods {
 			c.slots = i
 		}
 	}
+}
 
-	order, paths := c.sortNodes(nodes)
+// stage is nodes on their way into a layout, in any order: names, labels (which the
+// cluster keeps as they are), flags, and free and used rows over the cluster's columns.
+type stage struct {
+	names      []string
+	labels     []map[string]string
+	flags      []uint8
+	free, used []int64
+	nr         int
+}
+
+func newStage(n, nr int) *stage {
+	return &stage{names: make([]string, n), labels: make([]map[string]string, n), flags: make([]uint8, n),
+		free: make([]int64, n*nr), used: make([]int64, n*nr), nr: nr}
+}
+
+// row returns node k's free and used rows.
+func (st *stage) row(k int) ([]int64, []int64) {
+	return st.free[k*st.nr : (k+1)*st.nr], st.used[k*st.nr : (k+1)*st.nr]
+}
+
+// lay lays the staged nodes out: slots in order (inside the topology by path then name,
+// then outside by name), the domains, the aggregates, an empty shape cache and a new
+// layout tag.
+func (c *Cluster) lay(st *stage) {
+	order, paths := c.sortNodes(st.names, st.labels)
 	nr := len(c.res)
-	c.names = make([]string, len(order))
-	labels := make([]map[string]string, len(order))
-	flags := make([]uint8, len(order))
-	c.nodeIdx = make(map[string]int32, len(order))
-	c.free = make([]int64, len(order)*nr)
-	c.used = make([]int64, len(order)*nr)
-	for i, ni := range order {
-		n := nodes[ni]
-		c.names[i] = n.Name
-		labels[i] = maps.Clone(n.Labels)
-		c.nodeIdx[n.Name] = int32(i)
-		flags[i] = c.setRows(int32(i), n)
+	n := len(order)
+	c.names = make([]string, n)
+	labels := make([]map[string]string, n)
+	flags := make([]uint8, n)
+	c.nodeIdx = make(map[string]int32, n)
+	c.free = make([]int64, n*nr)
+	c.used = make([]int64, n*nr)
+	for i, k := range order {
+		c.names[i] = st.names[k]
+		labels[i] = st.labels[k]
+		flags[i] = st.flags[k]
+		c.nodeIdx[st.names[k]] = int32(i)
+		copy(c.free[i*nr:(i+1)*nr], st.free[k*nr:(k+1)*nr])
+		copy(c.used[i*nr:(i+1)*nr], st.used[k*nr:(k+1)*nr])
 	}
 	c.labels, c.flags = newCow(labels), newCow(flags)
 	c.layout = &layoutTag{}
 	c.buildDomains(order, paths)
 	c.buildAggregates()
 	c.shapes = &shapeCache{}
-	return c, nil
 }
 
 // checkNode checks a node's description: its name, its level labels and its quantities.
@@ -238,14 +279,12 @@ func checkCapacity(field string, capacity Resources) error {
 	return nil
 }
 
-// setRows writes node n's free and used quantities into slot i's rows, and returns its
-// flags. Every resource of n is a column of c. A node given a capacity and no free
-// quantities has all of it free; one given a capacity uses what it does not list as
-// free. A node without a slot count has Unlimited slots, of which nothing is counted
+// rows writes node n's free and used quantities into the rows given, over c's columns
+// (every resource of n is one), and returns its flags. A node given a capacity and no
+// free quantities has all of it free; one given a capacity uses what it does not list
+// as free. A node without a slot count has Unlimited slots, of which nothing is counted
 // used but the pods it takes from then on.
-func (c *Cluster) setRows(i int32, n Node) uint8 {
-	nr := len(c.res)
-	free, used := c.free[int(i)*nr:(int(i)+1)*nr], c.used[int(i)*nr:(int(i)+1)*nr]
+func (c *Cluster) rows(n Node, free, used []int64) uint8 {
 	given := n.Free
 	if given == nil && n.Capacity != nil {
 		given = n.Capacity
@@ -277,15 +316,16 @@ func (c *Cluster) setRows(i int32, n Node) uint8 {
 // sortNodes returns node indices: nodes inside the topology by path then name, then the
 // nodes outside it by name; and each node's path, its value per level (nil for a node
 // outside the topology). It sets c.inTopo.
-func (c *Cluster) sortNodes(nodes []Node) ([]int, [][]string) {
+func (c *Cluster) sortNodes(names []string, labels []map[string]string) ([]int, [][]string) {
 	// Each node's path is read from its labels once, not at every comparison.
-	paths := make([][]string, len(nodes)) // nil for a node outside the topology
-	values := make([]string, len(nodes)*len(c.levels))
-	for i, n := range nodes {
+	paths := make([][]string, len(names)) // nil for a node outside the topology
+	values := make([]string, len(names)*len(c.levels))
+	c.inTopo = 0
+	for i := range names {
 		p := values[i*len(c.levels) : (i+1)*len(c.levels)]
 		inside := true
 		for j, l := range c.levels {
-			if p[j] = n.Labels[l]; p[j] == "" {
+			if p[j] = labels[i][l]; p[j] == "" {
 				inside = false
 			}
 		}
@@ -294,7 +334,7 @@ func (c *Cluster) sortNodes(nodes []Node) ([]int, [][]string) {
 			c.inTopo++
 		}
 	}
-	order := make([]int, len(nodes))
+	order := make([]int, len(names))
 	for i := range order {
 		order[i] = i
 	}
@@ -309,7 +349,7 @@ func (c *Cluster) sortNodes(nodes []Node) ([]int, [][]string) {
 		if r := slices.Compare(pa, pb); r != 0 {
 			return r
 		}
-		return cmp.Compare(nodes[a].Name, nodes[b].Name)
+		return cmp.Compare(names[a], names[b])
 	})
 	return order, paths
 }

@@ -31,7 +31,8 @@ func (c *Cluster) AddNode(n Node) error {
 			c.update(1, func(int) int32 { return i }, func(_ int, i int32) {
 				labels := c.labels.own()
 				labels[i] = maps.Clone(n.Labels)
-				c.flags.own()[i] = c.setRows(i, n)
+				nr := len(c.res)
+				c.flags.own()[i] = c.rows(n, c.free[int(i)*nr:(int(i)+1)*nr], c.used[int(i)*nr:(int(i)+1)*nr])
 				for _, e := range c.shapes.entries {
 					if e.sel != nil {
 						e.match.own()[i] = e.sel.matches(labels[i])
@@ -41,7 +42,7 @@ func (c *Cluster) AddNode(n Node) error {
 			return nil
 		}
 	}
-	return c.relayout(func(nodes []Node) []Node { return append(nodes, cloneNode(n)) })
+	return c.relayout(&n, "", nil)
 }
 
 // fitsSlot reports whether node n may take slot i, that of a removed node: same name
@@ -127,27 +128,21 @@ func (c *Cluster) SetCapacity(name string, capacity Resources) error {
 	}
 	for r, q := range capacity {
 		if _, ok := c.resIdx[r]; !ok && q != 0 {
-			return c.relayout(func(nodes []Node) []Node {
-				for k := range nodes {
-					if nodes[k].Name == name {
-						nodes[k].Capacity = maps.Clone(capacity)
-						// What is free is set from what is placed once laid out.
-						nodes[k].Free = nil
-					}
-				}
-				return nodes
-			})
+			return c.relayout(nil, name, capacity)
 		}
 	}
-	c.update(1, func(int) int32 { return i }, func(_ int, i int32) { c.setCapacity(i, capacity) })
+	nr := len(c.res)
+	c.update(1, func(int) int32 { return i }, func(_ int, i int32) {
+		flags := c.flags.own()
+		flags[i] = c.capacityRow(capacity, c.free[int(i)*nr:(int(i)+1)*nr], c.used[int(i)*nr:(int(i)+1)*nr], flags[i])
+	})
 	return nil
 }
 
-// setCapacity sets slot i's free quantities to capacity less what is placed, and its
-// slot limit. Every resource of capacity is a column of c.
-func (c *Cluster) setCapacity(i int32, capacity Resources) {
-	nr := len(c.res)
-	free, used := c.free[int(i)*nr:(int(i)+1)*nr], c.used[int(i)*nr:(int(i)+1)*nr]
+// capacityRow sets a node's free row to capacity less its used row, over c's columns
+// (capacity may name others, with 0), and returns its flags with the slot limit that
+// capacity gives or takes away.
+func (c *Cluster) capacityRow(capacity Resources, free, used []int64, flags uint8) uint8 {
 	for j, r := range c.res {
 		q, ok := capacity[r]
 		if j == c.slots && !ok {
@@ -155,12 +150,10 @@ func (c *Cluster) setCapacity(i int32, capacity Resources) {
 		}
 		free[j] = sat.Sub(q, used[j])
 	}
-	flags := c.flags.own()
 	if _, ok := capacity[Pods]; ok {
-		flags[i] |= flagSlotted
-	} else {
-		flags[i] &^= flagSlotted
+		return flags | flagSlotted
 	}
+	return flags &^ flagSlotted
 }
 
 // known returns the slot of the named node, or an error matching ErrUnknownNode.
@@ -175,45 +168,75 @@ func (c *Cluster) known(field, name string) (int32, error) {
 	return i, nil
 }
 
-// relayout lays the cluster's nodes out anew, as NewCluster would from its Nodes changed
-// by change, and carries over what every node keeps: what the placements applied hold of
-// it, exactly (Nodes cannot say it of a resource offered without limit, nor of pods on
-// a node without a slot limit), and from that and its capacity, its free capacity. On
-// error nothing changes.
-func (c *Cluster) relayout(change func([]Node) []Node) error {
-	nodes := change(c.Nodes())
-	if len(nodes) > maxNodes {
-		return clusterErr("nodes", fmt.Sprint(len(nodes)), fmt.Sprintf("a cluster has at most %d nodes", maxNodes))
+// relayout lays the cluster's nodes out anew, with node add added (when not nil) and
+// the node named resize given the capacity given (when not ""), and carries over what
+// every node keeps: its labels, cordon and slot limit, and, exactly, what the placements
+// applied hold of it, and from that its free capacity. The columns grow by the resources
+// the change names. It costs about what NewCluster of the nodes costs, without reading
+// their descriptions again. On error nothing changes.
+func (c *Cluster) relayout(add *Node, resize string, capacity Resources) error {
+	live := 0
+	for i := range int32(len(c.names)) {
+		if !c.gone(i) {
+			live++
+		}
 	}
-	d, err := NewCluster(c.levels, nodes)
-	if err != nil {
-		return err
+	total := live
+	if add != nil {
+		total++
 	}
-	capacity := make(map[string]Resources, len(nodes))
-	for _, n := range nodes {
-		capacity[n.Name] = n.Capacity
+	if total > maxNodes {
+		return clusterErr("nodes", fmt.Sprint(total), fmt.Sprintf("a cluster has at most %d nodes", maxNodes))
+	}
+	d := &Cluster{levels: c.levels, levelIdx: c.levelIdx, slots: -1}
+	resSet := make(map[string]bool, len(c.res)+2)
+	for _, r := range c.res {
+		resSet[r] = true
+	}
+	if add != nil {
+		for _, rs := range []Resources{add.Free, add.Capacity} {
+			for r := range rs {
+				resSet[r] = true
+			}
+		}
+	}
+	for r := range capacity {
+		resSet[r] = true
+	}
+	d.setColumns(resSet)
+	col := make([]int, len(c.res)) // old column → new
+	for j, r := range c.res {
+		col[j] = d.resIdx[r]
 	}
 	nr, dr := len(c.res), len(d.res)
+	st := newStage(total, dr)
+	k := 0
 	for i := range int32(len(c.names)) {
 		if c.gone(i) {
 			continue
 		}
-		k := d.nodeIdx[c.names[i]]
-		used := d.used[int(k)*dr : (int(k)+1)*dr]
-		for j, r := range c.res {
-			used[d.resIdx[r]] = c.used[int(i)*nr+j]
+		st.names[k], st.labels[k], st.flags[k] = c.names[i], c.labels.s[i], c.flags.s[i]
+		free, used := st.row(k)
+		for j := range dr {
+			if j == d.slots && st.flags[k]&flagSlotted == 0 {
+				free[j] = Unlimited
+			}
 		}
-		d.setCapacity(k, capacity[c.names[i]])
+		for j := range nr {
+			free[col[j]], used[col[j]] = c.free[int(i)*nr+j], c.used[int(i)*nr+j]
+		}
+		if c.names[i] == resize {
+			st.flags[k] = d.capacityRow(capacity, free, used, st.flags[k])
+		}
+		k++
 	}
-	d.buildAggregates()
+	if add != nil {
+		st.names[k], st.labels[k] = add.Name, maps.Clone(add.Labels)
+		free, used := st.row(k)
+		st.flags[k] = d.rows(*add, free, used)
+	}
+	d.lay(st)
 	*c = *d
 	return nil
 }
 
-// cloneNode returns a copy of n that shares no map with it.
-func cloneNode(n Node) Node {
-	n.Labels = maps.Clone(n.Labels)
-	n.Free = maps.Clone(n.Free)
-	n.Capacity = maps.Clone(n.Capacity)
-	return n
-}
