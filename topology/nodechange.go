@@ -239,4 +239,3 @@ func (c *Cluster) relayout(add *Node, resize string, capacity Resources) error {
 	*c = *d
 	return nil
 }
-
