@@ -1,15 +1,16 @@
 // Package topology decides whether, and where, a gang fits a cluster's topology: an
 // ordered tree of levels such as zone / block / rack / hostname.
 //
-// A [Cluster] holds the levels, the nodes with their labels, their place in the tree and
-// their free capacity. [Cluster.Place] takes a [Request] — a tree of groups with K-of-N
+// A [Cluster] holds the levels, the nodes with their labels, their place in the tree,
+// their capacity and what of it is free. [Cluster.Place] takes a [Request] — a tree of groups with K-of-N
 // needs, leaf pod counts, shapes and node selectors, and required / preferred
 // constraints on groups and sets of groups — and returns a [Result]: a [Placement] (pods
 // per node per leaf group, the domains each constraint landed in), or NoFit with
 // [Reason]s that name the narrowest group that cannot be placed and what each candidate
 // domain can hold of it (`rack b1/r1 can host 3 of 4 pods of decode-workers`), or
 // BudgetExhausted. [Cluster.Apply] and [Cluster.Remove] commit a placement to the free
-// capacity and give it back.
+// capacity and give it back. [Cluster.AddNode], [Cluster.RemoveNode], [Cluster.Cordon],
+// [Cluster.Uncordon] and [Cluster.SetCapacity] follow the nodes as they change.
 //
 // [Cluster.FromGang] turns a compiled gang of package gang (a KAI PodGroup) into a
 // Request, and [ToGang] reads the placement back in the gang's terms: pods per node by
@@ -34,15 +35,16 @@
 // # Concurrency
 //
 // Everything is pure: no I/O, goroutines, clock, environment or global mutable state.
-// A Cluster's structure never changes after [NewCluster]; Place and the other read methods
-// may run concurrently, while Apply and Remove need exclusive access to their Cluster.
-// Place does write one thing: the Cluster's cache of counts per pod shape and the scratch
-// its searches reuse, both behind a lock inside the Cluster, filled once per shape and
-// never read for a result that a fresh count would not give. [Cluster.Clone] is cheap: it
-// copies the free capacity and shares the rest copy on write, the immutable structure,
-// the aggregates and the cached counts, so that a clone taken per scheduling cycle starts
-// with what the original has counted. Clones are independent and may be used from
-// different goroutines. Values returned to callers never alias the Cluster's state.
+// Place and the other read methods may run concurrently, while Apply, Remove and the node
+// changes need exclusive access to their Cluster. Place does write one thing: the
+// Cluster's cache of counts per pod shape and the scratch its searches reuse, both behind
+// a lock inside the Cluster, filled once per shape and never read for a result that a
+// fresh count would not give. [Cluster.Clone] is cheap: it copies the free and used
+// capacity and shares the rest copy on write — the structure, the labels and flags of the
+// nodes, the aggregates and the cached counts — so that a clone taken per scheduling
+// cycle starts with what the original has counted. Clones are independent, node changes
+// included, and may be used from different goroutines. Values returned to callers never
+// alias the Cluster's state.
 //
 // # How placement works
 //
@@ -178,6 +180,46 @@
 //   - The Assignments of one group in a placement share one copy of the group's shape: a
 //     placement over hundreds of nodes would otherwise spend more on copying shapes than
 //     on finding the nodes. Nothing else holds that copy.
+//
+// # Nodes that change (SPEC §10)
+//
+// A node is kept in a slot, its index, with its free capacity and what the applied
+// placements hold of it (used, saturating at Unlimited), so that its capacity is always
+// free + used: Capacity reads it, and a change of capacity keeps what is placed. Every
+// change goes through the routine that keeps the aggregates and the cached counts in step
+// for the nodes it touches, so Apply, Remove, RemoveNode, Cordon, Uncordon and
+// SetCapacity cost what the node touches: its domains, one level at a time, and its count
+// in each cached kind. Decisions:
+//
+//   - RemoveNode leaves the slot behind, marked gone: every other node keeps its index,
+//     so footprints compiled before stay valid for them. A placement or footprint that
+//     names the removed node is refused, whole, as one naming an unknown node: the pods
+//     it held there are gone with the node, and the host gives back their other pods
+//     first, or with a placement of the other nodes only. A domain whose nodes are all
+//     gone is no domain (Domains, Fit and explanations leave it out).
+//   - AddNode of a node that was removed, under its name and at its place in the
+//     topology, takes its slot again (labels, capacity and cordon are the new ones), at
+//     the cost of what it touches. Any other new node lays the nodes out anew, from the
+//     cluster's own rows (O(nodes log nodes), well under NewCluster's cost), carrying over
+//     every node's state exactly and dropping the slots of the nodes gone: indices change,
+//     and footprints compiled before are then read by node name (and resource name), so
+//     they stay valid for every node that still exists. SetCapacity naming a resource the
+//     cluster has never counted lays the nodes out anew too.
+//   - Cordon: Place never uses a cordoned node (its counts are 0, it is in no bound);
+//     what runs there stays, Remove gives back as usual, and Apply of a placement that
+//     uses it is taken, since that is how a host restores or re-applies running work.
+//   - SetCapacity below what is placed is taken: the free quantity goes below zero and
+//     the node is over-committed, as quota lets usage stand above a lowered quota. Place
+//     puts no pod that asks for the short resource there (pods that ask none of it may
+//     still go), Apply refuses more of it, and the host, which knows the workloads, names
+//     the ones that no longer fit and gives their pods back. Nodes and Free report the
+//     negative quantity, and NewCluster takes it back when the node gives its Capacity.
+//   - Remove refuses to give back more of a node than the applied placements hold: a
+//     placement that was never applied would make capacity out of nothing.
+//   - Every node counts its pods, whether or not it limits its slots, so that a slot
+//     limit set later counts the pods already there. On a resource offered without limit
+//     (Unlimited capacity) what is placed is counted but not reported: its free quantity
+//     stays Unlimited, and NewCluster of the cluster's Nodes starts such a node empty.
 //
 // # From a gang to a request, and back
 //
