@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/poolgate/poolgate/gang"
+	"github.com/poolgate/poolgate/internal/sat"
 	"github.com/poolgate/poolgate/internal/wire"
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
@@ -29,8 +30,9 @@ var (
 const gateMagic = "poolgate/admission.Gate\x00"
 
 // MarshalBinary encodes the gate's whole state (SPEC §10): its quota tree (quotas,
-// limits, weights), how workload names route to queues, the strategies, the cluster's
-// levels and nodes with their free capacity, the running workloads with their
+// limits, weights), how workload names route to queues, the strategies, whether fair
+// sharing is on, the cluster's levels and nodes with their labels, capacity, free
+// capacity and cordons, the running workloads with their
 // admission times and placements, and the pending workloads with their submit times —
 // gangs as their PodGroup specs (gang.Tree.SpecJSON) and per-pod requests.
 //
@@ -76,7 +78,8 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 		w.String(n)
 		w.Uint(uint64(g.strategies[n]))
 	}
-	writeCluster(w, g.cluster)
+	w.Bool(g.fair)
+	writeCluster(w, g.cluster, g.running)
 
 	ids := slices.Sorted(maps.Keys(g.running))
 	pending := g.pending
@@ -181,7 +184,9 @@ func readGate(r *wire.Reader) (*Gate, error) {
 			r.Fail("queue " + strconv.Quote(name) + " has strategy " + strategies[name].String())
 		}
 	}
-	o.Cluster = readCluster(r)
+	o.FairSharing = r.Bool()
+	var lowered map[string]topology.Resources
+	o.Cluster, lowered = readCluster(r)
 	if r.Err() != nil {
 		return nil, r.Err()
 	}
@@ -220,13 +225,29 @@ func readGate(r *wire.Reader) (*Gate, error) {
 			return nil, r.Err()
 		}
 	}
-	if g.guarded != nil {
-		var low []topology.Footprint
+	if g.cluster != nil {
+		// Place the running work again, and take back the capacity of nodes that had
+		// less than it holds.
+		var feet, low []topology.Footprint
 		for _, rec := range g.running {
-			if rec.w.Priority == quota.Low && !rec.foot.IsZero() {
-				low = append(low, rec.foot)
+			if !rec.foot.IsZero() {
+				feet = append(feet, rec.foot)
+				if rec.w.Priority == quota.Low {
+					low = append(low, rec.foot)
+				}
 			}
 		}
+		if err := g.cluster.ApplyFootprints(feet); err != nil {
+			r.Fail(err.Error())
+			return nil, r.Err()
+		}
+		for _, name := range slices.Sorted(maps.Keys(lowered)) {
+			if err := g.cluster.SetCapacity(name, lowered[name]); err != nil {
+				r.Fail(err.Error())
+				return nil, r.Err()
+			}
+		}
+		g.guarded = g.cluster.Clone()
 		if err := g.guarded.RemoveFootprints(low); err != nil {
 			r.Fail(err.Error())
 			return nil, r.Err()
@@ -251,8 +272,9 @@ func readGate(r *wire.Reader) (*Gate, error) {
 }
 
 // restoreRunning records w as running since admitted, as AddRunning does, except that
-// the tree's usage and the cluster's free capacity, read from the snapshot, already
-// count it: its charge is added to charged, which readGate compares with the tree. rec
+// the tree's usage, read from the snapshot, already counts it, and its placement is
+// compiled but not yet applied (readGate applies them all at once): its charge is added
+// to charged, which readGate compares with the tree. rec
 // is w resolved, when the snapshot's gang table resolved it already.
 func (g *Gate) restoreRunning(w Workload, rec *record, admitted time.Time, placement *topology.Placement, charged []quota.Quantity) error {
 	k, err := g.restoreRecord(w, rec)
@@ -362,13 +384,29 @@ func readResources(r *wire.Reader) topology.Resources {
 	return out
 }
 
-func writeCluster(w *wire.Writer, c *topology.Cluster) {
+// writeCluster writes the cluster's levels and nodes, each with its labels, capacity and
+// cordon, and its free capacity as it would be without the gate's running work: what
+// the host placed itself. Restore places the running work again (readGate), so that the
+// restored cluster counts the pods of each placement as this one does, also on nodes
+// that do not limit their slots and report no pod count. A node whose capacity dropped
+// below what runs on it also carries its shortfall, the amount by which its free
+// capacity is below zero, so that the running work can be placed on it again.
+func writeCluster(w *wire.Writer, c *topology.Cluster, running map[WorkloadID]*record) {
 	w.Bool(c != nil)
 	if c == nil {
 		return
 	}
 	writeStrings(w, c.Levels())
-	nodes := c.Nodes()
+	base := c.Clone()
+	var feet []topology.Footprint
+	for _, r := range running {
+		if !r.foot.IsZero() {
+			feet = append(feet, r.foot)
+		}
+	}
+	// The footprints were applied to c, so they can be given back to its clone.
+	_ = base.RemoveFootprints(feet)
+	nodes := base.Nodes()
 	w.Uint(uint64(len(nodes)))
 	for _, n := range nodes {
 		w.String(n.Name)
@@ -379,15 +417,32 @@ func writeCluster(w *wire.Writer, c *topology.Cluster) {
 			w.String(n.Labels[k])
 		}
 		writeResources(w, n.Free)
+		writeResources(w, n.Capacity)
+		w.Bool(n.Cordoned)
+		free, _ := c.Free(n.Name)
+		var short topology.Resources
+		for r, q := range free {
+			if q < 0 {
+				if short == nil {
+					short = topology.Resources{}
+				}
+				short[r] = -q
+			}
+		}
+		writeResources(w, short)
 	}
 }
 
-func readCluster(r *wire.Reader) *topology.Cluster {
+// readCluster reads what writeCluster wrote: the cluster without the gate's running
+// work, each node's capacity raised by its shortfall (the caller lowers it again once
+// the running work is placed), and the nodes that have a shortfall.
+func readCluster(r *wire.Reader) (*topology.Cluster, map[string]topology.Resources) {
 	if !r.Bool() {
-		return nil
+		return nil, nil
 	}
 	levels := readStrings(r)
 	nodes := make([]topology.Node, r.Len(3))
+	var lowered map[string]topology.Resources
 	for i := range nodes {
 		n := &nodes[i]
 		n.Name = r.String()
@@ -399,16 +454,38 @@ func readCluster(r *wire.Reader) *topology.Cluster {
 			}
 		}
 		n.Free = readResources(r)
+		n.Capacity = readResources(r)
+		n.Cordoned = r.Bool()
+		short := readResources(r)
+		if len(short) == 0 {
+			continue
+		}
+		if lowered == nil {
+			lowered = map[string]topology.Resources{}
+		}
+		lowered[n.Name] = maps.Clone(n.Capacity)
+		for res, q := range short {
+			if q <= 0 {
+				r.Fail("node " + strconv.Quote(n.Name) + " falls short of " + res + " by " + strconv.FormatInt(q, 10))
+				return nil, nil
+			}
+			if _, ok := n.Capacity[res]; ok {
+				n.Capacity[res] = sat.Add(n.Capacity[res], q)
+			}
+			if _, ok := n.Free[res]; ok {
+				n.Free[res] = sat.Add(n.Free[res], q)
+			}
+		}
 	}
 	if r.Err() != nil {
-		return nil
+		return nil, nil
 	}
 	c, err := topology.NewCluster(levels, nodes)
 	if err != nil {
 		r.Fail("the cluster is not valid: " + err.Error())
-		return nil
+		return nil, nil
 	}
-	return c
+	return c, lowered
 }
 
 // writeTime writes t as seconds and nanoseconds since the epoch and its zone: UTC, or a

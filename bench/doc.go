@@ -20,17 +20,16 @@
 //     topology-aware scheduling benchmark shapes (BenchmarkTASFlavorAssignment and
 //     BenchmarkTASFlavorSnapshot) built with poolgate's API, sub-benchmarks named as
 //     Kueue's: Place of a rack-preferring group on empty and fragmented clusters of 100
-//     to 2,500 nodes, and the per-cycle copy (Clone) and build (NewCluster) of the
-//     cluster. Their baseline is Kueue itself, run on the same machine in the same
-//     sitting (README.md).
+//     to 2,500 nodes and, with every pod selecting one GPU model that half of the racks
+//     have, on the empty ones (TASAssignmentSelector), and the per-cycle copy (Clone)
+//     and build (NewCluster) of the cluster. Their baseline is Kueue itself, run on the
+//     same machine in the same sitting: bench/peers/kueue/run.sh -f
+//     tas,tas-greedy,tas-fragmented,tas-selector runs the two back to back (README.md).
 //   - ScaleQueues, ScaleDepth, ScaleResources, ScalePods, ScaleSubGroups: cost against
 //     one size at a time (Place is the scale in nodes).
 //   - MemoryQueues, MemoryNodes, MemoryWorkloads: live heap per queue, node and
 //     workload (the bytes/queue, bytes/node and bytes/workload metrics), measured with
 //     runtime.MemStats after a collection; ns/op is the time to build them.
-//   - KueueTAS: topology.Cluster.Place of the requests of Kueue's own TAS benchmark on
-//     its nodes (100 to 2,500). Its baseline is Kueue itself, in another module:
-//     bench/peers/kueue/run.sh -f tas runs the two back to back.
 //
 // Each benchmark's last name element is its variant: the measured path (tree, gate,
 // place, minrequest; tree, gate, cluster, running, pending for memory) and its

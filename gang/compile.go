@@ -2,6 +2,7 @@ package gang
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -54,6 +55,9 @@ type node struct {
 	k    int32 // required children (K); 0 for a leaf
 	kSet bool  // minSubGroup was given, rather than "all children"
 	cons int32 // the constraint of this node's own scope, or -1
+	// selector is a leaf's node selector, values sorted and without repeats; nil when
+	// it has none. Inner nodes have none (Validate rejects one).
+	selector map[string][]string
 }
 
 // Node describes one node of a Tree. It is a copy: changing it changes nothing.
@@ -151,12 +155,16 @@ func layout(spec Spec, st *structure) *Tree {
 			t.byName[sg.Name] = i
 			if len(kids) == 0 {
 				nd.min = int64(deref(sg.MinMember))
+				nd.selector = canonSelector(sg.NodeSelector)
 			}
 			nd.k, nd.kSet = required(sg.MinSubGroup, len(kids))
 		} else {
 			nd.min = int64(max(0, deref(spec.MinMember)))
 			if len(kids) == 0 && spec.MinMember == nil {
 				nd.min = 1 // a PodGroup without SubGroups or minMember is one pod, as in KAI
+			}
+			if len(kids) == 0 {
+				nd.selector = canonSelector(spec.NodeSelector)
 			}
 			nd.k, nd.kSet = required(spec.MinSubGroup, len(kids))
 		}
@@ -303,6 +311,31 @@ func (t *Tree) Children(i int) []int {
 	out := make([]int, 0, nd.kidHi-nd.kidLo)
 	for _, c := range t.kids[nd.kidLo:nd.kidHi] {
 		out = append(out, int(c))
+	}
+	return out
+}
+
+// NodeSelector returns the node selector of node i, a leaf: label key → the values a
+// node may carry, each set sorted and without repeats. It returns nil for a leaf
+// without one, an inner node or an i out of range. The map is a fresh copy.
+func (t *Tree) NodeSelector(i int) map[string][]string {
+	if i < 0 || i >= t.Len() {
+		return nil
+	}
+	return canonSelector(t.nodes[i].selector)
+}
+
+// canonSelector returns a copy of sel with each value set sorted and without repeats,
+// or nil when sel has no keys.
+func canonSelector(sel map[string][]string) map[string][]string {
+	if len(sel) == 0 {
+		return nil
+	}
+	out := make(map[string][]string, len(sel))
+	for k, vs := range sel {
+		vs = slices.Clone(vs)
+		slices.Sort(vs)
+		out[k] = slices.Compact(vs)
 	}
 	return out
 }

@@ -81,6 +81,14 @@
 //     limit of elasticity. A child whose missing pods are not all pending is passed
 //     over; when no choice completes the PodGroup the step is StepBlocked. Pods for
 //     the PodGroup's floor come from pending pods in leaf order.
+//   - Node selectors (SPEC §9, a poolgate extension: KAI puts selectors on pods) go on
+//     leaf SubGroups as nodeSelector: label key → the values accepted. A PodGroup
+//     without SubGroups is its own single leaf, so it takes one too, as spec.nodeSelector;
+//     a PodGroup with SubGroups or a mid-level SubGroup taking one is an error
+//     (ErrSelectorOnInner), as is a key without a name or without values
+//     (ErrEmptySelector). nodeSelector: {} and null are "none". gang only carries a
+//     selector: Tree.NodeSelector gives it with each value set sorted and without
+//     repeats, and topology matches nodes against it.
 //   - Counts and requests are int64 and checked: negative values are errors; sums of
 //     pods saturate; a request total that would leave the int64 range is an error.
 package gang

@@ -25,6 +25,8 @@ func FuzzSpec(f *testing.F) {
 		    "subGroupSets": [{"subGroups": ["a", "b"], "constraint": {"preferredTopologyLevel": "zone"}}, {"subGroups": ["b"]}]}}`,
 		`{"topologyConstraint": {"topology": "t"}, "topologyConstraints": {"global": {"requiredTopologyLevel": "zone"}}, "minMember": 1}`,
 		`{"minMember": "1"}`, `[]`, `null`, `{"subGroups": [null]}`, `{`,
+		`{"minMember": 2, "nodeSelector": {"model": ["V100M16", "V100M32"]}}`,
+		`{"nodeSelector": {"model": ["A"]}, "subGroups": [{"name": "p", "nodeSelector": {"zone": []}}, {"name": "a", "parent": "p", "minMember": 1, "nodeSelector": {"model": ["A", "A"], "": ["x"]}}]}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -59,6 +59,9 @@ func decodeSpec(raw json.RawMessage, path string, s *Spec) error {
 		}
 		s.TopologyConstraints = &tc
 	}
+	if s.NodeSelector, err = decodeSelector(fields, path); err != nil {
+		return err
+	}
 	items, err := decodeArray(fields, path, "subGroups")
 	if err != nil {
 		return err
@@ -94,8 +97,52 @@ func decodeSubGroup(raw json.RawMessage, path string, sg *SubGroup) error {
 	if sg.MinSubGroup, err = decodeInt32(fields, path, "minSubGroup"); err != nil {
 		return err
 	}
-	sg.TopologyConstraint, err = decodeConstraintField(fields, path, "topologyConstraint")
+	if sg.TopologyConstraint, err = decodeConstraintField(fields, path, "topologyConstraint"); err != nil {
+		return err
+	}
+	sg.NodeSelector, err = decodeSelector(fields, path)
 	return err
+}
+
+// decodeSelector decodes a nodeSelector: an object of label keys, each with an array of
+// strings. Absent, null and {} are all "no selector" (nil), as omitempty writes it back;
+// a key whose value is null keeps a nil value set, which Validate rejects as empty.
+func decodeSelector(fields map[string]json.RawMessage, path string) (map[string][]string, error) {
+	raw, ok := fields["nodeSelector"]
+	if !ok || isNull(raw) {
+		return nil, nil
+	}
+	path += ".nodeSelector"
+	m, err := decodeObject(raw, path)
+	if err != nil || len(m) == 0 {
+		return nil, err
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // decode errors must not depend on map order
+	out := make(map[string][]string, len(m))
+	for _, k := range keys {
+		field := fmt.Sprintf("%s[%q]", path, k)
+		var vals []json.RawMessage
+		if err := json.Unmarshal(m[k], &vals); err != nil {
+			return nil, typeError(field, "an array of strings", m[k])
+		}
+		var set []string
+		if !isNull(m[k]) {
+			set = make([]string, 0, len(vals))
+		}
+		for j, v := range vals {
+			var s string
+			if err := json.Unmarshal(v, &s); err != nil || isNull(v) {
+				return nil, typeError(fmt.Sprintf("%s[%d]", field, j), "a string", v)
+			}
+			set = append(set, s)
+		}
+		out[k] = set
+	}
+	return out, nil
 }
 
 func decodeConstraints(raw json.RawMessage, path string, tc *TopologyConstraints) error {

@@ -51,6 +51,12 @@ const (
 	ErrConstraintConflict
 	// ErrNotLaminar: any two constrained pod sets are disjoint or nested.
 	ErrNotLaminar
+	// ErrSelectorOnInner: a node selector belongs to a leaf, the group that holds pods:
+	// a mid-level SubGroup or a PodGroup with SubGroups takes none.
+	ErrSelectorOnInner
+	// ErrEmptySelector: every key of a node selector is named and lists at least one
+	// value.
+	ErrEmptySelector
 )
 
 // The rules of warnings: legal input that is probably not what was meant.
@@ -102,6 +108,8 @@ var ruleText = [...]string{
 	ErrEmptySet:            "a SubGroupSet lists SubGroups",
 	ErrConstraintConflict:  "a scope has one topology constraint",
 	ErrNotLaminar:          "topology constraints are laminar",
+	ErrSelectorOnInner:     "node selectors are allowed on leaves only",
+	ErrEmptySelector:       "node selector keys are named and list values",
 	WarnNoEffect:           "a topology constraint without a level has no effect",
 	WarnRepeated:           "a topology constraint is given twice",
 	WarnImpliedFloor:       "the PodGroup's minMember floor is implied by its SubGroups",

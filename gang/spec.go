@@ -30,6 +30,12 @@ type Spec struct {
 
 	// SubGroups lists the SubGroups in spec order, which breaks every tie.
 	SubGroups []SubGroup `json:"subGroups,omitempty"`
+
+	// NodeSelector restricts the pods of a PodGroup without SubGroups, its single leaf,
+	// to the nodes whose labels match (see SubGroup.NodeSelector). It is a poolgate
+	// extension and is not allowed on a PodGroup with SubGroups: selectors belong to
+	// the leaves that hold pods.
+	NodeSelector map[string][]string `json:"nodeSelector,omitempty"`
 }
 
 // SubGroup is one node of the PodGroup's tree. Pods belong to leaf SubGroups only.
@@ -52,6 +58,13 @@ type SubGroup struct {
 
 	// TopologyConstraint is KAI's constraint on the pods of this SubGroup's subtree.
 	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
+
+	// NodeSelector restricts the pods of a leaf SubGroup to the nodes whose labels
+	// match: label key → the values accepted, several keys ANDed, values compared
+	// exactly. A node without one of the keys does not match. It is a poolgate
+	// extension (KAI puts node selectors on pods), allowed on leaves only, and every
+	// key needs at least one value. Absent or empty, every node matches.
+	NodeSelector map[string][]string `json:"nodeSelector,omitempty"`
 }
 
 // TopologyConstraint asks for the constrained pods to share a topology domain. Level

@@ -33,7 +33,8 @@ func (r Result) Err() error {
 //  5. leaf and mid-level rules: a leaf needs minMember ≥ 1 and takes no minSubGroup, a
 //     mid-level SubGroup takes no minMember, a PodGroup without SubGroups takes no
 //     minSubGroup and, when it gives a minMember, one of at least 1 (absent, the gang
-//     is one pod, as in KAI);
+//     is one pod, as in KAI); a node selector is only on a leaf (a PodGroup without
+//     SubGroups is one), and each of its keys is named and lists at least one value;
 //  6. 1 ≤ minSubGroup ≤ number of direct child SubGroups;
 //  7. each SubGroup is listed in at most one SubGroupSet;
 //  8. names in topology constraints exist, and a scope's constraint is given once;
@@ -44,7 +45,7 @@ func (r Result) Err() error {
 // Every rule a node breaks is reported, one error each: a leaf with minSubGroup and no
 // minMember breaks two rules of group 5 and gets two errors, and a leaf that sets both
 // fields breaks rules 4 and 5. One node's errors within a group come in field order,
-// minMember before minSubGroup. Only problems that are not defined on a broken
+// minMember before minSubGroup before nodeSelector (its keys in byte order). Only problems that are not defined on a broken
 // structure are left out: a SubGroup in a parent cycle is not checked by rules 5 and 6
 // (it has no place in a tree), and two SubGroupSets that list the same SubGroup are not
 // checked against each other by rule 9. Each FieldError's Rule names the rule it
@@ -230,6 +231,7 @@ func checkCounts(spec Spec, st *structure, p *problems) {
 	if !hasSubGroups && spec.MinSubGroup != nil {
 		p.errorf(ErrLeafMinSubGroup, "spec.minSubGroup", "minSubGroup (%d) is not allowed on a PodGroup without SubGroups", *spec.MinSubGroup)
 	}
+	checkSelector(p, "spec", "the PodGroup", spec.NodeSelector, hasSubGroups)
 	for i, sg := range spec.SubGroups {
 		if st.inCycle[i] {
 			continue
@@ -239,6 +241,7 @@ func checkCounts(spec Spec, st *structure, p *problems) {
 				p.errorf(ErrMidMinMember, sgPath(i)+".minMember", "minMember (%d) is not allowed on mid-level SubGroup %q (%d child SubGroups); use minSubGroup to count child SubGroups",
 					*sg.MinMember, sg.Name, kids)
 			}
+			checkSelector(p, sgPath(i), fmt.Sprintf("SubGroup %q", sg.Name), sg.NodeSelector, true)
 			continue
 		}
 		switch {
@@ -250,6 +253,7 @@ func checkCounts(spec Spec, st *structure, p *problems) {
 		if sg.MinSubGroup != nil {
 			p.errorf(ErrLeafMinSubGroup, sgPath(i)+".minSubGroup", "minSubGroup is not allowed on leaf SubGroup %q: it has no child SubGroups", sg.Name)
 		}
+		checkSelector(p, sgPath(i), fmt.Sprintf("SubGroup %q", sg.Name), sg.NodeSelector, false)
 	}
 
 	if hasSubGroups && spec.MinSubGroup != nil {
@@ -271,6 +275,31 @@ func checkCounts(spec Spec, st *structure, p *problems) {
 			p.errorf(ErrMinSubGroupBelowOne, sgPath(i)+".minSubGroup", "minSubGroup (%d) of SubGroup %q must be at least 1", k, sg.Name)
 		case int(k) > kids:
 			p.errorf(ErrMinSubGroupExceeds, sgPath(i)+".minSubGroup", "minSubGroup (%d) of SubGroup %q exceeds the number of direct child SubGroups (%d)", k, sg.Name, kids)
+		}
+	}
+}
+
+// checkSelector checks a node's selector: only a leaf takes one (inner reports that the
+// node has child SubGroups), and every key is named and lists a value.
+func checkSelector(p *problems, path, who string, sel map[string][]string, inner bool) {
+	if len(sel) == 0 {
+		return
+	}
+	path += ".nodeSelector"
+	if inner {
+		p.errorf(ErrSelectorOnInner, path, "%s has child SubGroups; a node selector belongs on the leaves that hold pods", who)
+	}
+	keys := make([]string, 0, len(sel))
+	for k := range sel {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch {
+		case k == "":
+			p.errorf(ErrEmptySelector, path+`[""]`, "node selector of %s has a key without a name", who)
+		case len(sel[k]) == 0:
+			p.errorf(ErrEmptySelector, fmt.Sprintf("%s[%q]", path, k), "node selector of %s lists no value for %q; give at least one", who, k)
 		}
 	}
 }

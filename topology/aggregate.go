@@ -12,17 +12,20 @@ import (
 // domain of its level or no node could hold before it counts anything, and as the free
 // units that best fit compares for a constraint with several shapes.
 //
-// change keeps them in step with every change of the free capacity. Invariants, for every
-// internal level l, domain d and resource column j:
+// They count only the nodes placement may use (usable: inside the topology), each with
+// what it has free, never less than nothing. update keeps them in step with every change
+// of the free capacity. Invariants, for every internal level l, domain d and resource
+// column j:
 //
-//   - sums[l][d*nr+j] = Σ over the domain's nodes of min(free, clamp), where clamp =
+//   - sums[l][d*nr+j] = Σ over the domain's nodes of avail(i, j), the node's free
+//     quantity clamped to [0, clamp] (0 for a node placement never uses), where clamp =
 //     Unlimited/4/nodes, so no sum can overflow; a level whose domains hold one node each
-//     (single[l], usually the hostname level) stores nothing and reads the node's free;
+//     (single[l], usually the hostname level) stores nothing and reads the node's;
 //   - dmax[l] (levels below the topology level that store sums) holds, per column, a max
-//     tree over the level's domains of those sums; nmax the same over every node's raw
-//     free quantity, a leaf per chunk of nodeChunk nodes (a leaf per node would cost
-//     more memory than the rest of the cluster's state for what it is used for, the
-//     largest free quantity of any node).
+//     tree over the level's domains of those sums; nmax the same over every node's
+//     unclamped free quantity (0 for a node placement never uses), a leaf per chunk of
+//     nodeChunk nodes (a leaf per node would cost more memory than the rest of the
+//     cluster's state for what it is used for, the largest free quantity of any node).
 //
 // All slices are copy on write (cow), so Clone shares them.
 type aggregates struct {
@@ -46,6 +49,25 @@ func treeSize(n int) int {
 	return 1 << bits.Len(uint(n-1))
 }
 
+// usable reports whether placement may put pods on node i: whether it is inside the
+// topology (SPEC §9: a node missing a level is used by no pod), and neither removed nor
+// cordoned.
+func (c *Cluster) usable(i int32) bool {
+	return int(i) < c.inTopo && c.flags.s[i]&(flagGone|flagCordoned) == 0
+}
+
+// raw returns what node i offers placement of column j: its free quantity, never below
+// 0, and 0 on a node placement never uses.
+func (c *Cluster) raw(i int32, j int) int64 {
+	if !c.usable(i) {
+		return 0
+	}
+	return max(0, c.free[int(i)*len(c.res)+j])
+}
+
+// avail returns raw(i, j) clamped as the sums hold it.
+func (c *Cluster) avail(i int32, j int) int64 { return min(c.raw(i, j), c.agg.clamp) }
+
 // buildAggregates computes the aggregates from scratch; NewCluster calls it once.
 func (c *Cluster) buildAggregates() {
 	n, nr := len(c.names), len(c.res)
@@ -65,8 +87,8 @@ func (c *Cluster) buildAggregates() {
 		for d := range lv.count() {
 			row := s[d*nr : (d+1)*nr]
 			for i := lv.start[d]; i < lv.start[d+1]; i++ {
-				for j, q := range c.free[int(i)*nr : (int(i)+1)*nr] {
-					row[j] += min(q, a.clamp)
+				for j := range row {
+					row[j] += c.avail(i, j)
 				}
 			}
 		}
@@ -88,20 +110,19 @@ func (c *Cluster) buildAggregates() {
 	for j := range nr {
 		for i := range n {
 			x := j*2*p + p + i/nodeChunk
-			t[x] = max(t[x], c.free[i*nr+j])
+			t[x] = max(t[x], c.raw(int32(i), j))
 		}
 		fixTree(t[j*2*p:(j+1)*2*p], p)
 	}
 	a.nmax, a.nsize = newCow(t), p
 }
 
-// chunkMax returns the largest free quantity of column j on the nodes of node i's chunk.
+// chunkMax returns the largest raw quantity of column j on the nodes of node i's chunk.
 func (c *Cluster) chunkMax(i int32, j int) int64 {
-	nr := len(c.res)
 	lo := int(i) / nodeChunk * nodeChunk
 	var m int64
 	for x := lo; x < min(lo+nodeChunk, len(c.names)); x++ {
-		m = max(m, c.free[x*nr+j])
+		m = max(m, c.raw(int32(x), j))
 	}
 	return m
 }
@@ -128,12 +149,30 @@ func setTree(t []int64, p, i int, v int64) {
 	}
 }
 
-// change adds sign × use to the free capacity of the nodes (saturating on Unlimited) and
-// keeps the aggregates and the cached shape counts in step. Every change to the free
-// capacity goes through it. The nodes come in node order, so the nodes of a domain are
-// consecutive: each domain's sums and tree entries are updated once, however many of its
-// nodes change.
+// change adds sign × use to the free capacity of the nodes, and takes it from what the
+// placements applied hold (both saturating on Unlimited), through update.
 func (c *Cluster) change(use []nodeUse, sign int64) {
+	nr := len(c.res)
+	c.update(len(use), func(x int) int32 { return use[x].node }, func(x int, i int32) {
+		free, used := c.free[int(i)*nr:(int(i)+1)*nr], c.used[int(i)*nr:(int(i)+1)*nr]
+		for j, q := range use[x].vec {
+			free[j] = sat.Add(free[j], sign*q)
+			if sign < 0 {
+				used[j] = sat.Add(used[j], q)
+			} else {
+				used[j] = sat.Sub(used[j], q)
+			}
+		}
+	})
+}
+
+// update changes n nodes, at(0) … at(n-1) in node order and each once, with mutate,
+// which may change their free capacity or whether placement may use them, and keeps the
+// aggregates and the cached shape counts in step. Every change to what placement reads
+// of a node goes through it. Each node's contribution is taken before and after mutate;
+// since the nodes of a domain are consecutive, each domain's sums and tree entries are
+// updated once, however many of its nodes change.
+func (c *Cluster) update(n int, at func(x int) int32, mutate func(x int, i int32)) {
 	nr := len(c.res)
 	a := &c.agg
 	shapes := c.shapes.entries
@@ -145,11 +184,12 @@ func (c *Cluster) change(use []nodeUse, sign int64) {
 	}
 	width := nr + len(shapes)
 	pending := make([]pend, len(c.lv))
-	buf := make([]int64, len(c.lv)*width+width)
+	buf := make([]int64, len(c.lv)*width+width+2*nr)
 	for l := range pending {
 		pending[l] = pend{d: -1, delta: buf[l*width : (l+1)*width]}
 	}
-	node := buf[len(c.lv)*width:] // the current node's own deltas
+	node := buf[len(c.lv)*width : len(c.lv)*width+width] // the current node's own deltas
+	before := buf[len(c.lv)*width+width:]                // its raw quantities before mutate
 	flush := func(l int) {
 		p := &pending[l]
 		if p.d < 0 {
@@ -159,27 +199,29 @@ func (c *Cluster) change(use []nodeUse, sign int64) {
 		clear(p.delta)
 		p.d = -1
 	}
-	for _, u := range use {
-		i := u.node
-		row := c.free[int(i)*nr : (int(i)+1)*nr]
+	for x := range n {
+		i := at(x)
+		for j := range nr {
+			before[j] = c.raw(i, j)
+		}
+		mutate(x, i)
 		clear(node)
-		for j, q := range u.vec {
-			v := sat.Add(row[j], sign*q)
-			if v == row[j] {
+		for j := range nr {
+			after := c.raw(i, j)
+			if after == before[j] {
 				continue
 			}
-			node[j] = min(v, a.clamp) - min(row[j], a.clamp)
-			row[j] = v
+			node[j] = min(after, a.clamp) - min(before[j], a.clamp)
 			setTree(a.nmax.own()[j*2*a.nsize:(j+1)*2*a.nsize], a.nsize, int(i)/nodeChunk, c.chunkMax(i, j))
 		}
-		for x, e := range shapes {
+		for s, e := range shapes {
 			old := e.cnt.s[i]
-			now := int32(nodeFit(row, &kind{vec: e.vec}, maxPods))
+			now := e.countAt(c, i)
 			if now == old {
 				continue
 			}
 			e.cnt.own()[i] = now
-			node[nr+x] = int64(now - old)
+			node[nr+s] = int64(now - old)
 			if t := e.byNode; t != nil {
 				if old > 0 {
 					t.Delete(nodeItem{old, i})
@@ -199,8 +241,8 @@ func (c *Cluster) change(use []nodeUse, sign int64) {
 				flush(l)
 				p.d = d
 			}
-			for x, v := range node {
-				p.delta[x] += v
+			for col, v := range node {
+				p.delta[col] += v
 			}
 		})
 	}
@@ -272,11 +314,10 @@ func (c *Cluster) eachDomain(i int32, fn func(l int, d int32)) {
 // units returns the free quantity of column j in domain (l, d), each node's quantity
 // clamped as in the sums.
 func (c *Cluster) units(j, l int, d int32) int64 {
-	a := &c.agg
-	if a.single[l] {
-		return min(c.free[int(c.lv[l].start[d])*len(c.res)+j], a.clamp)
+	if c.agg.single[l] {
+		return c.avail(c.lv[l].start[d], j)
 	}
-	return a.sums[l].s[int(d)*len(c.res)+j]
+	return c.agg.sums[l].s[int(d)*len(c.res)+j]
 }
 
 // levelBound returns an upper bound on the free quantity of column j in any one domain of
@@ -299,7 +340,7 @@ func (c *Cluster) levelBound(l, j int) int64 {
 	return m
 }
 
-// nodeBound returns the largest free quantity of column j on any node.
+// nodeBound returns the largest free quantity of column j on any node placement may use.
 func (c *Cluster) nodeBound(j int) int64 {
 	return c.agg.nmax.s[j*2*c.agg.nsize+1]
 }

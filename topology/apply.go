@@ -9,8 +9,9 @@ import (
 )
 
 // Apply takes the placement's pods off the free capacity of their nodes. It checks the
-// whole placement first and changes nothing when it fails: an unknown node, an invalid
-// count or shape, or pods that no longer fit (the cluster changed since Place).
+// whole placement first and changes nothing when it fails: an unknown or removed node,
+// an invalid count or shape, or pods that no longer fit (the cluster changed since
+// Place). A cordoned node takes it: it is how a host restores the work it runs.
 func (c *Cluster) Apply(p Placement) error {
 	use, err := c.usage(p)
 	if err != nil {
@@ -36,7 +37,8 @@ func (c *Cluster) take(use []nodeUse, field string) error {
 	nr := len(c.res)
 	for _, u := range use {
 		for j, q := range u.vec {
-			if f := c.free[int(u.node)*nr+j]; f != Unlimited && q > f {
+			// A node over-committed on a resource still takes pods that ask none of it.
+			if f := c.free[int(u.node)*nr+j]; q > 0 && f != Unlimited && q > f {
 				return placementErr(field, fmt.Sprintf("%q", c.names[u.node]),
 					fmt.Sprintf("needs %d %s but %d are free", q, c.res[j], f))
 			}
@@ -48,8 +50,10 @@ func (c *Cluster) take(use []nodeUse, field string) error {
 
 // Remove gives the placement's pods back to the free capacity of their nodes, undoing
 // Apply: Apply then Remove restores the free capacity exactly. It checks the whole
-// placement first and changes nothing when it fails. It cannot tell whether p was applied;
-// removing a placement that was not adds capacity that does not exist.
+// placement first and changes nothing when it fails, and refuses to give back more of a
+// node than the placements applied to it hold: a placement that was not applied.
+// Give back the pods on a node before removing the node (RemoveNode): a placement that
+// names a removed node is refused, its pods there gone with the node.
 func (c *Cluster) Remove(p Placement) error {
 	use, err := c.usage(p)
 	if err != nil {
@@ -69,14 +73,16 @@ func (c *Cluster) RemoveAll(ps []Placement) error {
 	return c.give(use, "placements")
 }
 
-// give checks that giving use back overflows no free quantity, and gives it back.
+// give checks that the nodes hold what use gives back, and gives it back. Free plus what
+// is placed is the capacity, so what is given back cannot overflow the free quantity.
 func (c *Cluster) give(use []nodeUse, field string) error {
 	nr := len(c.res)
 	for _, u := range use {
 		for j, q := range u.vec {
-			if _, ok := sat.AddChecked(c.free[int(u.node)*nr+j], q); !ok && c.free[int(u.node)*nr+j] != Unlimited {
+			x := int(u.node)*nr + j
+			if used := c.used[x]; used != Unlimited && q > used {
 				return placementErr(field, fmt.Sprintf("%q", c.names[u.node]),
-					fmt.Sprintf("giving back %d %s would overflow the free quantity", q, c.res[j]))
+					fmt.Sprintf("gives back %d %s but the placements applied hold %d", q, c.res[j], used))
 			}
 		}
 	}
@@ -116,6 +122,9 @@ func (c *Cluster) usage(ps ...Placement) ([]nodeUse, error) {
 			if !ok {
 				return nil, placementErr(field(i)+".node", fmt.Sprintf("%q", a.Node), "no such node")
 			}
+			if c.gone(n) {
+				return nil, placementErr(field(i)+".node", fmt.Sprintf("%q", a.Node), "the node was removed")
+			}
 			if a.Pods < 0 || a.Elastic < 0 || a.Elastic > a.Pods {
 				return nil, placementErr(field(i)+".pods", fmt.Sprintf("%d (elastic %d)", a.Pods, a.Elastic), "pods must not be negative and elastic pods are part of them")
 			}
@@ -140,12 +149,10 @@ func (c *Cluster) usage(ps ...Placement) ([]nodeUse, error) {
 				if !ok {
 					return nil, placementErr(fmt.Sprintf("%s.shape[%q]", field(i), name), fmt.Sprint(q), "no node has this resource")
 				}
-				if !addUse(u, col, a.Pods, q) {
-					return nil, placementErr(field(i), fmt.Sprintf("%d × %d %s", a.Pods, q, name), "the total would overflow")
-				}
+				addUse(u, col, a.Pods, q)
 			}
-			if c.slots >= 0 && !addUse(u, c.slots, a.Pods, 1) {
-				return nil, placementErr(field(i), fmt.Sprintf("%d × %d %s", a.Pods, 1, Pods), "the total would overflow")
+			if c.slots >= 0 {
+				addUse(u, c.slots, a.Pods, 1)
 			}
 		}
 	}
@@ -160,11 +167,10 @@ func (c *Cluster) usage(ps ...Placement) ([]nodeUse, error) {
 // assignField names assignment i of a placement in errors.
 func assignField(i int) string { return "assignments[" + strconv.Itoa(i) + "]" }
 
-// addUse adds pods × per to u[col], and reports false when the total would overflow.
-func addUse(u []int64, col int, pods, per int64) bool {
-	x, ok := mulChecked(pods, per)
-	if ok {
-		u[col], ok = sat.AddChecked(u[col], x)
-	}
-	return ok
+// addUse adds pods × per to u[col], saturating at Unlimited. A total that reaches it
+// fits only a resource the node offers without limit, which it leaves unlimited; on any
+// other node it is more than is free, so nothing that could not be placed is applied.
+// Place saturates its own sums alike, so that Apply takes every placement it returns.
+func addUse(u []int64, col int, pods, per int64) {
+	u[col] = sat.Add(u[col], mulSat(pods, per))
 }

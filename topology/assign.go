@@ -94,14 +94,14 @@ func (s *searcher) liveFit(i int32, k int32) int64 {
 		return 0
 	}
 	kd := &s.q.kinds[k]
-	if kd.never {
+	if kd.never || !s.c.usable(i) || !s.cn.matches(k, i) {
 		return 0
 	}
 	nr := len(s.c.res)
 	row := s.c.free[int(i)*nr : (int(i)+1)*nr]
 	n := int64(maxPods)
 	for j, q := range kd.vec {
-		if q > 0 {
+		if q > 0 && row[j] != Unlimited {
 			f := row[j]
 			if off > 0 {
 				f = sat.Sub(f, s.usedBuf[int(off)-1+j])
@@ -109,7 +109,7 @@ func (s *searcher) liveFit(i int32, k int32) int64 {
 			n = min(n, f/q)
 		}
 	}
-	return n
+	return max(n, 0)
 }
 
 func (s *searcher) take(leaf, k int32, node int32, x int64, elastic bool) {

@@ -174,3 +174,97 @@ var (
 	sinkCluster *topology.Cluster
 	sinkFree    []int64
 )
+
+// BenchmarkNodeChanges: changes of one node of a 10,000-node cluster whose two cached pod
+// shapes Place keeps counts for, beside the baseline of building the cluster again from
+// its nodes (NewCluster), which is what a cluster that could not change would cost.
+//
+//   - remove: RemoveNode of a node holding 100 pods (its restore, adding it back and
+//     applying the pods again, is not timed);
+//   - readd: AddNode of that node back in its place, then RemoveNode again;
+//   - cordon: Cordon then Uncordon;
+//   - capacity: SetCapacity down below what the node holds, then back up;
+//   - add-new: AddNode of a node new to the cluster, which lays the nodes out anew (its
+//     removal, not timed, leaves a slot that the next layout drops).
+func BenchmarkNodeChanges(b *testing.B) {
+	const n = 10_000
+	setup := func(b *testing.B) (*topology.Cluster, topology.Node, topology.Placement) {
+		c := benchCluster(b, n)
+		for i := range 2 {
+			r := rackGang()
+			r.Root.Shape = topology.Resources{"gpu": int64(1 + i), "cpu": 8000}
+			if _, err := c.Place(r, topology.Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		node := c.Nodes()[n/2]
+		p := topology.Placement{Assignments: []topology.Assignment{{Group: "w", Node: node.Name, Pods: 100, Shape: topology.Resources{"cpu": 1000}}}}
+		if err := c.Apply(p); err != nil {
+			b.Fatal(err)
+		}
+		return c, node, p
+	}
+	must := func(b *testing.B, err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run(fmt.Sprintf("nodes=%d/remove", n), func(b *testing.B) {
+		c, node, p := setup(b)
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			must(b, c.RemoveNode(node.Name))
+			b.StopTimer()
+			must(b, c.AddNode(node))
+			must(b, c.Apply(p))
+			b.StartTimer()
+		}
+	})
+	b.Run(fmt.Sprintf("nodes=%d/readd", n), func(b *testing.B) {
+		c, node, _ := setup(b)
+		must(b, c.RemoveNode(node.Name))
+		b.ReportAllocs()
+		for b.Loop() {
+			must(b, c.AddNode(node))
+			must(b, c.RemoveNode(node.Name))
+		}
+	})
+	b.Run(fmt.Sprintf("nodes=%d/cordon", n), func(b *testing.B) {
+		c, node, _ := setup(b)
+		b.ReportAllocs()
+		for b.Loop() {
+			must(b, c.Cordon(node.Name))
+			must(b, c.Uncordon(node.Name))
+		}
+	})
+	b.Run(fmt.Sprintf("nodes=%d/capacity", n), func(b *testing.B) {
+		c, node, _ := setup(b)
+		low := topology.Resources{"gpu": 0, "cpu": 50_000, "memory": 1 << 40, topology.Pods: 110}
+		b.ReportAllocs()
+		for b.Loop() {
+			must(b, c.SetCapacity(node.Name, low))
+			must(b, c.SetCapacity(node.Name, node.Capacity))
+		}
+	})
+	b.Run(fmt.Sprintf("nodes=%d/add-new", n), func(b *testing.B) {
+		c, node, _ := setup(b)
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			fresh := node
+			fresh.Name = fmt.Sprintf("new-%d", i)
+			fresh.Labels = map[string]string{"zone": "z99", "block": "b999", "rack": "r9999", "hostname": fresh.Name}
+			must(b, c.AddNode(fresh))
+			b.StopTimer()
+			must(b, c.RemoveNode(fresh.Name))
+			b.StartTimer()
+		}
+	})
+	b.Run(fmt.Sprintf("nodes=%d/baseline=newcluster", n), func(b *testing.B) {
+		c, _, _ := setup(b)
+		nodes := c.Nodes()
+		b.ReportAllocs()
+		for b.Loop() {
+			sinkCluster, _ = topology.NewCluster([]string{"zone", "block", "rack", "hostname"}, nodes)
+		}
+	})
+}

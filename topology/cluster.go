@@ -7,58 +7,82 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/poolgate/poolgate/internal/sat"
 )
 
 // maxNodes bounds a cluster's nodes so that sums of per-node pod counts (each at most
 // maxPods) cannot overflow.
 const maxNodes = 1 << 24
 
-// Node describes one node of a cluster: its name, its place in the topology (a value per
-// level, keyed by level name) and its free capacity.
+// Node describes one node of a cluster: its name, its labels (among them its place in
+// the topology, a value per level), its capacity, what of it is free, and whether it is
+// cordoned.
 type Node struct {
 	// Name identifies the node; it is unique in a cluster and not empty.
 	Name string
-	// Labels maps a level name to the node's value at that level, e.g. "rack": "r1".
-	// Labels for names that are not levels are ignored. A node whose label is missing or
-	// empty for any level is outside the topology (see the package doc).
+	// Labels maps label keys to values. The keys that name levels place the node in the
+	// topology, e.g. "rack": "r1"; a node whose label is missing or empty for any level
+	// is outside the topology (see the package doc). The others are for node selectors,
+	// e.g. "model": "V100M32".
 	Labels map[string]string
 	// Free is the capacity still free on the node; Free[Pods], when present, is its count
-	// of free pod slots.
+	// of free pod slots. It is below zero, in Nodes, for a node whose capacity dropped
+	// below what is placed on it (see SetCapacity).
 	Free Resources
+	// Capacity is the node's whole capacity, what is placed on it included; nil means
+	// Free: nothing is placed yet. Given, every quantity of Free must be at most the
+	// capacity's, which may then be below zero; a resource with an Unlimited capacity
+	// has an Unlimited free quantity. Capacity[Pods], when present, is the node's pod
+	// slots. Nodes reports it.
+	Capacity Resources
+	// Cordoned nodes take no new placements: Place never uses them. What runs on them
+	// stays, and Apply still takes a placement that uses them (a host restoring the
+	// work it runs).
+	Cordoned bool
 }
 
-// Cluster is a topology (ordered levels, widest first) together with its nodes and their
-// free capacity. It places requests (Place) and keeps the free capacity up to date when
-// the host commits placements (Apply, Remove).
+// Cluster is a topology (ordered levels, widest first) together with its nodes, their
+// capacity and what of it is free. It places requests (Place), keeps the free capacity
+// up to date when the host commits placements (Apply, Remove), and follows the nodes as
+// they change (AddNode, RemoveNode, Cordon, Uncordon, SetCapacity).
 //
 // Only NewCluster makes a usable Cluster. A nil or zero Cluster has no levels, nodes or
 // domains, and Place, Fit, FromGang, Apply and Remove on it return an error matching
 // ErrInvalidCluster.
 //
-// Concurrency: the structure (levels, nodes, domains) never changes after NewCluster.
-// Read methods (Place, FromGang, Fit, Free, Nodes, Domains, Levels, Clone) may run
-// concurrently with each other; Apply and Remove must not run concurrently with any other
-// method on the same Cluster. Place fills a cache of counts per pod shape that later calls
-// reuse, under a lock of the Cluster's own. Clones share immutable structure, and the
-// aggregates and cached counts copy on write, so distinct clones may be used from
-// different goroutines without coordination.
+// Concurrency: read methods (Place, FromGang, Fit, Free, Capacity, Nodes, Domains,
+// Levels, Clone) may run concurrently with each other; Apply, Remove and the node
+// changes must not run concurrently with any other method on the same Cluster. Place
+// fills a cache of counts per pod shape that later calls reuse, under a lock of the
+// Cluster's own. Clones share the structure and the cached counts copy on write, so
+// distinct clones may be used, and changed, from different goroutines without
+// coordination.
 type Cluster struct {
 	levels   []string       // user level names, widest first
 	levelIdx map[string]int // user level name → internal level
 	res      []string       // resource names, sorted; the columns of free
 	resIdx   map[string]int
-	slots    int    // column of Pods in res, -1 when no node limits slots
-	slotted  []bool // per node: whether it was given a slot count
+	slots    int // column of Pods in res; -1 only in a zero Cluster
 
-	names   []string            // node names in internal order
-	labels  []map[string]string // per node, a copy of its labels
-	nodeIdx map[string]int32
-	inTopo  int // nodes[:inTopo] are inside the topology, sorted by path then name
+	// Nodes have slots, their indices, which never change while the structure stands:
+	// a node removed leaves its slot behind, marked gone, and one added back under its
+	// name and place takes it again. A node added anywhere else lays the structure out
+	// anew (relayout), which drops the slots of the nodes gone.
+	names   []string               // node names in slot order
+	labels  cow[map[string]string] // per slot, a copy of its labels
+	nodeIdx map[string]int32       // name → slot, gone nodes included; never changed in place
+	inTopo  int                    // slots[:inTopo] are inside the topology, sorted by path then name
+	flags   cow[uint8]             // per slot: gone, cordoned, slotted
+	layout  *layoutTag             // this structure; footprints compiled on another translate their nodes
 
-	// free holds len(res) quantities per node; the Pods column is Unlimited for a node
-	// that does not limit its slots. It changes only through change, which keeps agg
-	// and the shape indexes in step with it.
+	// free holds len(res) quantities per slot; the Pods column is Unlimited for a node
+	// that does not limit its slots. It changes only through update, which keeps agg
+	// and the shape indexes in step with it. used holds, alike, what the placements
+	// applied hold of each node (saturating at Unlimited), so that capacity = free +
+	// used whatever changes.
 	free []int64
+	used []int64
 
 	agg    aggregates  // per-domain sums and maxima of free, whatever the shape
 	shapes *shapeCache // per-shape counts that Place reuses across calls
@@ -69,6 +93,17 @@ type Cluster struct {
 	// are contiguous ranges.
 	lv []domainLevel
 }
+
+// The flags of a node's slot.
+const (
+	flagGone     uint8 = 1 << iota // removed: the slot holds no node
+	flagCordoned                   // takes no new placements
+	flagSlotted                    // was given a pod slot count
+)
+
+// layoutTag tells one layout of a cluster's nodes from another: footprints keep the
+// tag of the cluster that compiled them.
+type layoutTag struct{ _ byte }
 
 // domainLevel holds the domains of one internal level.
 type domainLevel struct {
@@ -86,7 +121,9 @@ func (l *domainLevel) count() int { return len(l.path) }
 
 // NewCluster returns a cluster with the given levels (widest first, e.g. "zone", "block",
 // "rack", "hostname") and nodes. It rejects empty or repeated level and node names, the
-// reserved level name Pods, label values that contain '/', and negative quantities.
+// reserved level name Pods, label values that contain '/', negative quantities (but
+// for the free quantities of a node that gives its capacity), and free quantities above
+// the capacity. NewCluster of a cluster's Nodes gives a cluster that places as it does.
 func NewCluster(levels []string, nodes []Node) (*Cluster, error) {
 	c := &Cluster{levelIdx: make(map[string]int, len(levels)), resIdx: map[string]int{}, slots: -1}
 	for i, l := range levels {
@@ -108,78 +145,187 @@ func NewCluster(levels []string, nodes []Node) (*Cluster, error) {
 	resSet := map[string]bool{}
 	for i, n := range nodes {
 		field := fmt.Sprintf("nodes[%d]", i)
-		if n.Name == "" {
-			return nil, clusterErr(field+".name", `""`, "a node needs a name")
+		if err := c.checkNode(field, n); err != nil {
+			return nil, err
 		}
 		if seen[n.Name] {
 			return nil, clusterErr(field+".name", fmt.Sprintf("%q", n.Name), "node names must be unique")
 		}
 		seen[n.Name] = true
-		for _, l := range levels {
-			if v := n.Labels[l]; strings.Contains(v, "/") {
-				return nil, clusterErr(fmt.Sprintf("%s.labels[%q]", field, l), fmt.Sprintf("%q", v), "a level value must not contain '/'")
-			}
+		for r := range n.Free {
+			resSet[r] = true
 		}
-		for r, q := range n.Free {
-			if r == "" {
-				return nil, clusterErr(field+".free", `""`, "a resource needs a name")
-			}
-			if q < 0 {
-				return nil, clusterErr(fmt.Sprintf("%s.free[%q]", field, r), fmt.Sprint(q), "quantities must not be negative")
-			}
+		for r := range n.Capacity {
 			resSet[r] = true
 		}
 	}
+	c.setColumns(resSet)
+	st := newStage(len(nodes), len(c.res))
+	for k, n := range nodes {
+		st.names[k] = n.Name
+		st.labels[k] = maps.Clone(n.Labels)
+		free, used := st.row(k)
+		st.flags[k] = c.rows(n, free, used)
+	}
+	c.lay(st)
+	return c, nil
+}
+
+// setColumns sets the resource columns: the resources named, and Pods, which is always
+// kept, whether or not a node limits its slots, so that the pods a node holds are
+// counted from the start: a slot limit set later, or a Remove, reads them.
+func (c *Cluster) setColumns(resSet map[string]bool) {
+	resSet[Pods] = true
+	c.res = c.res[:0]
 	for r := range resSet {
 		c.res = append(c.res, r)
 	}
 	slices.Sort(c.res)
+	c.resIdx = make(map[string]int, len(c.res))
 	for i, r := range c.res {
 		c.resIdx[r] = i
 		if r == Pods {
 			c.slots = i
 		}
 	}
+}
 
-	order, paths := c.sortNodes(nodes)
+// stage is nodes on their way into a layout, in any order: names, labels (which the
+// cluster keeps as they are), flags, and free and used rows over the cluster's columns.
+type stage struct {
+	names      []string
+	labels     []map[string]string
+	flags      []uint8
+	free, used []int64
+	nr         int
+}
+
+func newStage(n, nr int) *stage {
+	return &stage{names: make([]string, n), labels: make([]map[string]string, n), flags: make([]uint8, n),
+		free: make([]int64, n*nr), used: make([]int64, n*nr), nr: nr}
+}
+
+// row returns node k's free and used rows.
+func (st *stage) row(k int) ([]int64, []int64) {
+	return st.free[k*st.nr : (k+1)*st.nr], st.used[k*st.nr : (k+1)*st.nr]
+}
+
+// lay lays the staged nodes out: slots in order (inside the topology by path then name,
+// then outside by name), the domains, the aggregates, an empty shape cache and a new
+// layout tag.
+func (c *Cluster) lay(st *stage) {
+	order, paths := c.sortNodes(st.names, st.labels)
 	nr := len(c.res)
-	c.names = make([]string, len(order))
-	c.labels = make([]map[string]string, len(order))
-	c.nodeIdx = make(map[string]int32, len(order))
-	c.free = make([]int64, len(order)*nr)
-	c.slotted = make([]bool, len(order))
-	for i, ni := range order {
-		n := nodes[ni]
-		c.names[i] = n.Name
-		c.labels[i] = maps.Clone(n.Labels)
-		c.nodeIdx[n.Name] = int32(i)
-		row := c.free[i*nr : (i+1)*nr]
-		if c.slots >= 0 {
-			row[c.slots] = Unlimited
-			_, c.slotted[i] = n.Free[Pods]
-		}
-		for r, q := range n.Free {
-			row[c.resIdx[r]] = q
-		}
+	n := len(order)
+	c.names = make([]string, n)
+	labels := make([]map[string]string, n)
+	flags := make([]uint8, n)
+	c.nodeIdx = make(map[string]int32, n)
+	c.free = make([]int64, n*nr)
+	c.used = make([]int64, n*nr)
+	for i, k := range order {
+		c.names[i] = st.names[k]
+		labels[i] = st.labels[k]
+		flags[i] = st.flags[k]
+		c.nodeIdx[st.names[k]] = int32(i)
+		copy(c.free[i*nr:(i+1)*nr], st.free[k*nr:(k+1)*nr])
+		copy(c.used[i*nr:(i+1)*nr], st.used[k*nr:(k+1)*nr])
 	}
+	c.labels, c.flags = newCow(labels), newCow(flags)
+	c.layout = &layoutTag{}
 	c.buildDomains(order, paths)
 	c.buildAggregates()
 	c.shapes = &shapeCache{}
-	return c, nil
+}
+
+// checkNode checks a node's description: its name, its level labels and its quantities.
+func (c *Cluster) checkNode(field string, n Node) error {
+	if n.Name == "" {
+		return clusterErr(field+".name", `""`, "a node needs a name")
+	}
+	for _, l := range c.levels {
+		if v := n.Labels[l]; strings.Contains(v, "/") {
+			return clusterErr(fmt.Sprintf("%s.labels[%q]", field, l), fmt.Sprintf("%q", v), "a level value must not contain '/'")
+		}
+	}
+	if err := checkCapacity(field+".capacity", n.Capacity); err != nil {
+		return err
+	}
+	for r, q := range n.Free {
+		switch {
+		case r == "":
+			return clusterErr(field+".free", `""`, "a resource needs a name")
+		case n.Capacity == nil && q < 0:
+			return clusterErr(fmt.Sprintf("%s.free[%q]", field, r), fmt.Sprint(q), "quantities must not be negative")
+		case n.Capacity != nil && q > n.Capacity[r]:
+			return clusterErr(fmt.Sprintf("%s.free[%q]", field, r), fmt.Sprint(q), fmt.Sprintf("exceeds the capacity, %d", n.Capacity[r]))
+		case n.Capacity != nil && n.Capacity[r] == Unlimited && q != Unlimited:
+			return clusterErr(fmt.Sprintf("%s.free[%q]", field, r), fmt.Sprint(q), "an Unlimited capacity is all free: nothing placed on it is counted")
+		}
+	}
+	return nil
+}
+
+// checkCapacity checks a capacity: named resources, no negative quantity.
+func checkCapacity(field string, capacity Resources) error {
+	for r, q := range capacity {
+		switch {
+		case r == "":
+			return clusterErr(field, `""`, "a resource needs a name")
+		case q < 0:
+			return clusterErr(fmt.Sprintf("%s[%q]", field, r), fmt.Sprint(q), "quantities must not be negative")
+		}
+	}
+	return nil
+}
+
+// rows writes node n's free and used quantities into the rows given, over c's columns
+// (every resource of n is one), and returns its flags. A node given a capacity and no
+// free quantities has all of it free; one given a capacity uses what it does not list
+// as free. A node without a slot count has Unlimited slots, of which nothing is counted
+// used but the pods it takes from then on.
+func (c *Cluster) rows(n Node, free, used []int64) uint8 {
+	given := n.Free
+	if given == nil && n.Capacity != nil {
+		given = n.Capacity
+	}
+	var flags uint8
+	for j, r := range c.res {
+		q, listed := given[r]
+		capacity, capped := n.Capacity[r]
+		free[j], used[j] = q, 0
+		switch {
+		case j == c.slots && !listed && !capped:
+			free[j] = Unlimited // no slot limit
+		case n.Capacity == nil:
+		case capacity == Unlimited:
+			free[j] = Unlimited
+		default:
+			used[j] = capacity - q
+		}
+		if j == c.slots && (listed || capped) {
+			flags |= flagSlotted
+		}
+	}
+	if n.Cordoned {
+		flags |= flagCordoned
+	}
+	return flags
 }
 
 // sortNodes returns node indices: nodes inside the topology by path then name, then the
 // nodes outside it by name; and each node's path, its value per level (nil for a node
 // outside the topology). It sets c.inTopo.
-func (c *Cluster) sortNodes(nodes []Node) ([]int, [][]string) {
+func (c *Cluster) sortNodes(names []string, labels []map[string]string) ([]int, [][]string) {
 	// Each node's path is read from its labels once, not at every comparison.
-	paths := make([][]string, len(nodes)) // nil for a node outside the topology
-	values := make([]string, len(nodes)*len(c.levels))
-	for i, n := range nodes {
+	paths := make([][]string, len(names)) // nil for a node outside the topology
+	values := make([]string, len(names)*len(c.levels))
+	c.inTopo = 0
+	for i := range names {
 		p := values[i*len(c.levels) : (i+1)*len(c.levels)]
 		inside := true
 		for j, l := range c.levels {
-			if p[j] = n.Labels[l]; p[j] == "" {
+			if p[j] = labels[i][l]; p[j] == "" {
 				inside = false
 			}
 		}
@@ -188,7 +334,7 @@ func (c *Cluster) sortNodes(nodes []Node) ([]int, [][]string) {
 			c.inTopo++
 		}
 	}
-	order := make([]int, len(nodes))
+	order := make([]int, len(names))
 	for i := range order {
 		order[i] = i
 	}
@@ -203,7 +349,7 @@ func (c *Cluster) sortNodes(nodes []Node) ([]int, [][]string) {
 		if r := slices.Compare(pa, pb); r != 0 {
 			return r
 		}
-		return cmp.Compare(nodes[a].Name, nodes[b].Name)
+		return cmp.Compare(names[a], names[b])
 	})
 	return order, paths
 }
@@ -274,57 +420,99 @@ func (c *Cluster) Levels() []string {
 	return slices.Clone(c.levels)
 }
 
-// Nodes returns every node with its current free capacity: the nodes inside the topology
-// ordered by path then name, then the nodes outside it by name. The result is a copy.
+// Nodes returns every node with its labels, capacity and current free capacity, and
+// whether it is cordoned: the nodes inside the topology ordered by path then name, then
+// the nodes outside it by name. The result is a copy.
 func (c *Cluster) Nodes() []Node {
 	if c == nil {
 		return nil
 	}
-	out := make([]Node, len(c.names))
-	for i := range c.names {
-		out[i] = Node{Name: c.names[i], Labels: maps.Clone(c.labels[i]), Free: c.freeOf(int32(i))}
+	out := make([]Node, 0, len(c.names))
+	for i := range int32(len(c.names)) {
+		if c.gone(i) {
+			continue
+		}
+		out = append(out, Node{Name: c.names[i], Labels: maps.Clone(c.labels.s[i]), Free: c.freeOf(i), Capacity: c.capacityOf(i),
+			Cordoned: c.flags.s[i]&flagCordoned != 0})
 	}
 	return out
 }
 
 // Free returns the free capacity of the named node, and false when there is no such node.
-// A Pods entry appears only for nodes that limit their slots.
+// A Pods entry appears only for nodes that limit their slots. A quantity is below zero
+// when the node's capacity dropped below what is placed on it.
 func (c *Cluster) Free(node string) (Resources, bool) {
-	if c == nil {
-		return nil, false
-	}
-	i, ok := c.nodeIdx[node]
+	i, ok := c.node(node)
 	if !ok {
 		return nil, false
 	}
 	return c.freeOf(i), true
 }
 
+// Capacity returns the capacity of the named node, what is placed on it included, and
+// false when there is no such node. A Pods entry appears only for nodes that limit their
+// slots.
+func (c *Cluster) Capacity(node string) (Resources, bool) {
+	i, ok := c.node(node)
+	if !ok {
+		return nil, false
+	}
+	return c.capacityOf(i), true
+}
+
+// node returns the slot of the named node, and false when no node has that name (or it
+// was removed).
+func (c *Cluster) node(name string) (int32, bool) {
+	if c == nil || c.lv == nil {
+		return 0, false
+	}
+	i, ok := c.nodeIdx[name]
+	if !ok || c.gone(i) {
+		return 0, false
+	}
+	return i, true
+}
+
+// gone reports whether slot i's node was removed.
+func (c *Cluster) gone(i int32) bool { return c.flags.s[i]&flagGone != 0 }
+
 func (c *Cluster) freeOf(i int32) Resources {
+	return c.rowOf(i, func(j int) int64 { return c.free[int(i)*len(c.res)+j] })
+}
+
+func (c *Cluster) capacityOf(i int32) Resources {
 	nr := len(c.res)
-	r := make(Resources, nr)
-	for j, q := range c.free[int(i)*nr : (int(i)+1)*nr] {
-		if j == c.slots && !c.slotted[i] {
+	return c.rowOf(i, func(j int) int64 { return sat.Add(c.free[int(i)*nr+j], c.used[int(i)*nr+j]) })
+}
+
+// rowOf returns node i's quantities as q gives them per column, the Pods column only for a
+// node that limits its slots.
+func (c *Cluster) rowOf(i int32, q func(j int) int64) Resources {
+	r := make(Resources, len(c.res))
+	for j, name := range c.res {
+		if j == c.slots && c.flags.s[i]&flagSlotted == 0 {
 			continue
 		}
-		r[c.res[j]] = q
+		r[name] = q(j)
 	}
 	return r
 }
 
-// Clone returns an independent copy: Apply and Remove on one do not affect the other.
-// The clone of a nil Cluster is nil.
+// Clone returns an independent copy: Apply, Remove and the node changes on one do not
+// affect the other. The clone of a nil Cluster is nil.
 //
-// Clone copies the free capacity and shares everything else: the structure, which never
-// changes, and the aggregates and per-shape counts that Place keeps, copy on write, so
-// that the first Place on the clone does not count again what the original has counted.
+// Clone copies the free and used capacity and shares everything else copy on write:
+// the structure, and the aggregates and per-shape counts that Place keeps, so that the
+// first Place on the clone does not count again what the original has counted.
 func (c *Cluster) Clone() *Cluster {
 	if c == nil {
 		return nil
 	}
 	d := *c
 	d.free = slices.Clone(c.free)
+	d.used = slices.Clone(c.used)
 	if c.shapes != nil {
+		d.labels, d.flags = c.labels.share(), c.flags.share()
 		d.agg = c.agg.shareAggregates()
 		d.shapes = c.shapes.clone()
 	}
@@ -332,7 +520,8 @@ func (c *Cluster) Clone() *Cluster {
 }
 
 // Domains returns the domains of the named level in path order, or nil for an unknown
-// level. Nodes outside the topology belong to no domain.
+// level. Nodes outside the topology belong to no domain, and a domain whose nodes were
+// all removed is none.
 func (c *Cluster) Domains(level string) []Domain {
 	if c == nil {
 		return nil
@@ -341,11 +530,23 @@ func (c *Cluster) Domains(level string) []Domain {
 	if !ok {
 		return nil
 	}
-	out := make([]Domain, c.lv[li].count())
-	for d := range out {
-		out[d] = c.domain(li, int32(d))
+	var out []Domain
+	for d := range int32(c.lv[li].count()) {
+		if c.live(li, d) {
+			out = append(out, c.domain(li, d))
+		}
 	}
 	return out
+}
+
+// live reports whether domain (l, d) holds a node that was not removed.
+func (c *Cluster) live(l int, d int32) bool {
+	for i := c.lv[l].start[d]; i < c.lv[l].start[d+1]; i++ {
+		if !c.gone(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // domain returns the exported form of internal domain (li, d).

@@ -43,7 +43,8 @@ type cgroup struct {
 type kind struct {
 	shape Resources
 	vec   []int64
-	never bool // asks for a resource that no node has, so fits nowhere
+	never bool      // asks for a resource that no node has, so fits nowhere
+	sel   *selector // the nodes it may use; nil for every node
 }
 
 type ccons struct {
@@ -101,6 +102,8 @@ func (c *Cluster) compile(r Request) (*compiled, error) {
 			return requestErr(field+".extra", fmt.Sprint(g.Extra), "an inner group has no pods of its own")
 		case len(g.Shape) != 0:
 			return requestErr(field+".shape", g.Shape.String(), "an inner group has no pods of its own")
+		case len(g.Selector) != 0:
+			return requestErr(field+".selector", fmt.Sprint(g.Selector), "an inner group has no pods of its own to select nodes for")
 		case g.Need < 0 || g.Need > len(g.Children):
 			return requestErr(field+".need", fmt.Sprint(g.Need), fmt.Sprintf("must be between 0 and the %d children", len(g.Children)))
 		}
@@ -155,12 +158,18 @@ func (q *compiled) leaf(c *Cluster, g *Group, field string, gi int32, kindOf map
 	if g.Pods > maxPods || g.Extra > maxPods || q.total > maxPods {
 		return requestErr(field+".pods", fmt.Sprint(g.Pods+g.Extra), fmt.Sprintf("a request places at most %d pods", maxPods))
 	}
-	key := g.Shape.shapeKey()
+	sel, err := compileSelector(g.Selector, field+".selector")
+	if err != nil {
+		return err
+	}
+	// A shape with a selector is a kind of its own: its pods count only on the nodes
+	// that match.
+	key := g.Shape.shapeKey() + "|" + sel.selKey()
 	k, ok := kindOf[key]
 	if !ok {
 		k = int32(len(q.kinds))
 		kindOf[key] = k
-		kd := kind{shape: g.Shape.clone(), vec: make([]int64, len(c.res))}
+		kd := kind{shape: g.Shape.clone(), vec: make([]int64, len(c.res)), sel: sel}
 		for name, v := range kd.shape {
 			col, ok := c.resIdx[name]
 			if !ok {

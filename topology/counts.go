@@ -25,6 +25,9 @@ type counts struct {
 	// held[l][k*count(l)+d] is the pods of kind k reserved in domain (l, d) and in its
 	// ancestors. The slices are the search's scratch, zero where nothing is reserved.
 	held [][]int64
+	// match[k][i] says whether node i matches kind k's selector; nil for a kind
+	// without one. The shape indexes hold them; scan mode works them out per call.
+	match [][]bool
 
 	// scan mode
 	prefix  [][]int64       // per kind: prefix[k][i] = Σ count of nodes [0, i)
@@ -56,41 +59,70 @@ func lessItem(a, b domItem) bool {
 }
 
 func newCounts(c *Cluster, q *compiled, scan bool, held [][]int64) *counts {
-	s := &counts{c: c, scan: scan, kinds: len(q.kinds), held: held}
+	s := &counts{c: c, scan: scan, kinds: len(q.kinds), held: held, match: make([][]bool, len(q.kinds))}
 	if !scan {
 		s.sh = c.shapesFor(q.kinds)
+		for k, e := range s.sh {
+			if e != nil {
+				s.match[k] = e.match.s
+			}
+		}
 		s.trees = map[ikey]*btree.BTreeG[domItem]{}
 		s.overlay = map[ikey][]int32{}
 		return s
 	}
 	n := len(c.names)
 	s.prefix = make([][]int64, len(q.kinds))
-	nr := len(c.res)
 	for k := range q.kinds {
+		s.match[k] = c.matchAll(q.kinds[k].sel)
 		p := make([]int64, n+1)
 		for i := 0; i < n; i++ {
-			p[i+1] = p[i] + nodeFit(c.free[i*nr:(i+1)*nr], &q.kinds[k], maxPods)
+			p[i+1] = p[i] + s.fresh(int32(i), int32(k), &q.kinds[k])
 		}
 		s.prefix[k] = p
 	}
 	return s
 }
 
+// matches reports whether node i matches kind k's selector.
+func (s *counts) matches(k int32, i int32) bool {
+	m := s.match[k]
+	return m == nil || m[i]
+}
+
+// fresh is SPEC §9's count of kind k on node i, on its free capacity: 0 on a node that
+// placement may not use or that does not match k's selector.
+func (s *counts) fresh(i, k int32, kd *kind) int64 {
+	if !s.c.usable(i) || !s.matches(k, i) {
+		return 0
+	}
+	nr := len(s.c.res)
+	return nodeFit(s.c.free[int(i)*nr:(int(i)+1)*nr], kd, maxPods)
+}
+
 // nodeFit is SPEC §9's count: the pods of one kind that fit in a free vector, the minimum
 // over requested resources (and the Pods slot) of floor(free / request), capped at limit.
+// It does not look at the kind's selector: callers ask only of nodes that match.
 func nodeFit(free []int64, k *kind, limit int64) int64 {
 	if k.never {
 		return 0
 	}
+	return fitVec(free, k.vec, limit)
+}
+
+// fitVec is nodeFit for a shape vector: 0 when some quantity is short, as on a node
+// whose capacity dropped below what is placed (its free quantity is negative). An
+// Unlimited free quantity limits nothing, whatever each pod asks of it.
+func fitVec(free, vec []int64, limit int64) int64 {
 	n := limit
-	for j, q := range k.vec {
-		if q > 0 {
+	for j, q := range vec {
+		if q > 0 && free[j] != Unlimited {
 			if f := free[j] / q; f < n {
 				n = f
 			}
 		}
 	}
-	return n
+	return max(n, 0)
 }
 
 // capacity returns the pods of kind k that fit in domain (l, d) on the free capacity the
@@ -204,11 +236,9 @@ func (s *counts) units(r int, l int, d int32) int64 {
 	p, ok := s.rprefix[r]
 	if !ok {
 		n := len(s.c.names)
-		nr := len(s.c.res)
-		clamp := Unlimited / 4 / int64(max(n, 1))
 		p = make([]int64, n+1)
 		for i := 0; i < n; i++ {
-			p[i+1] = p[i] + min(s.c.free[i*nr+r], clamp)
+			p[i+1] = p[i] + s.c.avail(int32(i), r)
 		}
 		if s.rprefix == nil {
 			s.rprefix = map[int][]int64{}

@@ -12,13 +12,17 @@ var ErrInvalidCluster = errors.New("invalid cluster")
 // ErrInvalidRequest is the sentinel behind every error that rejects a placement request.
 var ErrInvalidRequest = errors.New("invalid request")
 
+// ErrUnknownNode is the sentinel behind every error that names a node the cluster does
+// not have, or no longer has, in a node change (RemoveNode, Cordon, SetCapacity, …).
+var ErrUnknownNode = errors.New("unknown node")
+
 // ErrInvalidPlacement is the sentinel behind every error that rejects a placement given
 // to Apply or Remove, or a domain given to Fit.
 var ErrInvalidPlacement = errors.New("invalid placement")
 
 // InputError rejects an input: it names the field, quotes the offending value and says
 // which rule it breaks. errors.Is matches it against its sentinel (ErrInvalidCluster,
-// ErrInvalidRequest or ErrInvalidPlacement); errors.As extracts it.
+// ErrInvalidRequest, ErrInvalidPlacement or ErrUnknownNode); errors.As extracts it.
 type InputError struct {
 	// Kind is the sentinel this error matches with errors.Is.
 	Kind error

@@ -123,7 +123,8 @@ func TestApplyRemoveSteps(t *testing.T) {
 		{func() error { return c.Remove(p) }, "", "{gpu:4 pods:3} {gpu:2}"},
 		{func() error {
 			return c.Remove(topology.Placement{Assignments: []topology.Assignment{{Group: "w", Node: "n1", Pods: 1, Shape: topology.Resources{"gpu": topology.Unlimited - 1}}}})
-		}, `topology: assignments "n1": giving back 9223372036854775806 gpu would overflow the free quantity`, "{gpu:4 pods:3} {gpu:2}"},
+		}, `topology: assignments "n1": gives back 9223372036854775806 gpu but the placements applied hold 0`, "{gpu:4 pods:3} {gpu:2}"},
+		{func() error { return c.Remove(p) }, `topology: assignments "n1": gives back 3 gpu but the placements applied hold 0`, "{gpu:4 pods:3} {gpu:2}"},
 	}
 	for i, s := range steps {
 		err := s.op()

@@ -2,7 +2,9 @@ package topology
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/poolgate/poolgate/internal/sat"
 )
@@ -12,21 +14,41 @@ import (
 // off and puts them back many times — an admission gate trying preemption plans —
 // compiles each once with Cluster.Footprint and changes the free capacity with
 // ApplyFootprints and RemoveFootprints, which skip the names, maps and checks of a
-// Placement. A Footprint is valid for the cluster that compiled it and its clones; the
-// zero Footprint holds nothing.
+// Placement. The zero Footprint holds nothing.
+//
+// A footprint stays valid while nodes change: it is read by node index on the cluster
+// that compiled it and its clones, as long as their nodes keep their indices (every
+// change but adding a node new to its place keeps them), and by node name on any other
+// cluster or after the nodes were laid out anew. A footprint that names a node that was
+// removed is refused, as a placement would be.
 type Footprint struct {
-	use []nodeUse
+	layout *layoutTag
+	use    []nodeUse
+	names  []string // the node of each entry of use
+	pods   []int64  // the pods of each entry of use
+	res    []string // the resource of each column of use's vectors
 }
 
 // Footprint compiles p for ApplyFootprints and RemoveFootprints. It refuses what Apply
-// refuses of p's form (an unknown node, an invalid count or shape); whether the pods fit
-// is checked when the footprint is applied.
+// refuses of p's form (an unknown or removed node, an invalid count or shape); whether
+// the pods fit is checked when the footprint is applied.
 func (c *Cluster) Footprint(p Placement) (Footprint, error) {
 	use, err := c.usage(p)
 	if err != nil {
 		return Footprint{}, err
 	}
-	return Footprint{use: use}, nil
+	names := make([]string, len(use))
+	row := make(map[string]int, len(use))
+	for x, u := range use {
+		names[x] = c.names[u.node]
+		row[names[x]] = x
+	}
+	// The pods, for a layout where nodes limit slots when this one has none.
+	pods := make([]int64, len(use))
+	for _, a := range p.Assignments {
+		pods[row[a.Node]] = sat.Add(pods[row[a.Node]], a.Pods)
+	}
+	return Footprint{layout: c.layout, use: use, names: names, pods: pods, res: c.res}, nil
 }
 
 // IsZero reports whether f holds nothing.
@@ -39,31 +61,93 @@ func (c *Cluster) ApplyFootprints(fs []Footprint) error {
 	if err := c.built(); err != nil {
 		return err
 	}
-	return c.take(c.merge(fs), "footprints")
+	use, err := c.merge(fs)
+	if err != nil {
+		return err
+	}
+	return c.take(use, "footprints")
 }
 
 // RemoveFootprints gives back the pods of every footprint, as RemoveAll of their
-// placements would, and checks them all first: when one would overflow a free quantity
+// placements would, and checks them all first: when one gives back more than is placed,
 // nothing changes.
 func (c *Cluster) RemoveFootprints(fs []Footprint) error {
 	if err := c.built(); err != nil {
 		return err
 	}
-	return c.give(c.merge(fs), "footprints")
+	use, err := c.merge(fs)
+	if err != nil {
+		return err
+	}
+	return c.give(use, "footprints")
+}
+
+// resolve returns f's entries by c's node indices: its own when c has f's layout, else
+// found by name; an unknown or removed node is an error.
+func (c *Cluster) resolve(k int, f Footprint) ([]nodeUse, error) {
+	field := "footprints[" + strconv.Itoa(k) + "]"
+	if f.layout == c.layout {
+		for x, u := range f.use {
+			if c.gone(u.node) {
+				return nil, placementErr(field, fmt.Sprintf("%q", f.names[x]), "the node was removed")
+			}
+		}
+		return f.use, nil
+	}
+	// Columns are resources in name order; another layout may have others.
+	col := make([]int, len(f.res))
+	counted := false // whether f counts slots
+	for j, r := range f.res {
+		col[j] = -1
+		if k, ok := c.resIdx[r]; ok {
+			col[j] = k
+		}
+		counted = counted || r == Pods
+	}
+	out := make([]nodeUse, len(f.use))
+	vecs := make([]int64, len(f.use)*len(c.res))
+	for x, u := range f.use {
+		i, ok := c.nodeIdx[f.names[x]]
+		switch {
+		case !ok:
+			return nil, placementErr(field, fmt.Sprintf("%q", f.names[x]), "no such node")
+		case c.gone(i):
+			return nil, placementErr(field, fmt.Sprintf("%q", f.names[x]), "the node was removed")
+		}
+		vec := vecs[x*len(c.res) : (x+1)*len(c.res) : (x+1)*len(c.res)]
+		for j, q := range u.vec {
+			switch {
+			case col[j] >= 0:
+				vec[col[j]] = q
+			case q != 0 && f.res[j] != Pods: // slots count only where some node limits them
+				return nil, placementErr(field, fmt.Sprintf("%q", f.names[x]), fmt.Sprintf("holds %d %s, which no node has", q, f.res[j]))
+			}
+		}
+		if c.slots >= 0 && !counted {
+			vec[c.slots] = f.pods[x]
+		}
+		out[x] = nodeUse{i, vec}
+	}
+	slices.SortFunc(out, func(a, b nodeUse) int { return cmp.Compare(a.node, b.node) })
+	return out, nil
 }
 
 // merge sums footprints per node, in node order, as change needs them.
-func (c *Cluster) merge(fs []Footprint) []nodeUse {
+func (c *Cluster) merge(fs []Footprint) ([]nodeUse, error) {
 	if len(fs) == 1 {
-		return fs[0].use
+		return c.resolve(0, fs[0])
 	}
 	n := 0
 	for _, f := range fs {
 		n += len(f.use)
 	}
 	all := make([]nodeUse, 0, n)
-	for _, f := range fs {
-		all = append(all, f.use...)
+	for k, f := range fs {
+		use, err := c.resolve(k, f)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, use...)
 	}
 	slices.SortFunc(all, func(a, b nodeUse) int { return cmp.Compare(a.node, b.node) })
 	nr := len(c.res)
@@ -93,5 +177,5 @@ func (c *Cluster) merge(fs []Footprint) []nodeUse {
 		out = append(out, nodeUse{all[i].node, row})
 		i = j
 	}
-	return out
+	return out, nil
 }

@@ -40,7 +40,7 @@ type GangOptions struct {
 //     same name, children in spec order;
 //   - a leaf SubGroup is a leaf Group: Pods = minMember, Shape = the request of one of
 //     its pods (req.PerPod, resources with a zero request left out), Extra = the leaf's
-//     GangOptions.Extra;
+//     GangOptions.Extra, Selector = its nodeSelector (gang.Tree.NodeSelector), unchanged;
 //   - a mid-level SubGroup or the PodGroup is an inner Group: Need = minSubGroup, or 0
 //     when every child is required;
 //   - the effective constraints of gang.Tree.Constraints become Constraints: the
@@ -210,7 +210,7 @@ func (b *gangBuilder) group(i int) Group {
 	}
 	if nd.Leaf >= 0 {
 		l := nd.Leaf
-		g.Pods, g.Shape = nd.MinMember, b.shapes[l].clone()
+		g.Pods, g.Shape, g.Selector = nd.MinMember, b.shapes[l].clone(), b.t.NodeSelector(i)
 		var extra int64
 		if b.extra != nil {
 			extra = b.extra[l]

@@ -614,6 +614,22 @@ func checkGangPlacement(gc gen.FromGangCase, tree *gang.Tree, req gang.Requests,
 	if err := validate(gc.Levels, gc.Nodes, r, p); err != nil {
 		return "invalid placement: " + err.Error() + "\n" + p.String()
 	}
+	// The spec's node selectors hold, whatever FromGang made of them.
+	labels := map[string]map[string]string{}
+	for _, n := range gc.Nodes {
+		labels[n.Name] = n.Labels
+	}
+	for _, a := range p.Assignments {
+		sel := gc.Spec.NodeSelector
+		for _, sg := range gc.Spec.SubGroups {
+			if sg.Name == a.Group {
+				sel = sg.NodeSelector
+			}
+		}
+		if !selects(sel, labels[a.Node]) {
+			return fmt.Sprintf("%s on %s, which its nodeSelector %v does not match", a.Group, a.Node, sel)
+		}
+	}
 	gp, err := topology.ToGang(tree, req, p)
 	if err != nil {
 		return "to gang: " + err.Error()
@@ -800,4 +816,23 @@ func FuzzFromGang(f *testing.F) {
 			_, _ = topology.ToGang(tree, req, res.Placement)
 		}
 	})
+}
+
+// TestFromGangSelectors: a leaf SubGroup's nodeSelector, and a PodGroup's without
+// SubGroups, reach the request unchanged and hold in the placement.
+func TestFromGangSelectors(t *testing.T) {
+	c := mk(t, br, "b1/r1 n1 gpu=4 @model=V100M16", "b1/r1 n2 gpu=4 @model=T4", "b1/r2 n3 gpu=8 @model=T4")
+	tree := compileGang(t, `{"subGroups": [
+	  {"name": "workers", "minMember": 3, "nodeSelector": {"model": ["V100M32", "V100M16"]}},
+	  {"name": "leader", "minMember": 1}],
+	  "topologyConstraint": {"requiredTopologyLevel": "rack"}}`)
+	r := fromGang(t, c, tree, oneGPU(t, tree), topology.GangOptions{Name: "job"})
+	require.Equal(t, topology.Selector{"model": {"V100M16", "V100M32"}}, r.Root.Children[0].Selector)
+	require.Nil(t, r.Root.Children[1].Selector)
+	require.Equal(t, "workers: n1×3\nleader: n1×1\njob: rack b1/r1\n", outcome(t, c, r))
+
+	one := compileGang(t, `{"minMember": 2, "nodeSelector": {"model": ["T4"]}}`)
+	r = fromGang(t, c, one, oneGPU(t, one), topology.GangOptions{Name: "job"})
+	require.Equal(t, topology.Selector{"model": {"T4"}}, r.Root.Selector)
+	require.Equal(t, "job: n2×2\n", outcome(t, c, r))
 }

@@ -28,8 +28,11 @@ var (
 	fuzzLevels = []string{"zone", "block", "rack", "host", "", topology.Pods, "rack"}
 	fuzzValues = []string{"a", "b", "", "x/y", "c"}
 	fuzzRes    = []string{"gpu", "cpu", topology.Pods, "", "mem"}
-	fuzzQty    = []int64{0, 1, 2, 3, 4, 8, -1, math.MaxInt64, math.MaxInt64 - 1, 1 << 40, math.MinInt64}
+	fuzzQty    = []int64{0, 1, 2, 3, 4, 8, -1, math.MaxInt64, math.MaxInt64 - 1, 1 << 40, math.MinInt64, 1 << 62}
 	fuzzNames  = []string{"g0", "g1", "g2", "g3", "", "g1", "root"}
+	fuzzSels   = []topology.Selector{
+		{"model": {"a"}}, {"model": {"b", "a"}}, {"rack": {"c"}}, {"model": {}}, {"": {"a"}}, {"model": {"a"}, "zone": {"x/y"}}, {"model": nil},
+	}
 )
 
 func (r *bytesReader) resources() topology.Resources {
@@ -57,6 +60,9 @@ func (r *bytesReader) group(depth int) topology.Group {
 	if r.pick(3) == 0 {
 		g.Constraint = r.constraint()
 	}
+	if r.pick(3) == 0 {
+		g.Selector = fuzzSels[r.pick(len(fuzzSels))]
+	}
 	if depth < 3 {
 		for range r.pick(4) {
 			g.Children = append(g.Children, r.group(depth+1))
@@ -77,6 +83,9 @@ func decode(b []byte) ([]string, []topology.Node, topology.Request, topology.Opt
 		n := topology.Node{Name: fmt.Sprintf("n%d", i%(1+r.pick(8))), Labels: map[string]string{}, Free: r.resources()}
 		for _, l := range levels {
 			n.Labels[l] = fuzzValues[r.pick(len(fuzzValues))]
+		}
+		if m := r.pick(4); m < 3 {
+			n.Labels["model"] = fuzzValues[m]
 		}
 		nodes = append(nodes, n)
 	}
@@ -100,6 +109,10 @@ func FuzzPlace(f *testing.F) {
 	f.Add([]byte{3, 0, 1, 2, 8, 1, 1, 2, 0, 1, 0, 5, 2, 1, 1, 4, 1, 2, 3, 0, 7, 3, 2, 1, 0, 6, 1, 1, 2, 0, 2, 1, 3, 1, 0})
 	f.Add([]byte{1, 2, 3, 0, 0, 4, 0, 9, 1, 0, 0, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1, 1, 0, 2, 1, 0, 1, 2, 2, 2, 1})
 	f.Add([]byte{2, 1, 2, 6, 0, 0, 3, 0, 7, 1, 2, 7, 0, 0, 1, 1, 1, 1, 1, 3, 0, 4, 4, 4, 0, 1, 1, 2, 2, 0, 2, 1, 0, 3, 3, 3})
+	// A node with MaxInt64 GPUs free, and one pod plus one elastic pod of 2^62 GPUs each:
+	// Place put both on the node, and Apply refused the placement, whose 2^63 GPUs it
+	// counted as an overflow.
+	f.Add([]byte{0, 1, 0, 1, 0, 7, 3, 6, 1, 1, 1, 0, 1, 0, 11, 1, 1, 0, 0, 1, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		levels, nodes, req, o := decode(b)
 		c, err := topology.NewCluster(levels, nodes)

@@ -65,10 +65,12 @@ type Result struct {
 // when the search has ruled out every placement; when it cannot finish within the
 // budget the outcome is BudgetExhausted instead.
 func (c *Cluster) Place(r Request, o Options) (Result, error) {
-	return c.place(r, o, indexed)
+	return c.place(r, o, indexed, nil)
 }
 
-func (c *Cluster) place(r Request, o Options, m mode) (Result, error) {
+// place is Place in mode m; counted, when not nil, gets per reason of a NoFit the leaf
+// groups it counts.
+func (c *Cluster) place(r Request, o Options, m mode, counted *[][]string) (Result, error) {
 	if err := c.built(); err != nil {
 		return Result{}, err
 	}
@@ -84,27 +86,30 @@ func (c *Cluster) place(r Request, o Options, m mode) (Result, error) {
 		budget = DefaultBudget
 	}
 	s := newSearcher(c, q, budget, m)
-	defer s.release()
 	if s.run() {
 		if o.Extras {
 			s.extras()
 		}
-		return Result{Outcome: Placed, Placement: s.placement(), Steps: s.steps}, nil
+		res := Result{Outcome: Placed, Placement: s.placement(), Steps: s.steps}
+		s.release()
+		return res, nil
 	}
+	s.release() // before the explanation, whose searches take the scratch again
 	if s.exhausted {
 		return Result{Outcome: BudgetExhausted, Steps: s.steps, Reasons: []Reason{{
 			Scope: q.groups[0].name,
 			Text:  fmt.Sprintf("the search budget of %d steps ran out before a placement of %s was found or ruled out", budget, scopeText(q.groups[0].name)),
 		}}}, nil
 	}
-	return Result{Outcome: NoFit, Steps: s.steps, Reasons: c.explain(q, m)}, nil
+	return Result{Outcome: NoFit, Steps: s.steps, Reasons: c.explain(q, m, counted)}, nil
 }
 
 // Fit returns how many pods of the given shape fit in domain d on the current free
 // capacity (SPEC §9: per node, the minimum over requested resources of floor(free /
 // request), and the free pod slots; summed over the domain's nodes). The zero Domain is the
-// whole cluster. A shape that requests nothing fits without limit on nodes without slots:
-// the result is then Unlimited.
+// whole cluster, whose nodes outside the topology take no pods and count 0. A shape that
+// requests nothing fits without limit on nodes without slots: the result is then
+// Unlimited.
 func (c *Cluster) Fit(shape Resources, d Domain) (int64, error) {
 	if err := c.built(); err != nil {
 		return 0, err
@@ -137,7 +142,9 @@ func (c *Cluster) Fit(shape Resources, d Domain) (int64, error) {
 	lv := &c.lv[l]
 	nr := len(c.res)
 	for i := lv.start[id]; i < lv.start[id+1]; i++ {
-		n = sat.Add(n, nodeFit(c.free[int(i)*nr:(int(i)+1)*nr], &k, Unlimited))
+		if c.usable(i) {
+			n = sat.Add(n, nodeFit(c.free[int(i)*nr:(int(i)+1)*nr], &k, Unlimited))
+		}
 	}
 	return n, nil
 }
@@ -155,7 +162,7 @@ func (c *Cluster) lookup(d Domain) (int, int32, error) {
 	id, found := slices.BinarySearchFunc(lv.path, d.Path, func(p []string, t string) int {
 		return compareJoined(p, t)
 	})
-	if !found {
+	if !found || !c.live(li, int32(id)) {
 		return 0, 0, placementErr("domain", fmt.Sprintf("%q", d.String()), "no such domain")
 	}
 	return li, int32(id), nil

@@ -5,7 +5,7 @@ package topology
 // compiled gang tree (Cluster.FromGang builds it from one):
 //
 //   - a leaf SubGroup is a leaf Group: Pods = minMember, Shape = the request of one pod,
-//     Extra = the elastic pods wanted beyond minMember;
+//     Extra = the elastic pods wanted beyond minMember, Selector = its nodeSelector;
 //   - a mid-level SubGroup or the PodGroup is an inner Group: Need = minSubGroup (0 when
 //     every child is required);
 //   - a SubGroup's topology constraint is its Group's Constraint; the PodGroup's constraint
@@ -42,6 +42,10 @@ type Group struct {
 	// Shape is the request of one pod of a leaf, e.g. {"gpu": 1, "cpu": 8000}. It must not
 	// list Pods: every pod takes one slot.
 	Shape Resources
+	// Selector restricts a leaf's pods to the nodes whose labels match it, e.g.
+	// {"model": {"V100M16", "V100M32"}}; nil places them on any node. Inner groups take
+	// none, and every key lists at least one value.
+	Selector Selector
 	// Need is how many Children must be placed (K of N); 0 means all of them.
 	Need int
 	// Children are the group's subgroups, in spec order.

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 
 	"github.com/google/btree"
@@ -48,6 +49,10 @@ type searcher struct {
 	mixed bool // the configuration places pods of more than one kind
 
 	ntrees []*btree.BTreeG[nodeItem] // per kind: the node index, once fetched
+
+	// union holds, per set of selector kinds and column, prefix sums over the nodes of
+	// the free quantity on nodes matching one of them (unitsOf).
+	union map[string][]int64
 
 	// The node assignments and what they take of each node, with the buffers the
 	// search works in: taken from the Cluster and given back by release.
@@ -181,7 +186,9 @@ func (s *searcher) placeConfig() bool {
 	if !s.alone() {
 		return false
 	}
-	return s.placeCons(0, region{0, []int32{0}}, s.assignAll)
+	// The whole gang's region is the topology: a node outside it takes no pod, even
+	// one that no constraint covers (SPEC §9).
+	return s.placeCons(0, region{1, []int32{0}}, s.assignAll)
 }
 
 // alone reports whether every required constraint of the configuration fits in some
@@ -213,7 +220,9 @@ func (s *searcher) withinBounds() bool {
 		if n == 0 {
 			continue
 		}
-		if kd.never {
+		// The kind's own count over the topology is kept: a selector that matches
+		// no node with room rules the configuration out here.
+		if kd.never || s.cn.capacity(int32(k), 1, 0) < n {
 			return false
 		}
 		for j, q := range kd.vec {
@@ -226,10 +235,7 @@ func (s *searcher) withinBounds() bool {
 		if s.total[ci] == 0 {
 			continue
 		}
-		l := s.q.cons[ci].req
-		if l < 0 {
-			l = min(ci, 1)
-		}
+		l := max(s.q.cons[ci].req, 1)
 		for j := range s.c.res {
 			var want int64
 			for k, n := range s.dem[ci] {
@@ -263,9 +269,6 @@ func (s *searcher) placeCons(ci int32, p region, k func() bool) bool {
 		return try(p)
 	}
 	base := p
-	if base.l == 0 {
-		base = region{1, []int32{0}}
-	}
 	cc := &s.q.cons[ci]
 	if cc.pref >= 0 {
 		if s.candidate(ci, base, cc.pref, try) || s.exhausted {
@@ -479,7 +482,7 @@ func (s *searcher) leftover(ci int32, r region) int64 {
 	}
 	var have, want int64
 	for _, d := range r.ids {
-		have += s.cn.units(col, r.l, d)
+		have += s.unitsOf(ci, col, r.l, d)
 		for k := range s.q.kinds {
 			have = sat.Sub(have, mulSat(s.cn.reserved(int32(k), r.l, d), s.q.kinds[k].vec[col]))
 		}
@@ -513,12 +516,51 @@ func (s *searcher) scarcestColumn(ci int32) int {
 		if want == 0 {
 			continue
 		}
-		share := want / float64(max(s.cn.units(col, 1, 0), 1))
+		share := want / float64(max(s.unitsOf(ci, col, 1, 0), 1))
 		if share > bestShare {
 			best, bestShare = col, share
 		}
 	}
 	return best
+}
+
+// unitsOf returns the free quantity of column col in domain (l, d) on the nodes where
+// constraint ci's pods may go (SPEC §9): every node when some kind it places has no
+// selector, else the nodes that match at least one of its kinds' selectors. The union
+// of selectors is summed over the nodes once per search and column.
+func (s *searcher) unitsOf(ci int32, col, l int, d int32) int64 {
+	var key []byte
+	for k, n := range s.dem[ci] {
+		if n == 0 {
+			continue
+		}
+		if s.q.kinds[k].sel == nil {
+			return s.cn.units(col, l, d)
+		}
+		key = binary.AppendUvarint(key, uint64(k))
+	}
+	key = binary.AppendUvarint(key, uint64(col))
+	p, ok := s.union[string(key)]
+	if !ok {
+		n := len(s.c.names)
+		p = make([]int64, n+1)
+		for i := range int32(n) {
+			var q int64
+			for k, dem := range s.dem[ci] {
+				if dem > 0 && s.cn.matches(int32(k), i) {
+					q = s.c.avail(i, col)
+					break
+				}
+			}
+			p[i+1] = p[i] + q
+		}
+		if s.union == nil {
+			s.union = map[string][]int64{}
+		}
+		s.union[string(key)] = p
+	}
+	lv := &s.c.lv[l]
+	return p[lv.start[d+1]] - p[lv.start[d]]
 }
 
 // spreadSet picks the fewest domains of level p inside region w that together can hold

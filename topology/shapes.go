@@ -25,17 +25,24 @@ type shapeCache struct {
 	spare   []*scratch // cleared scratch for the next searches
 }
 
-// shapeIndex keeps, for one pod shape, what Place would otherwise count on every call:
-// the pods of the shape that fit on each node, their sums per domain, and, built on first
-// use, the domains of a level and the nodes ordered by those counts. Cluster.change keeps
-// it in step with the free capacity.
+// shapeIndex keeps, for one kind of pod — a shape, and the node selector its pods obey —
+// what Place would otherwise count on every call: the pods of the kind that fit on each
+// node, their sums per domain, and, built on first use, the domains of a level and the
+// nodes ordered by those counts. Cluster.update keeps it in step with the free capacity.
+// A kind with a selector is indexed apart from the same shape without one: its counts
+// are those of the matching nodes, so its sums and trees hold what its pods can use and
+// never more.
 //
-// Invariants: cnt[i] = nodeFit(free of node i, vec, maxPods); sums[l][d] = Σ cnt over
-// domain (l, d) (empty for a level whose domains hold one node: cnt is the sum); byDom[l]
-// holds {sum, d} for every domain of level l ≥ 2; byNode holds {cnt[i], i} for every node
-// with cnt[i] > 0. Slices are copy on write; trees are cloned lazily by btree itself.
+// Invariants: cnt[i] = countAt(i): nodeFit(free of node i, vec, maxPods) on a node that
+// placement may use and that matches sel, else 0; match[i] = sel.matches(labels of node
+// i) (nil without a selector); sums[l][d] = Σ cnt over domain (l, d) (empty for a level
+// whose domains hold one node: cnt is the sum); byDom[l] holds {sum, d} for every domain
+// of level l ≥ 2; byNode holds {cnt[i], i} for every node with cnt[i] > 0. Slices are
+// copy on write; trees are cloned lazily by btree itself.
 type shapeIndex struct {
-	vec    []int64 // the shape over the cluster's columns, Pods included; never changed
+	vec    []int64   // the shape over the cluster's columns, Pods included; never changed
+	sel    *selector // never changed
+	match  cow[bool]
 	cnt    cow[int32]
 	sums   []cow[int64]
 	byDom  []*btree.BTreeG[domItem]
@@ -55,7 +62,16 @@ func lessNode(a, b nodeItem) bool {
 
 const btreeDegree = 16
 
-// shapesFor returns the index of each kind's shape, nil for a kind that fits nowhere by
+// countAt is the invariant's count of node i.
+func (e *shapeIndex) countAt(c *Cluster, i int32) int32 {
+	if !c.usable(i) || (e.match.s != nil && !e.match.s[i]) {
+		return 0
+	}
+	nr := len(c.res)
+	return int32(fitVec(c.free[int(i)*nr:(int(i)+1)*nr], e.vec, maxPods))
+}
+
+// shapesFor returns the index of each kind, nil for a kind that fits nowhere by
 // construction, building and caching what is missing.
 func (c *Cluster) shapesFor(kinds []kind) []*shapeIndex {
 	out := make([]*shapeIndex, len(kinds))
@@ -67,12 +83,14 @@ func (c *Cluster) shapesFor(kinds []kind) []*shapeIndex {
 		if kinds[k].never {
 			continue
 		}
-		i := slices.IndexFunc(sc.entries, func(e *shapeIndex) bool { return slices.Equal(e.vec, kinds[k].vec) })
+		i := slices.IndexFunc(sc.entries, func(e *shapeIndex) bool {
+			return slices.Equal(e.vec, kinds[k].vec) && e.sel.selKey() == kinds[k].sel.selKey()
+		})
 		if i < 0 {
 			if len(sc.entries) >= maxShapes {
 				sc.evict(out)
 			}
-			sc.entries = append(sc.entries, c.buildShape(kinds[k].vec))
+			sc.entries = append(sc.entries, c.buildShape(kinds[k].vec, kinds[k].sel))
 			i = len(sc.entries) - 1
 		}
 		sc.entries[i].last = sc.tick
@@ -97,16 +115,17 @@ func (sc *shapeCache) evict(keep []*shapeIndex) {
 	}
 }
 
-// buildShape counts the pods of shape vec on every node and sums them per domain.
-func (c *Cluster) buildShape(vec []int64) *shapeIndex {
-	n, nr := len(c.names), len(c.res)
-	k := kind{vec: vec}
+// buildShape counts the pods of shape vec under selector sel on every node and sums them
+// per domain.
+func (c *Cluster) buildShape(vec []int64, sel *selector) *shapeIndex {
+	n := len(c.names)
+	e := &shapeIndex{vec: slices.Clone(vec), sel: sel, match: newCow(c.matchAll(sel)), sums: make([]cow[int64], len(c.lv)),
+		byDom: make([]*btree.BTreeG[domItem], len(c.lv))}
 	cnt := make([]int32, n)
 	for i := range n {
-		cnt[i] = int32(nodeFit(c.free[i*nr:(i+1)*nr], &k, maxPods))
+		cnt[i] = e.countAt(c, int32(i))
 	}
-	e := &shapeIndex{vec: slices.Clone(vec), cnt: newCow(cnt), sums: make([]cow[int64], len(c.lv)),
-		byDom: make([]*btree.BTreeG[domItem], len(c.lv))}
+	e.cnt = newCow(cnt)
 	for l := len(c.lv) - 1; l >= 0; l-- {
 		if c.agg.single[l] {
 			continue
@@ -171,7 +190,7 @@ func (sc *shapeCache) clone() *shapeCache {
 	defer sc.mu.Unlock()
 	out := &shapeCache{tick: sc.tick, entries: make([]*shapeIndex, len(sc.entries))}
 	for i, e := range sc.entries {
-		f := &shapeIndex{vec: e.vec, cnt: e.cnt.share(), sums: shareAll(e.sums),
+		f := &shapeIndex{vec: e.vec, sel: e.sel, match: e.match.share(), cnt: e.cnt.share(), sums: shareAll(e.sums),
 			byDom: make([]*btree.BTreeG[domItem], len(e.byDom)), last: e.last}
 		for l, t := range e.byDom {
 			if t != nil {

@@ -10,9 +10,18 @@ import (
 	"github.com/poolgate/poolgate/topology"
 )
 
-// mk builds a cluster from compact node specs: "path name k=v ...", where the path holds
-// the values of the first levels joined by '/', or "-" for a node without labels.
+// mk builds a cluster from compact node specs: "path name k=v ... @label=value ...",
+// where the path holds the values of the first levels joined by '/', or "-" for a node
+// without them, k=v is a free quantity and @label=value a label of another name.
 func mk(t testing.TB, levels []string, specs ...string) *topology.Cluster {
+	t.Helper()
+	c, err := topology.NewCluster(levels, mkNodes(t, levels, specs...))
+	require.NoError(t, err)
+	return c
+}
+
+// mkNodes returns the nodes of mk's specs.
+func mkNodes(t testing.TB, levels []string, specs ...string) []topology.Node {
 	t.Helper()
 	var nodes []topology.Node
 	for _, s := range specs {
@@ -25,15 +34,17 @@ func mk(t testing.TB, levels []string, specs ...string) *topology.Cluster {
 		}
 		for _, kv := range f[2:] {
 			k, v, _ := strings.Cut(kv, "=")
+			if label, ok := strings.CutPrefix(k, "@"); ok {
+				n.Labels[label] = v
+				continue
+			}
 			q, err := strconv.ParseInt(v, 10, 64)
 			require.NoError(t, err)
 			n.Free[k] = q
 		}
 		nodes = append(nodes, n)
 	}
-	c, err := topology.NewCluster(levels, nodes)
-	require.NoError(t, err)
-	return c
+	return nodes
 }
 
 var br = []string{"block", "rack"}
@@ -108,13 +119,16 @@ func TestPlaceTable(t *testing.T) {
 			"w: n1×2 n2×4\n"},
 		{"missing level: constrained pods stay inside the topology",
 			[]string{"b1/r1 n1 gpu=2", "b1 n2 gpu=8", "- n3 gpu=8"}, one("w", 3, gpu1, rack),
-			"rack b1/r1 can host 2 of 3 pods of w\n"},
+			"cluster can host 2 of 3 pods of w\n"},
 		{"missing level: preferred-only pods stay inside the topology",
 			[]string{"b1/r1 n1 gpu=2", "b1 n2 gpu=8", "- n3 gpu=8"}, one("w", 3, gpu1, preferRack),
-			"the nodes inside the topology can host 2 of 3 pods of w\n"},
-		{"missing level: unconstrained pods may use every node",
+			"cluster can host 2 of 3 pods of w\n"},
+		{"missing level: unconstrained pods stay inside the topology too",
+			[]string{"b1/r1 n1 gpu=2", "b1 n2 gpu=8", "- n3 gpu=8"}, one("w", 2, gpu1, topology.Constraint{}),
+			"w: n1×2\n"},
+		{"missing level: no pod goes outside the topology, constrained or not",
 			[]string{"b1/r1 n1 gpu=2", "b1 n2 gpu=8", "- n3 gpu=8"}, one("w", 12, gpu1, topology.Constraint{}),
-			"w: n2×8 n3×4\n"},
+			"cluster can host 2 of 12 pods of w\n"},
 		{"3 of 4 replicas: the first three in spec order do not fit, the last three do",
 			[]string{"b1/r1 n1 gpu=2", "b1/r2 n2 gpu=2", "b1/r3 n3 gpu=2"}, replicas,
 			"replica-1: n1×2\nreplica-2: n2×2\nreplica-3: n3×2\nreplica-1: rack b1/r1\nreplica-2: rack b1/r2\nreplica-3: rack b1/r3\n"},

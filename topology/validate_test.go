@@ -38,8 +38,20 @@ func validate(levels []string, nodes []topology.Node, r topology.Request, p topo
 		if !ok {
 			return fmt.Errorf("assignment to %q, which is not a leaf group", a.Group)
 		}
-		if _, ok := byName[a.Node]; !ok {
+		node, ok := byName[a.Node]
+		if !ok {
 			return fmt.Errorf("assignment to unknown node %q", a.Node)
+		}
+		for _, l := range levels {
+			if node.Labels[l] == "" {
+				return fmt.Errorf("%s: node %s is outside the topology", a.Group, a.Node)
+			}
+		}
+		if node.Cordoned {
+			return fmt.Errorf("%s: node %s is cordoned", a.Group, a.Node)
+		}
+		if !selects(g.Selector, node.Labels) {
+			return fmt.Errorf("%s: node %s does not match the selector %v", a.Group, a.Node, g.Selector)
 		}
 		if a.Pods <= 0 || a.Elastic < 0 || a.Elastic > a.Pods {
 			return fmt.Errorf("assignment %+v has bad counts", a)
@@ -183,6 +195,25 @@ func validate(levels []string, nodes []topology.Node, r topology.Request, p topo
 		}
 	}
 	return nil
+}
+
+// selects reports whether a node with these labels matches sel: every key present with
+// one of its values.
+func selects(sel topology.Selector, labels map[string]string) bool {
+	for k, vs := range sel {
+		v, ok := labels[k]
+		if !ok {
+			return false
+		}
+		found := false
+		for _, x := range vs {
+			found = found || x == v
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 func shapeOf(g topology.Group) topology.Resources {

@@ -38,16 +38,21 @@
 //     quantity per node approximates per-device GPU sharing: three pods of 600
 //     milli-GPU fit a node of two GPUs here, where on the devices only two could run.
 //   - Pods: every pod becomes a one-pod gang: one PodGroup with minMember 1 and no
-//     SubGroups, compiled once (gang.Compile), and per pod the gang.Requests of its
-//     single leaf, which a PodGroup without SubGroups names "" (Tree.Requests), over
-//     the resources gpu, cpu and memory, zero amounts left out. The GPU request is
-//     gpu_milli for a pod that shares one GPU (num_gpu 1, 0 < gpu_milli < 1000), else
-//     num_gpu × 1000. The workload is admission.Workload{ID, Queue, Priority, Gang:
-//     {Tree, Requests, Name: the pod's name}, Submitted}; pods of one shape share one
-//     Requests value, which nothing changes.
-//   - gpu_spec is parsed and kept on PodRow, but topology has no node selectors yet,
-//     so the replay ignores it: a pod may land on a model it does not accept. The
-//     report says so when a pod list names models.
+//     SubGroups, compiled once per distinct gpu_spec (gang.Compile), and per pod the
+//     gang.Requests of its single leaf, which a PodGroup without SubGroups names ""
+//     (Tree.Requests), over the resources gpu, cpu and memory, zero amounts left out.
+//     The GPU request is gpu_milli for a pod that shares one GPU (num_gpu 1,
+//     0 < gpu_milli < 1000), else num_gpu × 1000. The workload is
+//     admission.Workload{ID, Queue, Priority, Gang: {Tree, Requests, Name: the pod's
+//     name}, Submitted}; pods of one gpu_spec and shape share one Requests value, which
+//     nothing changes.
+//   - gpu_spec, the GPU models a pod accepts (e.g. V100M16|V100M32), becomes the
+//     PodGroup's node selector on the node label model, with those models as its values
+//     (SPEC §9): the pod runs on nodes of those models only. A pod naming only models
+//     that no node has never runs, and is reported as unplaced. An empty gpu_spec
+//     accepts every model. Both pod lists of the trace leave gpu_spec empty for every
+//     pod, so their replays place pods on any model; the report notes the pods of a list
+//     that name models.
 //   - Priorities: QoS LS and Guaranteed are HIGH, Burstable NORMAL, BE LOW.
 //   - Pools: Config.Pools pools pool0 … pool{P-1} in a quota.PoolSet, with quotas of
 //     Config.Quota's fractions of the cluster's GPU capacity, rounded down to a

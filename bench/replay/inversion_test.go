@@ -41,7 +41,7 @@ func newSmallGateOf(t *testing.T, pools *quota.PoolSet) *smallGate {
 
 // workload returns a one-pod gang asking for gpu milli-GPU.
 func (s *smallGate) workload(id, pool string, p quota.Priority, gpu int64) admission.Workload {
-	tree, err := oneReplica()
+	tree, err := oneReplica(nil)
 	require.NoError(s.t, err)
 	req, err := requestsOf(tree, shape{gpu: gpu})
 	require.NoError(s.t, err)

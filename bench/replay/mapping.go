@@ -2,6 +2,7 @@ package replay
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -108,10 +109,16 @@ func shapeOf(p PodRow) (shape, bool) {
 	return shape{g, p.CPUMilli, p.MemoryMiB}, ok
 }
 
-// oneReplica compiles the PodGroup every pod becomes: one pod, no SubGroups.
-func oneReplica() (*gang.Tree, error) {
+// oneReplica compiles the PodGroup a pod becomes: one pod, no SubGroups and, for a pod
+// that names the GPU models it accepts (gpu_spec), a node selector on the node label
+// model with those models, so that it runs on no other.
+func oneReplica(models []string) (*gang.Tree, error) {
 	one := int32(1)
-	return gang.Compile(gang.Spec{MinMember: &one})
+	spec := gang.Spec{MinMember: &one}
+	if len(models) > 0 {
+		spec.NodeSelector = map[string][]string{levelModel: slices.Clone(models)}
+	}
+	return gang.Compile(spec)
 }
 
 // requestsOf builds the gang request of one pod of the shape, zero amounts left out.

@@ -40,7 +40,7 @@ func TestFormatting(t *testing.T) {
 	assert.Equal(t, "4 copies", count(4, "copy", "copies"))
 }
 
-// TestReportTextNamesFailures checks that violations, unplaced work, ignored gpu_spec
+// TestReportTextNamesFailures checks that violations, unplaced work, pods naming GPU models
 // and wall times reach the text, and that the verdict follows.
 func TestReportTextNamesFailures(t *testing.T) {
 	r := Report{
@@ -57,7 +57,7 @@ func TestReportTextNamesFailures(t *testing.T) {
 	text := b.String()
 	for _, want := range []string{
 		"trace         3 pods × 2 copies on 2 nodes (4 GPUs), arrivals squeezed 1000×, cycles ≥ 1s apart\n",
-		"note          2 pods name the GPU models they accept (gpu_spec); topology has no node selectors yet, so the replay ignores them\n",
+		"note          2 pods name the GPU models they accept (gpu_spec), and run on nodes of those models only\n",
 		"  Gate.Cycle  1 ms, 2 ms, 3 ms, 3 ms (6 ms)\n",
 		"violations    node accounting 0, no priority inversion 2\n",
 		"              the inversions are of 1 distinct workload\n",

@@ -3,6 +3,7 @@ package replay
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/poolgate/poolgate/admission"
@@ -138,12 +139,16 @@ func New(cfg Config, nodes []NodeRow, pods []PodRow) (*Sim, error) {
 
 // addJobs turns every copy of every pod into a job, ordered by arrival.
 func (s *Sim) addJobs(pods []PodRow, pools []naming.Name) error {
-	tree, err := oneReplica()
-	if err != nil {
-		return &ConfigError{Field: "pods", Value: "", Rule: "cannot compile the one-pod PodGroup", Err: err}
+	// Pods that accept the same GPU models share one tree, and pods of one tree and
+	// shape one Requests value.
+	type kind struct {
+		models string
+		shape  shape
 	}
-	requests := map[shape]int{}
+	trees := map[string]*gang.Tree{}
+	requests := map[kind]int{}
 	var shapes []gang.Requests
+	var kinds []*gang.Tree
 	s.jobs = make([]job, 0, len(pods)*s.cfg.Copies)
 	for c := range s.cfg.Copies {
 		for i, p := range pods {
@@ -151,7 +156,16 @@ func (s *Sim) addJobs(pods []PodRow, pools []naming.Name) error {
 			if !ok {
 				return &ConfigError{Field: "pods", Value: p.Name, Rule: "GPU request is out of range"}
 			}
-			k, ok := requests[sh]
+			models := strings.Join(p.GPUSpec, "|")
+			tree, ok := trees[models]
+			if !ok {
+				var err error
+				if tree, err = oneReplica(p.GPUSpec); err != nil {
+					return &ConfigError{Field: "pods", Value: p.Name, Rule: "does not make a one-pod PodGroup", Err: err}
+				}
+				trees[models] = tree
+			}
+			k, ok := requests[kind{models, sh}]
 			if !ok {
 				req, err := requestsOf(tree, sh)
 				if err != nil {
@@ -159,7 +173,8 @@ func (s *Sim) addJobs(pods []PodRow, pools []naming.Name) error {
 				}
 				k = len(shapes)
 				shapes = append(shapes, req)
-				requests[sh] = k
+				kinds = append(kinds, tree)
+				requests[kind{models, sh}] = k
 			}
 			arrival := seconds(float64(p.CreationTime) / s.cfg.Squeeze)
 			id := admission.WorkloadID(p.Name + "#" + strconv.Itoa(c))
@@ -169,7 +184,7 @@ func (s *Sim) addJobs(pods []PodRow, pools []naming.Name) error {
 			s.index[id] = len(s.jobs)
 			s.jobs = append(s.jobs, job{
 				w: admission.Workload{ID: id, Queue: pools[i%len(pools)].String(), Priority: priorityOf(p.QoS),
-					Gang:      &admission.Gang{Tree: tree, Requests: shapes[k], Name: p.Name},
+					Gang:      &admission.Gang{Tree: kinds[k], Requests: shapes[k], Name: p.Name},
 					Submitted: s.epoch.Add(arrival)},
 				arrival: arrival, lifetime: lifetime(p), gpu: sh.gpu,
 			})

@@ -27,7 +27,7 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "pools         %s GPUs of quota (all in milli-GPU inside the gate)\n", strings.Join(pools, ", "))
 	if r.Trace.GPUSpec > 0 {
-		fmt.Fprintf(&b, "note          %s pods name the GPU models they accept (gpu_spec); topology has no node selectors yet, so the replay ignores them\n",
+		fmt.Fprintf(&b, "note          %s pods name the GPU models they accept (gpu_spec), and run on nodes of those models only\n",
 			group(int64(r.Trace.GPUSpec)))
 	}
 	fmt.Fprintf(&b, "simulated     %s s from the trace's start to the last event\n", seconds1(r.Simulated))

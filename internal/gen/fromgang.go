@@ -50,7 +50,7 @@ type FromGangCase struct {
 	// Levels are GangLevels.
 	Levels []string
 	// Nodes are the cluster's nodes: 2 zones × 2 blocks × 2 racks, hostname the node's
-	// name, a few nodes missing a level or limiting pod slots.
+	// name, a GPU model m0 or m1, a few nodes missing a level or limiting pod slots.
 	Nodes []topology.Node
 }
 
@@ -81,6 +81,15 @@ func BuildFromGangCase(seed int64, size FromGangSize) FromGangCase {
 		Extra:     map[string]int64{},
 		Levels:    GangLevels(),
 	}
+	selectors := []map[string][]string{{"model": {"m0"}}, {"model": {"m0", "m1"}}, {"model": {"m7"}}, {"zone": {"z1"}}}
+	for i := range c.Spec.SubGroups {
+		if sg := &c.Spec.SubGroups[i]; isLeaf(c.Spec, sg.Name) && r.Intn(4) == 0 {
+			sg.NodeSelector = selectors[r.Intn(len(selectors))]
+		}
+	}
+	if len(c.Spec.SubGroups) == 0 && r.Intn(4) == 0 {
+		c.Spec.NodeSelector = selectors[r.Intn(len(selectors))]
+	}
 	for _, name := range leafNames(c.Spec) {
 		shape := map[string]int64{}
 		if g := r.Intn(3); g > 0 {
@@ -104,6 +113,7 @@ func BuildFromGangCase(seed int64, size FromGangSize) FromGangCase {
 				"block":    fmt.Sprintf("b%d", r.Intn(2)),
 				"rack":     fmt.Sprintf("r%d", r.Intn(2)),
 				"hostname": name,
+				"model":    fmt.Sprintf("m%d", r.Intn(2)),
 			},
 			Free: topology.Resources{"gpu": int64(r.Intn(5)), "cpu": int64(r.Intn(7))},
 		}
@@ -116,6 +126,16 @@ func BuildFromGangCase(seed int64, size FromGangSize) FromGangCase {
 		c.Nodes = append(c.Nodes, n)
 	}
 	return c
+}
+
+// isLeaf reports whether the SubGroup of that name has no children.
+func isLeaf(s gang.Spec, name string) bool {
+	for _, sg := range s.SubGroups {
+		if sg.Parent != nil && *sg.Parent == name {
+			return false
+		}
+	}
+	return true
 }
 
 // leafNames returns the names of the spec's leaf SubGroups, or "" for a PodGroup

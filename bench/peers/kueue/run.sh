@@ -12,10 +12,16 @@
 #                    (poolgate: quota's BenchmarkKueueShapesDRS)
 #        tas         Kueue's own BenchmarkTASFlavorAssignment (balanced placement),
 #                    unmodified, from the module cache (poolgate: bench's
-#                    BenchmarkKueueTAS, Place of the same requests on the same nodes)
-#        tas-greedy  Kueue's BenchmarkTASFlavorAssignment with TASBalancedPlacement off,
-#                    its v0.19.2 default: the greedy best-fit path, on a patched copy of
-#                    Kueue in the temporary directory (poolgate: as for tas)
+#                    BenchmarkTASAssignment, Place of the same requests on the same nodes)
+#        tas-greedy  the same shapes with TASBalancedPlacement off, its v0.19.2 default:
+#                    the greedy best-fit path (scheduler/*.go.in, in a scratch copy of
+#                    Kueue; poolgate: as for tas)
+#        tas-fragmented  the same shapes on a cluster where a third of each rack's nodes
+#                    are half full, greedy and balanced (poolgate:
+#                    BenchmarkTASAssignmentFragmented)
+#        tas-selector  the same shapes restricted to GPU model A, half of the racks: a
+#                    ResourceFlavor's nodeLabels in Kueue, node selectors in poolgate
+#                    (BenchmarkTASAssignmentSelector); greedy and balanced
 #        tas-snapshot  Kueue's own BenchmarkTASFlavorSnapshot, the per-cycle TAS
 #                    snapshot, unmodified (no poolgate side: see README.md)
 #   -n count     go test -count, default 5
@@ -28,7 +34,7 @@
 # removed on exit (and, with -o, to dir); the module cache is only read.
 set -euo pipefail
 
-usage() { sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,34p' "$0" | sed 's/^# \{0,1\}//'; }
 
 families=quota,drs count=5 benchtime= keep= check=1
 while getopts 'f:n:t:o:sh' opt; do
@@ -119,33 +125,38 @@ table() {
   fi
 }
 
-# greedy_kueue: a copy of Kueue's module in $tmp whose BenchmarkTASFlavorAssignment runs
-# with TASBalancedPlacement off, and a copy of this module pointed at it. Kueue's own
-# files in the module cache are never written.
-greedy_kueue() {
+# scratch_kueue: a copy of Kueue's module in $tmp with this directory's scheduler/*.go.in
+# added to its pkg/cache/scheduler (Kueue's side of the shapes beyond its own benchmark),
+# and a copy of this module pointed at it. Kueue's own files in the module cache are
+# never written, and none of Kueue's files in the copy is changed.
+scratch_kueue() {
   [ -d "$tmp/mod" ] && return
-  local src f on check
+  local src f
   src=$(cd "$here" && go list -m -f '{{.Dir}}' sigs.k8s.io/kueue)
   cp -r "$src" "$tmp/kueue" && chmod -R u+w "$tmp/kueue"
-  f=$tmp/kueue/pkg/cache/scheduler/tas_flavor_snapshot_bench_test.go
-  on='features.SetFeatureGateDuringTest(b, features.TASBalancedPlacement, true)'
-  check='if len(snapshot.domainStates) == snapshot.domainCount {'
-  if [ "$(grep -cF "$on" "$f")" != 1 ] || [ "$(grep -cF "$check" "$f")" != 1 ]; then
-    echo "Kueue's TAS benchmark is not the one this script patches ($f)" >&2
-    exit 1
-  fi
-  # Turn the gate off, and drop the one check that only balanced placement passes (that
-  # it cloned the domain state); the shapes, requests and other checks stay Kueue's.
-  sed -i "s/TASBalancedPlacement, true)/TASBalancedPlacement, false)/" "$f"
-  awk -v pat="$check" 'skip && /^\t\t}$/ { skip = 0; next } skip { next } index($0, pat) { skip = 1; next } { print }' \
-    "$f" >"$f.new" && mv "$f.new" "$f"
-  if grep -qF "$check" "$f" || ! grep -qF 'TASBalancedPlacement, false)' "$f"; then
-    echo "patching $f failed" >&2
-    exit 1
-  fi
+  for f in "$here"/scheduler/*.go.in; do
+    cp "$f" "$tmp/kueue/pkg/cache/scheduler/$(basename "${f%.in}")"
+  done
   mkdir "$tmp/mod"
   cp "$here/go.mod" "$here/go.sum" "$here/tools.go" "$tmp/mod/"
   echo "replace sigs.k8s.io/kueue => $tmp/kueue" >>"$tmp/mod/go.mod"
+}
+
+# kueue_tas VARIANT: Kueue's balanced and greedy sides of a shape family from the
+# scratch copy, the greedy one named as the balanced one so that benchstat pairs them.
+kueue_tas() {
+  local v=$1 names
+  names="s#^BenchmarkTASFlavorAssignment${v}GateOff/#BenchmarkTASFlavorAssignment${v}/#"
+  scratch_kueue
+  side kueue-v0.19.2 "$tmp/mod" sigs.k8s.io/kueue/pkg/cache/scheduler '' "^BenchmarkTASFlavorAssignment${v}\$" "$tas_bt"
+  side kueue-v0.19.2-greedy "$tmp/mod" sigs.k8s.io/kueue/pkg/cache/scheduler '' "^BenchmarkTASFlavorAssignment${v}GateOff\$" "$tas_bt" "$names"
+}
+
+# poolgate_tas VARIANT: poolgate's side of a shape family, named as Kueue's.
+poolgate_tas() {
+  local v=$1
+  side poolgate "$root" ./bench '^TestTAS(Fixtures|SelectorFixtures)$' "^BenchmarkTASAssignment${v}\$" "$tas_bt" \
+    "s#^BenchmarkTASAssignment${v}/#BenchmarkTASFlavorAssignment${v}/#"
 }
 
 tas_bt=${benchtime:-2s}
@@ -172,12 +183,21 @@ for family in "${selected[@]}"; do
     ;;
   tas)
     side kueue-v0.19.2 "$here" sigs.k8s.io/kueue/pkg/cache/scheduler '' '^BenchmarkTASFlavorAssignment$' "$tas_bt"
-    side poolgate "$root" ./bench '^TestKueueTASShapes$' '^BenchmarkKueueTAS$' "$tas_bt" 's#^BenchmarkKueueTAS/#BenchmarkTASFlavorAssignment/#'
+    poolgate_tas ''
     ;;
   tas-greedy)
-    greedy_kueue
-    side kueue-v0.19.2-greedy "$tmp/mod" sigs.k8s.io/kueue/pkg/cache/scheduler '' '^BenchmarkTASFlavorAssignment$' "$tas_bt"
-    side poolgate "$root" ./bench '^TestKueueTASShapes$' '^BenchmarkKueueTAS$' "$tas_bt" 's#^BenchmarkKueueTAS/#BenchmarkTASFlavorAssignment/#'
+    scratch_kueue
+    side kueue-v0.19.2-greedy "$tmp/mod" sigs.k8s.io/kueue/pkg/cache/scheduler '' '^BenchmarkTASFlavorAssignmentGateOff$' "$tas_bt" \
+      's#^BenchmarkTASFlavorAssignmentGateOff/#BenchmarkTASFlavorAssignment/#'
+    poolgate_tas ''
+    ;;
+  tas-fragmented)
+    kueue_tas Fragmented
+    poolgate_tas Fragmented
+    ;;
+  tas-selector)
+    kueue_tas Selector
+    poolgate_tas Selector
     ;;
   tas-snapshot)
     side kueue-v0.19.2 "$here" sigs.k8s.io/kueue/pkg/cache/scheduler '' '^BenchmarkTASFlavorSnapshot$' "$tas_bt"

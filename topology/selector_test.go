@@ -1,0 +1,158 @@
+package topology_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/topology"
+)
+
+// outcome is a placement's String, or the reasons of another outcome, one per line.
+func outcome(t *testing.T, c *topology.Cluster, r topology.Request) string {
+	t.Helper()
+	res, err := c.Place(r, topology.Options{})
+	require.NoError(t, err)
+	if res.Outcome == topology.Placed {
+		return res.Placement.String()
+	}
+	var b strings.Builder
+	for _, x := range res.Reasons {
+		b.WriteString(x.String() + "\n")
+	}
+	return b.String()
+}
+
+var (
+	modelA = topology.Selector{"model": {"A"}}
+	modelB = topology.Selector{"model": {"B"}}
+)
+
+// TestPlaceSelectors: a leaf's pods go only on the nodes its selector matches, and every
+// count — fit, best fit, spreading, explanations — counts them there alone.
+func TestPlaceSelectors(t *testing.T) {
+	twoLeaves := func(sel topology.Selector) topology.Request {
+		return topology.Request{Root: topology.Group{Name: "job", Constraint: rack, Children: []topology.Group{
+			{Name: "workers", Pods: 4, Shape: gpu1, Selector: sel},
+			{Name: "leader", Pods: 2, Shape: gpu1},
+		}}}
+	}
+	tests := []struct {
+		name  string
+		nodes []string
+		req   topology.Request
+		want  string
+	}{
+		{"a selector on one leaf of a two-leaf gang: the workers on model A, the leader anywhere in their rack",
+			[]string{"b1/r1 n1 gpu=4 @model=B", "b1/r1 n2 gpu=4 @model=A", "b1/r2 n3 gpu=8 @model=B", "b1/r2 n4 gpu=1 @model=A"},
+			twoLeaves(modelA),
+			"workers: n2×4\nleader: n1×2\njob: rack b1/r1\n"},
+		{"without the selector the tighter rack holds both",
+			[]string{"b1/r1 n1 gpu=4 @model=B", "b1/r1 n2 gpu=4 @model=A", "b1/r2 n3 gpu=6 @model=B", "b1/r2 n4 gpu=1 @model=A"},
+			twoLeaves(nil),
+			"workers: n3×4\nleader: n3×2\njob: rack b1/r2\n"},
+		{"a selector that empties a rack: the best fit for all nodes is no fit for model A",
+			[]string{"b1/r1 n1 gpu=5 @model=B", "b1/r2 n2 gpu=8 @model=A"},
+			selected(one("w", 4, gpu1, rack), modelA),
+			"w: n2×4\nw: rack b1/r2\n"},
+		{"best fit leaves least on the matching nodes, not on the rack",
+			[]string{"b1/r1 n1 gpu=6 @model=A", "b1/r1 n2 gpu=1 @model=B", "b1/r2 n3 gpu=5 @model=A", "b1/r2 n4 gpu=10 @model=B"},
+			selected(one("w", 4, gpu1, rack), modelA),
+			"w: n3×4\nw: rack b1/r2\n"},
+		{"several values: either model",
+			[]string{"b1/r1 n1 gpu=2 @model=A", "b1/r1 n2 gpu=2 @model=B", "b1/r1 n3 gpu=8 @model=C"},
+			selected(one("w", 4, gpu1, rack), topology.Selector{"model": {"B", "A"}}),
+			"w: n1×2 n2×2\nw: rack b1/r1\n"},
+		{"several keys: both must match, and a node without the key does not",
+			[]string{"b1/r1 n1 gpu=4 @model=A", "b1/r1 n2 gpu=4 @model=A @pool=x", "b1/r1 n3 gpu=4 @pool=x"},
+			selected(one("w", 3, gpu1, rack), topology.Selector{"model": {"A"}, "pool": {"x"}}),
+			"w: n2×3\nw: rack b1/r1\n"},
+		{"a level's key may be selected",
+			[]string{"b1/r1 n1 gpu=4", "b1/r2 n2 gpu=3"},
+			selected(one("w", 3, gpu1, topology.Constraint{}), topology.Selector{"rack": {"r1"}}),
+			"w: n1×3\n"},
+		{"values are exact, case included",
+			[]string{"b1/r1 n1 gpu=4 @model=a", "b1/r1 n2 gpu=4 @model=A"},
+			selected(one("w", 5, gpu1, topology.Constraint{}), modelA),
+			"cluster can host 4 of 5 pods of w\n"},
+		{"spreading over racks counts matching nodes only",
+			[]string{"b1/r1 n1 gpu=3 @model=A", "b1/r1 n2 gpu=9 @model=B", "b1/r2 n3 gpu=3 @model=A", "b1/r3 n4 gpu=2 @model=A"},
+			selected(one("w", 5, gpu1, topology.Constraint{Required: "block", Preferred: "rack"}), modelA),
+			"w: n1×3 n4×2\nw: block b1, preferred rack b1/r1, preferred rack b1/r3\n"},
+		{"a selector that matches no node is explained, not an error",
+			[]string{"b1/r1 n1 gpu=4 @model=A"},
+			selected(one("w", 1, gpu1, rack), modelB),
+			"no node of the topology matches the node selector of w\n"},
+		{"matching nodes without room are counted",
+			[]string{"b1/r1 n1 gpu=1 @model=B", "b1/r2 n2 gpu=8 @model=A", "b1/r2 n3 gpu=1 @model=B", "b1/r3 n4 gpu=8 @model=A"},
+			selected(one("w", 2, gpu1, rack), modelB),
+			"rack b1/r1 can host 1 of 2 pods of w\nrack b1/r2 can host 1 of 2 pods of w\nrack b1/r3 can host 0 of 2 pods of w\n"},
+		{"a node outside the topology matches nothing",
+			[]string{"b1 n1 gpu=8 @model=A", "b1/r1 n2 gpu=1 @model=A"},
+			selected(one("w", 2, gpu1, topology.Constraint{}), modelA),
+			"cluster can host 1 of 2 pods of w\n"},
+		{"an unconstrained launcher needs a matching node in the gang's domain",
+			[]string{"b1/r1 n1 gpu=8 cpu=8", "b1/r2 n2 gpu=8 cpu=8 @cpu-node=yes", "b1/r2 n3 gpu=4"},
+			topology.Request{Root: topology.Group{Name: "job", Constraint: rack, Children: []topology.Group{
+				{Name: "launcher", Pods: 1, Shape: topology.Resources{"cpu": 4}, Selector: topology.Selector{"cpu-node": {"yes"}}},
+				{Name: "workers", Pods: 4, Shape: gpu1},
+			}}},
+			"launcher: n2×1\nworkers: n3×4\njob: rack b1/r2\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := mk(t, br, tt.nodes...)
+			require.Equal(t, tt.want, outcome(t, c, tt.req))
+			// The scan and the indexes agree, and the placement is sound.
+			require.Empty(t, compareModes(c, tt.req, topology.Options{}))
+			if res, _ := c.Place(tt.req, topology.Options{}); res.Outcome == topology.Placed {
+				require.NoError(t, validate(br, mkNodes(t, br, tt.nodes...), tt.req, res.Placement))
+			}
+		})
+	}
+}
+
+// selected returns the one-leaf request r with the given selector on its leaf.
+func selected(r topology.Request, sel topology.Selector) topology.Request {
+	r.Root.Selector = sel
+	return r
+}
+
+// TestSelectorKOfN: with minSubGroup, a child whose selector matches no node is never
+// chosen; the others are.
+func TestSelectorKOfN(t *testing.T) {
+	c := mk(t, br, "b1/r1 n1 gpu=4 @model=A", "b1/r2 n2 gpu=4 @model=B")
+	req := topology.Request{Root: topology.Group{Name: "svc", Need: 2, Children: []topology.Group{
+		{Name: "r0", Pods: 2, Shape: gpu1, Selector: topology.Selector{"model": {"H100"}}, Constraint: rack},
+		{Name: "r1", Pods: 2, Shape: gpu1, Selector: modelA, Constraint: rack},
+		{Name: "r2", Pods: 2, Shape: gpu1, Selector: modelB, Constraint: rack},
+	}}}
+	require.Equal(t, "r1: n1×2\nr2: n2×2\nr1: rack b1/r1\nr2: rack b1/r2\n", outcome(t, c, req))
+	req.Root.Need = 3
+	require.Equal(t, "no node of the topology matches the node selector of r0\n", outcome(t, c, req))
+}
+
+// TestSelectorErrors: a selector on an inner group, or with a key that lists nothing, is
+// an invalid request.
+func TestSelectorErrors(t *testing.T) {
+	c := mk(t, br, "b1/r1 n1 gpu=4")
+	for _, tt := range []struct {
+		name string
+		req  topology.Request
+		want string
+	}{
+		{"on an inner group", topology.Request{Root: topology.Group{Name: "a", Selector: modelA, Children: []topology.Group{leaf("b", 1, rack)}}},
+			`topology: root.selector map[model:[A]]: an inner group has no pods of its own to select nodes for`},
+		{"an empty value set", selected(one("a", 1, gpu1, rack), topology.Selector{"model": {}}),
+			`topology: root.selector["model"] []: a node selector's key lists at least one value`},
+		{"an unnamed key", selected(one("a", 1, gpu1, rack), topology.Selector{"": {"x"}}),
+			`topology: root.selector[""]: a node selector's key needs a name`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := c.Place(tt.req, topology.Options{})
+			require.EqualError(t, err, tt.want)
+			require.ErrorIs(t, err, topology.ErrInvalidRequest)
+		})
+	}
+}
