@@ -154,7 +154,8 @@ func (g *Gate) victims(id WorkloadID, plan []WorkloadID, seen map[WorkloadID]boo
 	return out, nil
 }
 
-// step is one admission to carry out: evict the victims, then admit.
+// step is one admission to carry out: evict the victims, then admit (nil for none: work
+// lost with a node).
 type step struct {
 	victims []*record
 	admit   *record
@@ -186,6 +187,9 @@ func (g *Gate) carryOut(steps []step) error {
 		}
 	}
 	for _, s := range steps {
+		if s.admit == nil {
+			continue
+		}
 		if err := g.start(s.admit); err != nil {
 			return undo(err)
 		}
@@ -262,6 +266,7 @@ func (g *Gate) start(r *record) error {
 	g.account(r.leaf, r, +1)
 	g.running[r.w.ID] = r
 	g.indexLow(r, +1)
+	g.indexNodes(r, +1)
 	return nil
 }
 
@@ -284,5 +289,6 @@ func (g *Gate) stop(r *record) error {
 	g.account(r.leaf, r, -1)
 	delete(g.running, r.w.ID)
 	g.indexLow(r, -1)
+	g.indexNodes(r, -1)
 	return nil
 }

@@ -54,6 +54,9 @@ type Gate struct {
 	// record is in lows, and nothing else is.
 	running map[WorkloadID]*record
 	lows    *btree.BTreeG[*record]
+	// byNode holds, by node name, the running workloads with pods on the node, so that
+	// a node change costs what runs there.
+	byNode  map[string]map[*record]struct{}
 	pending pendingQueue
 	// uncached turns off what a cycle learns about work that cannot run (tests compare
 	// cycles with and without it).
@@ -233,7 +236,7 @@ func newGate(l layout, o Options) (*Gate, error) {
 		return nil, inputErr(ErrInvalidValue, "options.strategy", o.Strategy.String(), "must be BestEffortFIFO or StrictFIFO")
 	}
 	g := &Gate{resources: l.tree.Resources(), strategies: map[string]Strategy{}, fallback: o.Strategy,
-		running: map[WorkloadID]*record{}, lows: newLowIndex(), pending: newPendingQueue(), fair: o.FairSharing}
+		running: map[WorkloadID]*record{}, lows: newLowIndex(), byNode: map[string]map[*record]struct{}{}, pending: newPendingQueue(), fair: o.FairSharing}
 	if o.Cluster != nil {
 		g.cluster, g.guarded = o.Cluster.Clone(), o.Cluster.Clone()
 	}
@@ -374,7 +377,7 @@ func (g *Gate) reconfigure(l layout) error {
 		r.leaf = n
 	}
 	g.tree = next.tree
-	g.state = state{books: next.tree, guaranteed: next.guaranteed, total: next.total, cluster: g.cluster}
+	g.state = state{books: next.tree, guaranteed: next.guaranteed, total: next.total, cluster: g.cluster, guarded: g.guarded}
 	g.leaves, g.route, g.pools = next.leaves, next.route, next.pools
 	g.lows = newLowIndex()
 	for _, r := range g.running {

@@ -300,6 +300,7 @@ func (g *Gate) restoreRunning(w Workload, rec *record, admitted time.Time, place
 	g.account(k.leaf, k, +1)
 	g.running[w.ID] = k
 	g.indexLow(k, +1)
+	g.indexNodes(k, +1)
 	return nil
 }
 

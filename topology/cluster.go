@@ -432,10 +432,26 @@ func (c *Cluster) Nodes() []Node {
 		if c.gone(i) {
 			continue
 		}
-		out = append(out, Node{Name: c.names[i], Labels: maps.Clone(c.labels.s[i]), Free: c.freeOf(i), Capacity: c.capacityOf(i),
-			Cordoned: c.flags.s[i]&flagCordoned != 0})
+		out = append(out, c.nodeAt(i))
 	}
 	return out
+}
+
+// Node returns the named node with its labels, capacity, free capacity and cordon, as
+// Nodes lists it, and false when there is no such node. The result is a copy; its cost
+// is that of the one node.
+func (c *Cluster) Node(name string) (Node, bool) {
+	i, ok := c.node(name)
+	if !ok {
+		return Node{}, false
+	}
+	return c.nodeAt(i), true
+}
+
+// nodeAt returns slot i's node, a copy.
+func (c *Cluster) nodeAt(i int32) Node {
+	return Node{Name: c.names[i], Labels: maps.Clone(c.labels.s[i]), Free: c.freeOf(i), Capacity: c.capacityOf(i),
+		Cordoned: c.flags.s[i]&flagCordoned != 0}
 }
 
 // Free returns the free capacity of the named node, and false when there is no such node.

@@ -179,3 +179,11 @@ func (c *Cluster) merge(fs []Footprint) ([]nodeUse, error) {
 	}
 	return out, nil
 }
+
+// SharesLayout reports whether footprints compiled on c are read by node index on d,
+// and the other way round: d is c or one of its clones, and neither has laid its nodes
+// out anew since (see AddNode). A host that keeps two clones in step through the same
+// node changes asks this to learn whether its footprints are still fast on both.
+func (c *Cluster) SharesLayout(d *Cluster) bool {
+	return c != nil && d != nil && c.layout != nil && c.layout == d.layout
+}

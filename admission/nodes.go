@@ -1,0 +1,280 @@
+package admission
+
+import (
+	"slices"
+
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// ErrUnknownNode: no node of that name is in the gate's cluster. It is topology's
+// error of that name, so errors.Is matches either.
+var ErrUnknownNode = topology.ErrUnknownNode
+
+// NodeState is one node of a gate's cluster as the gate sees it.
+type NodeState struct {
+	// Node is the node: its name, labels, capacity, free capacity (below zero where the
+	// capacity dropped below what runs on it) and cordon, as topology.Cluster.Nodes
+	// gives it.
+	Node topology.Node
+	// Workloads are the running workloads with pods on the node, in the order in which
+	// a capacity drop names them: LOW first, then the most recently admitted, then ID.
+	Workloads []WorkloadID
+}
+
+// Node returns the named node of the gate's cluster and the workloads that run on it.
+// Its cost is that of the workloads on the node, not of the cluster.
+func (g *Gate) Node(name string) (NodeState, error) {
+	if err := g.clustered(); err != nil {
+		return NodeState{}, err
+	}
+	n, ok := g.cluster.Node(name)
+	if !ok {
+		return NodeState{}, unknownNode(name)
+	}
+	out := NodeState{Node: n}
+	for _, r := range g.onNode(name) {
+		out.Workloads = append(out.Workloads, r.w.ID)
+	}
+	return out, nil
+}
+
+// AddNode adds a node to the gate's cluster (topology.Cluster.AddNode): a new node, or
+// one that was removed coming back. Pending work may be placed on it from the next
+// decision on. Held decisions and cycle results become stale.
+func (g *Gate) AddNode(n topology.Node) error {
+	if err := g.clustered(); err != nil {
+		return err
+	}
+	if err := g.cluster.AddNode(n); err != nil {
+		return nodeErr(n.Name, err)
+	}
+	g.follow(func(c *topology.Cluster) error { return c.AddNode(n) })
+	g.usageGen++
+	return nil
+}
+
+// RemoveNode removes the named node, as when it fails: every running workload with
+// pods on it is lost. Each gives back everything it holds, on this node and the others
+// of its placement, and its quota, and returns to the pending queue with its original
+// submit time (Withdraw takes it out for a host that will not run it again). The lost
+// workloads are returned in the order NodeState lists them. Held decisions and cycle
+// results become stale. The cost is that of the workloads on the node, not of the
+// cluster.
+func (g *Gate) RemoveNode(name string) ([]RunningWorkload, error) {
+	if err := g.clustered(); err != nil {
+		return nil, err
+	}
+	if _, ok := g.cluster.Free(name); !ok {
+		return nil, unknownNode(name)
+	}
+	lost := g.onNode(name)
+	if err := g.lose(lost); err != nil {
+		return nil, err
+	}
+	// The node exists and holds nothing of the gate's any more: neither call can fail.
+	_ = g.cluster.RemoveNode(name)
+	_ = g.guarded.RemoveNode(name)
+	g.usageGen++
+	return g.runningOfAll(lost), nil
+}
+
+// CordonNode stops new placements on the named node; what runs there stays. Cordoning a
+// cordoned node changes nothing but the decisions it makes stale, as every node change.
+func (g *Gate) CordonNode(name string) error { return g.cordon(name, true) }
+
+// UncordonNode lets new placements use the named node again.
+func (g *Gate) UncordonNode(name string) error { return g.cordon(name, false) }
+
+func (g *Gate) cordon(name string, on bool) error {
+	if err := g.clustered(); err != nil {
+		return err
+	}
+	change := (*topology.Cluster).Uncordon
+	if on {
+		change = (*topology.Cluster).Cordon
+	}
+	if err := change(g.cluster, name); err != nil {
+		return nodeErr(name, err)
+	}
+	_ = change(g.guarded, name)
+	g.usageGen++
+	return nil
+}
+
+// SetNodeCapacity changes the named node's capacity (topology.Cluster.SetCapacity).
+// When it drops below what the gate's work holds there, the workloads that no longer
+// fit are lost as on RemoveNode, in the order NodeState lists them — LOW first, then the
+// most recently admitted — the fewest of that order that bring every resource within
+// the new capacity; they are returned. What the host placed itself beyond that stays
+// over the capacity: the node takes nothing that needs the resource until it is free.
+// Held decisions and cycle results become stale.
+func (g *Gate) SetNodeCapacity(name string, capacity topology.Resources) ([]RunningWorkload, error) {
+	if err := g.clustered(); err != nil {
+		return nil, err
+	}
+	before, ok := g.cluster.Capacity(name)
+	if !ok {
+		return nil, unknownNode(name)
+	}
+	if err := g.cluster.SetCapacity(name, capacity); err != nil {
+		return nil, nodeErr(name, err)
+	}
+	g.follow(func(c *topology.Cluster) error { return c.SetCapacity(name, capacity) })
+	free, _ := g.cluster.Free(name)
+	lost := overflowing(g.onNode(name), name, free)
+	if err := g.lose(lost); err != nil {
+		// Put the capacity back; it held before, so it holds again.
+		_ = g.cluster.SetCapacity(name, before)
+		g.follow(func(c *topology.Cluster) error { return c.SetCapacity(name, before) })
+		return nil, err
+	}
+	g.usageGen++
+	return g.runningOfAll(lost), nil
+}
+
+// overflowing returns the shortest prefix of on (in naming order) whose pods on node
+// bring every resource of free that is below zero back to zero or above.
+func overflowing(on []*record, node string, free topology.Resources) []*record {
+	short := map[string]int64{}
+	for r, q := range free {
+		if q < 0 {
+			short[r] = -q
+		}
+	}
+	for k, r := range on {
+		if len(short) == 0 {
+			return on[:k]
+		}
+		for _, a := range r.placement.Assignments {
+			if a.Node != node {
+				continue
+			}
+			for res := range short {
+				q := a.Pods
+				if res != topology.Pods {
+					q = mulSat(a.Pods, a.Shape[res])
+				}
+				if short[res] -= q; short[res] <= 0 {
+					delete(short, res)
+				}
+			}
+		}
+	}
+	return on
+}
+
+// mulSat is a × b for non-negative quantities, saturating at Unlimited.
+func mulSat(a, b int64) int64 {
+	if a != 0 && b > topology.Unlimited/a {
+		return topology.Unlimited
+	}
+	return a * b
+}
+
+// lose stops the running workloads given and returns them to the pending queue, as an
+// eviction with no admission; on a failure nothing changes.
+func (g *Gate) lose(rs []*record) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	return g.carryOut([]step{{victims: rs}})
+}
+
+// follow makes the same node change on the guarded cluster that the live one just took,
+// and rebuilds the guarded cluster when the change laid the live one out anew, so that
+// every footprint stays fast on both.
+func (g *Gate) follow(change func(*topology.Cluster) error) {
+	_ = change(g.guarded)
+	if g.cluster.SharesLayout(g.guarded) {
+		return
+	}
+	// The live cluster was laid out anew: compile every footprint on it again and derive
+	// the guarded one from it, as the gate's constructor and Restore do.
+	var low []topology.Footprint
+	for _, r := range g.running {
+		if r.placement == nil {
+			continue
+		}
+		// The placement held on the old layout; it holds on the new one, whose nodes are
+		// the same but the one added.
+		r.foot, _ = g.cluster.Footprint(*r.placement)
+		if r.w.Priority == quota.Low {
+			low = append(low, r.foot)
+		}
+	}
+	g.guarded = g.cluster.Clone()
+	_ = g.guarded.RemoveFootprints(low)
+}
+
+// onNode returns the running workloads with pods on the named node in naming order.
+func (g *Gate) onNode(name string) []*record {
+	set := g.byNode[name]
+	out := make([]*record, 0, len(set))
+	for r := range set {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b *record) int {
+		if evictsBefore(a, b) {
+			return -1
+		}
+		if evictsBefore(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// indexNodes adds the running r to (sign > 0) or takes it from the index of workloads
+// by node.
+func (g *Gate) indexNodes(r *record, sign int) {
+	if r.placement == nil {
+		return
+	}
+	for _, a := range r.placement.Assignments {
+		set := g.byNode[a.Node]
+		if sign > 0 {
+			if set == nil {
+				set = map[*record]struct{}{}
+				g.byNode[a.Node] = set
+			}
+			set[r] = struct{}{}
+			continue
+		}
+		delete(set, r)
+		if len(set) == 0 {
+			delete(g.byNode, a.Node)
+		}
+	}
+}
+
+func (g *Gate) runningOfAll(rs []*record) []RunningWorkload {
+	out := make([]RunningWorkload, len(rs))
+	for i, r := range rs {
+		out[i] = g.runningOf(r)
+	}
+	return out
+}
+
+// clustered refuses node changes on a gate without a cluster.
+func (g *Gate) clustered() error {
+	if !g.usable() {
+		return errUnusable()
+	}
+	if g.cluster == nil {
+		return inputErr(ErrInvalidConfig, "gate", "", "has no cluster; build it with Options.Cluster to follow nodes")
+	}
+	return nil
+}
+
+func unknownNode(name string) error {
+	return inputErr(ErrUnknownNode, "node", name, "is not a node of the gate's cluster")
+}
+
+// nodeErr wraps topology's refusal of a node change.
+func nodeErr(name string, err error) error {
+	e := inputErr(ErrInvalidValue, "node", name, err.Error())
+	e.Err = err
+	return e
+}
