@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/commands"
@@ -73,6 +74,10 @@ type hostSUT struct {
 	// live is what the host knows: the workloads it handed the gate and has not seen
 	// finish.
 	live map[WorkloadID]bool
+	// spec is every node the host has had, by name, as it was added; removed the nodes
+	// that failed, to add back.
+	spec    map[string]topology.Node
+	removed []topology.Node
 }
 
 type hostState struct {
@@ -271,7 +276,7 @@ func (s *hostSUT) restart() []string {
 }
 
 // checkNodes checks that every node's free capacity plus the pods the running work
-// placed there is its capacity.
+// placed there is its capacity, and that no node is over it.
 func checkNodes(g *Gate) []string {
 	placed := map[string]int64{}
 	for _, r := range g.Running() {
@@ -284,29 +289,115 @@ func checkNodes(g *Gate) []string {
 	}
 	var problems []string
 	for _, n := range g.Cluster().Nodes() {
-		capacity, ok := hostCapacity(g, n)
-		if !ok {
-			continue
+		if n.Free["gpu"] < 0 || n.Free["gpu"]+placed[n.Name] != n.Capacity["gpu"] {
+			problems = append(problems, fmt.Sprintf("node %s: %d free and %d placed of %d", n.Name, n.Free["gpu"], placed[n.Name], n.Capacity["gpu"]))
 		}
-		if n.Free["gpu"] < 0 || n.Free["gpu"]+placed[n.Name] != capacity {
-			problems = append(problems, fmt.Sprintf("node %s: %d free and %d placed of %d", n.Name, n.Free["gpu"], placed[n.Name], capacity))
+		delete(placed, n.Name)
+	}
+	for node, q := range placed {
+		problems = append(problems, fmt.Sprintf("%d GPUs placed on %s, which is not a node", q, node))
+	}
+	return problems
+}
+
+// hostNodeChange changes a node as a host that follows its cluster does: removes one (a
+// failure), adds a removed one back or a new one in a new rack, cordons or uncordons
+// one, or resizes one; a third of the changes name a node the gate does not have. It
+// checks that the work lost is exactly the work that ran there, LOW first then the most
+// recently admitted, and waits again with its submit time; that a held decision is
+// stale after the change; and that a refusal is typed and changes nothing.
+func hostNodeChange(s *hostSUT, op gen.HostOp) []string {
+	g := s.g
+	before := snapshot(g)
+	var problems []string
+	names := []string{}
+	for _, n := range g.Cluster().Nodes() {
+		names = append(names, n.Name)
+	}
+	name := "gone"
+	if op.Pick%3 != 0 && len(names) > 0 {
+		name = names[op.Pick%len(names)]
+	}
+	var on []WorkloadID
+	if st, err := g.Node(name); err == nil {
+		on = st.Workloads
+	}
+	submitted := map[WorkloadID]time.Time{}
+	for _, r := range g.Running() {
+		submitted[r.Workload.ID] = r.Workload.Submitted
+	}
+	var lost []RunningWorkload
+	var err error
+	switch op.Minute % 5 {
+	case 0:
+		if lost, err = g.RemoveNode(name); err == nil {
+			s.removed = append(s.removed, s.spec[name])
+			if !slices.Equal(ids(lost), on) {
+				problems = append(problems, fmt.Sprintf("removing %s lost %v, but %v ran there", name, ids(lost), on))
+			}
+		}
+	case 1:
+		n := topology.Node{Name: fmt.Sprintf("m%d", op.Workload), Labels: map[string]string{"rack": "r9", "hostname": fmt.Sprintf("m%d", op.Workload)},
+			Free: topology.Resources{"gpu": int64(op.GPUs)}}
+		if len(s.removed) > 0 && op.Pick%2 == 0 {
+			n, s.removed = s.removed[0], s.removed[1:]
+		}
+		if err = g.AddNode(n); err == nil {
+			s.spec[n.Name] = n
+		}
+	case 2:
+		err = g.CordonNode(name)
+	case 3:
+		err = g.UncordonNode(name)
+	default:
+		if lost, err = g.SetNodeCapacity(name, topology.Resources{"gpu": int64(op.GPUs % 4)}); err == nil {
+			if len(lost) > len(on) || !slices.Equal(ids(lost), on[:len(lost)]) {
+				problems = append(problems, fmt.Sprintf("resizing %s lost %v, not a prefix of %v", name, ids(lost), on))
+			}
+		}
+	}
+	if err != nil {
+		var ie *InputError
+		if !errors.As(err, &ie) || !errors.Is(err, ErrUnknownNode) && !errors.Is(err, ErrInvalidValue) {
+			problems = append(problems, "node change refused with "+err.Error())
+		}
+		if snapshot(g) != before {
+			problems = append(problems, "a refused node change changed the gate: "+err.Error())
+		}
+		s.stats["refused"]++
+		return problems
+	}
+	s.stats["node changes"]++
+	for _, r := range lost {
+		if p, ok := pendingOf(g, r.Workload.ID); !ok || !p.Submitted.Equal(submitted[r.Workload.ID]) {
+			problems = append(problems, fmt.Sprintf("lost %s does not wait again with its submit time", r.Workload.ID))
+		}
+		s.stats["lost"]++
+	}
+	if len(s.held) > 0 {
+		if err := g.Commit(s.held[0], at(s.now)); !errors.Is(err, ErrStaleDecision) {
+			problems = append(problems, fmt.Sprintf("a decision held across a node change was committed: %v", err))
 		}
 	}
 	return problems
 }
 
-// hostCapacity is a node's GPU capacity as the host set it up.
-func hostCapacity(g *Gate, n topology.Node) (int64, bool) {
-	var i int
-	if _, err := fmt.Sscanf(n.Name, "n%d", &i); err != nil || i >= len(hostNodes) {
-		return 0, false
+func ids(rs []RunningWorkload) []WorkloadID {
+	out := []WorkloadID{}
+	for _, r := range rs {
+		out = append(out, r.Workload.ID)
 	}
-	return hostNodes[i], true
+	return out
 }
 
-// hostNodeChange is where node changes (SPEC §10) join the model; a gate without them
-// changes nothing.
-func hostNodeChange(*hostSUT, gen.HostOp) []string { return nil }
+func pendingOf(g *Gate, id WorkloadID) (Workload, bool) {
+	for _, w := range g.Pending() {
+		if w.ID == id {
+			return w, true
+		}
+	}
+	return Workload{}, false
+}
 
 func (c hostCommand) PostCondition(_ commands.State, result commands.Result) *gopter.PropResult {
 	r := result.(hostRun)
@@ -321,7 +412,11 @@ func TestHostThatErrs(t *testing.T) {
 	stats := map[string]int{}
 	cmds := &commands.ProtoCommands{
 		NewSystemUnderTestFunc: func(commands.State) commands.SystemUnderTest {
-			return &hostSUT{tb: t, g: hostGate(t), other: hostGate(t), stats: stats, live: map[WorkloadID]bool{}}
+			s := &hostSUT{tb: t, g: hostGate(t), other: hostGate(t), stats: stats, live: map[WorkloadID]bool{}, spec: map[string]topology.Node{}}
+			for _, n := range hostModelCluster(t).Nodes() {
+				s.spec[n.Name] = n
+			}
+			return s
 		},
 		InitialStateGen: ggen.Const(hostState{live: map[WorkloadID]bool{}}),
 		GenCommandFunc: func(commands.State) gopter.Gen {
@@ -332,7 +427,7 @@ func TestHostThatErrs(t *testing.T) {
 	props.Property("a host that errs breaks nothing", commands.Prop(cmds))
 	props.TestingRun(t)
 	t.Logf("%v", stats)
-	for _, k := range []string{"refused", "late commits", "restarts"} {
+	for _, k := range []string{"refused", "late commits", "restarts", "node changes", "lost"} {
 		if stats[k] == 0 {
 			t.Errorf("the sequences never exercised %q: %v", k, maps.Clone(stats))
 		}

@@ -232,6 +232,9 @@ func snapshot(g *Gate) string {
 	for _, w := range g.Pending() {
 		fmt.Fprintf(&b, "pending %s\n", w.ID)
 	}
+	if c := g.Cluster(); c != nil {
+		fmt.Fprintf(&b, "nodes %v\n", c.Nodes())
+	}
 	return b.String()
 }
 
