@@ -48,6 +48,10 @@ var sections = []section{
 		"When several teams want the same idle GPUs, the one that asked first should not keep them all:\n" +
 			"with fair sharing each team's share of what no quota covers follows its weight.",
 		"admission (Options.FairSharing) and quota (FairShares)", tourFairShare},
+	{"faults", "nodes that fail, and state that survives a restart",
+		"A controller loses nodes and restarts: the work on a failed node must wait again, never be\n" +
+			"placed on the node that is gone, and a gate rebuilt from a snapshot must decide as before.",
+		"admission (RemoveNode, MarshalBinary, Restore)", tourFaults},
 }
 
 func main() {
@@ -60,6 +64,6 @@ func main() {
 		s.run(w)
 	}
 	fmt.Fprintln(w, "\nEach story in full: go run ./examples/subpools, ./examples/cohorts, ./examples/elastic,")
-	fmt.Fprintln(w, "./examples/topology, ./examples/priority and ./examples/fairshare. The rules are in each")
-	fmt.Fprintln(w, "package's doc (go doc ./quota).")
+	fmt.Fprintln(w, "./examples/topology, ./examples/priority, ./examples/fairshare and ./examples/nodefailure.")
+	fmt.Fprintln(w, "The rules are in each package's doc (go doc ./quota).")
 }

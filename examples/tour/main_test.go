@@ -33,5 +33,7 @@ func TestTourIsDeterministic(t *testing.T) {
 		"│  └─ product--shared   1       gpu       2      5      12      5      -",
 		"└─ research             2       gpu       2      8      12      8      -",
 	}, "\n"), "with fair sharing the weights 2 and 1 split the idle GPUs")
-	assert.Len(t, sections, 7, "one stop per package, and fair sharing")
+	assert.Contains(t, first, "r2-n4 fails: detector is lost and waits again, submitted 09:00\n")
+	assert.Contains(t, first, "told of the failure, decides the same: true\n")
+	assert.Len(t, sections, 8, "one stop per package, fair sharing and faults")
 }
