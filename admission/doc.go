@@ -128,6 +128,28 @@
 // 1,000 queues, and on 100,000 queues 3.0 ms against 5.0 ms and 0.8 MB against 3.2 MB,
 // both dominated by the walk over the running LOW work that §7's plans make too.
 //
+// # Nodes that change, and restarts
+//
+// A gate with a cluster follows the host's nodes (SPEC §10). RemoveNode is a failure:
+// every running workload with pods on the node is lost whole — it gives back what it
+// holds on every node of its placement and in the tree, and waits again with its
+// original submit time (Withdraw, for a host that will not rerun it). SetNodeCapacity
+// below what runs on a node loses the fewest of its workloads, in the order LOW first,
+// then the most recently admitted, then ID, that bring every resource within the new
+// capacity; pods the host placed itself stay, over-committing the node. CordonNode and
+// UncordonNode stop and restart new placements there; AddNode adds a node, new or back
+// from a failure. Node reads one node, its capacity, free capacity and workloads. A
+// change costs what runs on the node (the gate indexes its running work by node), but
+// adding a node new to its place in the topology, which lays the cluster out anew.
+// Every change makes held decisions and cycle results stale.
+//
+// MarshalBinary and Restore carry a gate's whole state across a restart in
+// internal/wire's form — versioned, CRC-checked, deterministic; a binary form rather
+// than JSON because a snapshot of 100,000 running workloads must be written and read in
+// well under a second, and because equal gates must give equal bytes, which map order
+// and floating point in JSON make hard to promise. Usage is not written: Restore places
+// and charges the running work again, and refuses a snapshot whose tree disagrees.
+//
 // # Non-goals
 //
 // The package does not read a clock (every time is an argument), persist anything,
