@@ -179,12 +179,10 @@ func (g *Gate) carryOut(steps []step) error {
 		return err
 	}
 	for _, s := range steps {
-		for _, v := range s.victims {
-			if err := g.stop(v); err != nil {
-				return undo(err)
-			}
-			stopped = append(stopped, v)
-		}
+		stopped = append(stopped, s.victims...)
+	}
+	if err := g.stopAll(stopped); err != nil {
+		return err
 	}
 	for _, s := range steps {
 		if s.admit == nil {
@@ -219,7 +217,7 @@ func (g *Gate) Release(id WorkloadID) (RunningWorkload, error) {
 		return RunningWorkload{}, err
 	}
 	g.usageGen++
-	return g.runningOf(r), nil
+	return g.retired(r), nil
 }
 
 // Evict stops the running workload id, as preemption does, and returns it to the
@@ -239,7 +237,7 @@ func (g *Gate) Evict(id WorkloadID) (RunningWorkload, error) {
 	g.pending.add(requeued(r))
 	g.usageGen++
 	g.queueGen++
-	return g.runningOf(r), nil
+	return g.retired(r), nil
 }
 
 // start charges r to the live state and records it as running. On failure nothing
@@ -270,6 +268,63 @@ func (g *Gate) start(r *record) error {
 	return nil
 }
 
+// stopAll gives back what the running records hold and forgets them, with one change of
+// the cluster for all their pods: a node failure or a plan costs one update per node,
+// not per workload. On failure nothing changes.
+func (g *Gate) stopAll(rs []*record) error {
+	if len(rs) <= 1 {
+		if len(rs) == 1 {
+			return g.stop(rs[0])
+		}
+		return nil
+	}
+	feet := make([]topology.Footprint, 0, len(rs))
+	var guarded []topology.Footprint
+	for _, r := range rs {
+		if r.placement != nil && r.w.Priority.Guaranteed() {
+			guarded = make([]topology.Footprint, 0, len(rs))
+			break
+		}
+	}
+	for _, r := range rs {
+		if r.placement != nil {
+			feet = append(feet, r.foot)
+			if r.w.Priority.Guaranteed() {
+				guarded = append(guarded, r.foot)
+			}
+		}
+	}
+	if err := g.cluster.RemoveFootprints(feet); len(feet) > 0 && err != nil {
+		return inputErr(ErrInvalidValue, "placement", string(rs[0].w.ID), err.Error())
+	}
+	for k, r := range rs {
+		if err := g.tree.Remove(r.leaf, r.vec); err != nil {
+			for _, done := range rs[:k] {
+				_ = g.tree.Add(done.leaf, done.vec)
+			}
+			if len(feet) > 0 {
+				_ = g.cluster.ApplyFootprints(feet)
+			}
+			return inputErr(ErrInvalidValue, "workload.request", string(r.w.ID), err.Error())
+		}
+	}
+	if len(guarded) > 0 {
+		_ = g.guarded.RemoveFootprints(guarded)
+	}
+	for _, r := range rs {
+		g.forget(r)
+	}
+	return nil
+}
+
+// forget drops the stopped r from the running work and its indexes.
+func (g *Gate) forget(r *record) {
+	g.account(r.leaf, r, -1)
+	delete(g.running, r.w.ID)
+	g.indexLow(r, -1)
+	g.indexNodes(r, -1)
+}
+
 // stop gives back what the running r holds and forgets it. On failure nothing changes.
 func (g *Gate) stop(r *record) error {
 	if r.placement != nil {
@@ -286,9 +341,6 @@ func (g *Gate) stop(r *record) error {
 	if r.placement != nil && r.w.Priority.Guaranteed() {
 		_ = g.guarded.RemoveFootprints([]topology.Footprint{r.foot})
 	}
-	g.account(r.leaf, r, -1)
-	delete(g.running, r.w.ID)
-	g.indexLow(r, -1)
-	g.indexNodes(r, -1)
+	g.forget(r)
 	return nil
 }

@@ -435,14 +435,17 @@ func newLowIndex() *btree.BTreeG[*record] { return btree.NewG(pendingDegree, evi
 
 // evictsBefore is the eviction order of preemption candidates within a queue (SPEC §7):
 // lower priority first, then the most recently admitted, then ID (byte order).
-func evictsBefore(a, b *record) bool {
+func evictsBefore(a, b *record) bool { return evictionOrder(a, b) < 0 }
+
+// evictionOrder compares a and b in evictsBefore's order, for sorting.
+func evictionOrder(a, b *record) int {
 	if c := a.w.Priority.Compare(b.w.Priority); c != 0 {
-		return c < 0
+		return c
 	}
 	if c := b.admitted.Compare(a.admitted); c != 0 {
-		return c < 0
+		return c
 	}
-	return a.w.ID < b.w.ID
+	return strings.Compare(string(a.w.ID), string(b.w.ID))
 }
 
 // SetStrategy sets the strategy of queue (a queue name, or a top-level pool's name for

@@ -76,7 +76,7 @@ func (g *Gate) RemoveNode(name string) ([]RunningWorkload, error) {
 	_ = g.cluster.RemoveNode(name)
 	_ = g.guarded.RemoveNode(name)
 	g.usageGen++
-	return g.runningOfAll(lost), nil
+	return g.retiredAll(lost), nil
 }
 
 // CordonNode stops new placements on the named node; what runs there stays. Cordoning a
@@ -130,7 +130,7 @@ func (g *Gate) SetNodeCapacity(name string, capacity topology.Resources) ([]Runn
 		return nil, err
 	}
 	g.usageGen++
-	return g.runningOfAll(lost), nil
+	return g.retiredAll(lost), nil
 }
 
 // overflowing returns the shortest prefix of on (in naming order) whose pods on node
@@ -214,15 +214,7 @@ func (g *Gate) onNode(name string) []*record {
 	for r := range set {
 		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b *record) int {
-		if evictsBefore(a, b) {
-			return -1
-		}
-		if evictsBefore(b, a) {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, evictionOrder)
 	return out
 }
 
@@ -249,10 +241,11 @@ func (g *Gate) indexNodes(r *record, sign int) {
 	}
 }
 
-func (g *Gate) runningOfAll(rs []*record) []RunningWorkload {
+// retiredAll returns the caller's copies of the records that no longer run.
+func (g *Gate) retiredAll(rs []*record) []RunningWorkload {
 	out := make([]RunningWorkload, len(rs))
 	for i, r := range rs {
-		out[i] = g.runningOf(r)
+		out[i] = g.retired(r)
 	}
 	return out
 }

@@ -118,6 +118,19 @@ func (g *Gate) runningOf(r *record) RunningWorkload {
 	return rw
 }
 
+// retired returns the caller's copy of a record that no longer runs: its placement moves
+// to the caller, since nothing of the gate holds it any more (a re-queued record has
+// none), and its request is copied, since a re-queued record shares it.
+func (g *Gate) retired(r *record) RunningWorkload {
+	rw := RunningWorkload{Workload: r.w, Queue: g.tree.Name(r.leaf), Request: slices.Clone(r.vec),
+		Admitted: r.admitted, Placement: r.placement}
+	r.placement = nil
+	if rw.Workload.Gang == nil {
+		rw.Workload.Request = rw.Request
+	}
+	return rw
+}
+
 // resolve checks w and returns the record it would be, with Request not yet copied:
 // the caller copies it before keeping the record. It allocates nothing for a workload
 // without a gang.
