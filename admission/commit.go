@@ -104,9 +104,9 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 	if !g.usable() {
 		return errUnusable()
 	}
-	s := d.seal
+	s := &d.seal
 	switch {
-	case s == nil || s.gate != g:
+	case s.gate != g:
 		return inputErr(ErrStaleDecision, "decision", string(d.Workload.ID), "was not made by this gate's Decide")
 	case s.edited(&d):
 		return inputErr(ErrEditedDecision, "decision", string(d.Workload.ID), "no longer says what the gate decided: its workload, outcome, request, plan or placement changed")
@@ -115,23 +115,28 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 	case s.outcome != Admit:
 		return inputErr(ErrInvalidValue, "decision", string(d.Workload.ID), "is not an admission")
 	}
-	id := s.rec.w.ID
+	id := s.w.ID
 	if _, ok := g.running[id]; ok {
 		return inputErr(ErrDuplicateWorkload, "workload.id", string(id), "is already running")
 	}
-	if p, ok := g.pending.get(id); ok && !p.w.same(s.rec.w) {
+	p, pending := g.pending.get(id)
+	if pending && !p.w.same(s.w) {
 		return inputErr(ErrDuplicateWorkload, "workload.id", string(id), "is pending as a different workload")
 	}
-	k := keep(*s.rec)
-	k.admitted, k.placement = now, clonePlacement(s.placement)
-	victims, err := g.victims(id, s.plan, map[WorkloadID]bool{id: true})
-	if err != nil {
-		return err
+	var victims []*record
+	if len(s.plan) > 0 {
+		var err error
+		if victims, err = g.victims(id, s.plan, map[WorkloadID]bool{id: true}); err != nil {
+			return err
+		}
 	}
+	// The seal's request is the gate's own, copied at the boundary by Decide.
+	k := &record{w: s.w, leaf: s.leaf, vec: s.vec, place: s.place, sig: s.sig, admitted: now, placement: clonePlacement(s.placement)}
 	if err := g.carryOut([]step{{victims: victims, admit: k}}); err != nil {
 		return err
 	}
-	if _, ok := g.pending.remove(id); ok {
+	if pending {
+		g.pending.drop(p)
 		g.queueGen++
 	}
 	return nil

@@ -1,7 +1,6 @@
 package admission
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/poolgate/poolgate/quota"
@@ -53,9 +52,9 @@ type Decision struct {
 	// without fair sharing, from Decide, and for work a StrictFIFO head held back.
 	Fair []FairKey
 
-	// seal is what Decide decided, for Commit; nil in a cycle's decisions, so that
+	// seal is what Decide decided, for Commit; zero in a cycle's decisions, so that
 	// Commit refuses them (their seals are the cycle's).
-	seal *decided
+	seal decided
 }
 
 // QuotaCheck is the numbers of a ReasonQuota decision.
@@ -122,11 +121,12 @@ func (d Decision) Message() string {
 // w may be pending (Commit then takes it out of the queue) but not running; a pending
 // gang's minimum requirement and placement request are not worked out again. Decide
 // returns an error only for malformed input. For a workload without a gang that needs
-// no plan it allocates nothing; a plan's trial evictions go to a quota.Draft over the
-// live tree and, for a gang, a copy of the cluster, never to the gate.
+// no plan it allocates once, for the decision's copies of the request (the seal's and
+// the caller's); a plan's trial evictions go to a quota.Draft over the live tree and,
+// for a gang, a copy of the cluster, never to the gate.
 func (g *Gate) Decide(w Workload) (Decision, error) {
-	r, err := g.resolvePending(w)
-	if err != nil {
+	var r record
+	if err := g.resolvePending(w, &r); err != nil {
 		return Decision{}, err
 	}
 	if _, ok := g.running[w.ID]; ok {
@@ -135,36 +135,26 @@ func (g *Gate) Decide(w Workload) (Decision, error) {
 	s := g.trial()
 	d, _ := g.decide(&s, &r)
 	d.Searches = s.searches
-	sl := &decided{gate: g, gen: g.usageGen, own: r}
-	sl.own.w = r.w.clone()
-	if sl.own.w.Gang == nil {
-		sl.own.vec = sl.own.w.Request
-	} else {
-		sl.own.vec = slices.Clone(r.vec)
-	}
-	sl.sealed = seal(&d, &sl.own)
-	d.seal = sl
-	// The host's copy shares nothing with the seal or the caller's workload.
-	d.Request = slices.Clone(r.vec)
-	d.Workload = r.w
-	d.Workload.Request = nil
-	if d.Workload.Gang == nil {
-		d.Workload.Request = d.Request
-	}
+	g.sealDecision(&d, &r)
 	return d, nil
 }
 
-// resolvePending resolves w, reusing the record of the pending workload of the same
-// ID when w is that workload, so that a gang's minimum requirement and placement
-// request are worked out once per submission.
-func (g *Gate) resolvePending(w Workload) (record, error) {
+// resolvePending resolves w into r, reusing the record of the pending workload of the
+// same ID when w is that workload, so that a gang's minimum requirement and placement
+// request are worked out once per submission. A workload without a gang is resolved
+// again: that is as cheap as the lookup.
+func (g *Gate) resolvePending(w Workload, r *record) (err error) {
 	if !g.usable() {
-		return record{}, errUnusable()
+		return errUnusable()
 	}
-	if p, ok := g.pending.get(w.ID); ok && p.w.same(w) {
-		return *p, nil
+	if w.Gang != nil {
+		if p, ok := g.pending.get(w.ID); ok && p.w.same(w) {
+			*r = *p
+			return nil
+		}
 	}
-	return g.resolve(w)
+	*r, err = g.resolve(w)
+	return err
 }
 
 // decide decides r against s, a state it may change as long as it restores it, and

@@ -50,9 +50,14 @@ func (q *pendingQueue) remove(id WorkloadID) (*record, bool) {
 	if !ok {
 		return nil, false
 	}
-	delete(q.byID, id)
-	q.order.Delete(r)
+	q.drop(r)
 	return r, true
+}
+
+// drop takes the queued record r out of the queue.
+func (q *pendingQueue) drop(r *record) {
+	delete(q.byID, r.w.ID)
+	q.order.Delete(r)
 }
 
 // ascend calls fn for every pending record in walk order until fn returns false.

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
 
@@ -27,27 +28,40 @@ type sealed struct {
 // and keeps unchanged while the decision is valid.
 func seal(d *Decision, r *record) sealed {
 	s := sealed{outcome: d.Outcome, rec: r}
+	s.plan, s.placement = sealPlan(d)
+	return s
+}
+
+// sealPlan returns the gate's own copies of d's plan, by victim, and of its placement
+// when it admits.
+func sealPlan(d *Decision) (plan []WorkloadID, placement *topology.Placement) {
 	if d.Outcome == Admit {
-		s.placement = clonePlacement(d.Placement)
+		placement = clonePlacement(d.Placement)
 	}
 	if len(d.Plan) > 0 {
-		s.plan = make([]WorkloadID, len(d.Plan))
+		plan = make([]WorkloadID, len(d.Plan))
 		for i, v := range d.Plan {
-			s.plan[i] = v.Workload.ID
+			plan[i] = v.Workload.ID
 		}
 	}
-	return s
+	return plan, placement
 }
 
 // edited reports whether d no longer says what s sealed: another workload, outcome,
 // request, plan or placement.
 func (s *sealed) edited(d *Decision) bool {
-	if d.Outcome != s.outcome || !d.Workload.same(s.rec.w) || !slices.Equal(d.Request, s.rec.vec) ||
-		len(d.Plan) != len(s.plan) || !samePlacement(d.Placement, s.placement) {
+	return differs(d, s.outcome, &s.rec.w, s.rec.vec, s.plan, s.placement)
+}
+
+// differs reports whether d's fields say anything else than the outcome, workload,
+// request, plan (by victim) and placement given.
+func differs(d *Decision, outcome Outcome, w *Workload, vec []quota.Quantity, plan []WorkloadID, placement *topology.Placement) bool {
+	if d.Outcome != outcome || !d.Workload.same(*w) || !slices.Equal(d.Request, vec) ||
+		len(d.Plan) != len(plan) || !samePlacement(d.Placement, placement) {
 		return true
 	}
 	for i, v := range d.Plan {
-		if v.Workload.ID != s.plan[i] {
+		if v.Workload.ID != plan[i] {
 			return true
 		}
 	}
@@ -66,11 +80,53 @@ func samePlacement(a, b *topology.Placement) bool {
 	})
 }
 
-// decided is a sealed decision of Decide, with the state it was decided against and
-// its own copy of the workload's record.
+// decided is what Decide decided, sealed inside the Decision it returns: the gate, the
+// state it was decided against, and the gate's own copies of what Commit carries out.
+// The host cannot reach it; a copy of the Decision shares its slices, which nothing
+// writes. Kept by value, it costs Decide one allocation, for the request copies.
 type decided struct {
-	sealed
-	gate *Gate
-	gen  uint64
-	own  record
+	gate    *Gate
+	gen     uint64
+	outcome Outcome
+	// w, leaf, vec, place and sig are the workload as the gate resolved it: the record
+	// Commit starts. vec is the gate's own copy of the request, and w.Request too for a
+	// workload without a gang.
+	w         Workload
+	leaf      quota.NodeID
+	vec       []quota.Quantity
+	place     *topology.Request
+	sig       *placeSig
+	plan      []WorkloadID
+	placement *topology.Placement
+}
+
+// sealDecision seals d, the decision for r, into d.seal, and gives d the host's own
+// copy of the request: one allocation holds both the seal's and the host's.
+func (g *Gate) sealDecision(d *Decision, r *record) {
+	n := len(r.vec)
+	buf := make([]quota.Quantity, 2*n)
+	own, host := buf[:n:n], buf[n:]
+	copy(own, r.vec)
+	copy(host, r.vec)
+	// Field by field: the seal is written in place, not built and copied.
+	s := &d.seal
+	s.gate, s.gen, s.outcome = g, g.usageGen, d.Outcome
+	s.w, s.leaf, s.vec, s.place, s.sig = r.w, r.leaf, own, r.place, r.sig
+	if r.w.Gang == nil {
+		s.w.Request = own
+	} else {
+		s.w.Request = slices.Clone(r.w.Request)
+	}
+	s.plan, s.placement = sealPlan(d)
+	d.Request = host
+	d.Workload = r.w
+	d.Workload.Request = nil
+	if d.Workload.Gang == nil {
+		d.Workload.Request = host
+	}
+}
+
+// edited reports whether d no longer says what s sealed.
+func (s *decided) edited(d *Decision) bool {
+	return differs(d, s.outcome, &s.w, s.vec, s.plan, s.placement)
 }

@@ -22,6 +22,11 @@ import (
 // cluster or after the nodes were laid out anew. A footprint that names a node that was
 // removed is refused, as a placement would be.
 type Footprint struct {
+	// One pointer, so that a host keeps a footprint in each of its records cheaply.
+	*footprint
+}
+
+type footprint struct {
 	layout *layoutTag
 	use    []nodeUse
 	names  []string // the node of each entry of use
@@ -48,11 +53,11 @@ func (c *Cluster) Footprint(p Placement) (Footprint, error) {
 	for _, a := range p.Assignments {
 		pods[row[a.Node]] = sat.Add(pods[row[a.Node]], a.Pods)
 	}
-	return Footprint{layout: c.layout, use: use, names: names, pods: pods, res: c.res}, nil
+	return Footprint{&footprint{layout: c.layout, use: use, names: names, pods: pods, res: c.res}}, nil
 }
 
 // IsZero reports whether f holds nothing.
-func (f Footprint) IsZero() bool { return len(f.use) == 0 }
+func (f Footprint) IsZero() bool { return f.footprint == nil || len(f.use) == 0 }
 
 // ApplyFootprints takes the pods of every footprint off the free capacity, as ApplyAll
 // of their placements would, and checks them all first: when one does not fit nothing
@@ -85,6 +90,9 @@ func (c *Cluster) RemoveFootprints(fs []Footprint) error {
 // resolve returns f's entries by c's node indices: its own when c has f's layout, else
 // found by name; an unknown or removed node is an error.
 func (c *Cluster) resolve(k int, f Footprint) ([]nodeUse, error) {
+	if f.IsZero() {
+		return nil, nil
+	}
 	field := "footprints[" + strconv.Itoa(k) + "]"
 	if f.layout == c.layout {
 		for x, u := range f.use {
@@ -139,7 +147,9 @@ func (c *Cluster) merge(fs []Footprint) ([]nodeUse, error) {
 	}
 	n := 0
 	for _, f := range fs {
-		n += len(f.use)
+		if !f.IsZero() {
+			n += len(f.use)
+		}
 	}
 	all := make([]nodeUse, 0, n)
 	for k, f := range fs {
