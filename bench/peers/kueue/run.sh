@@ -67,8 +67,18 @@ if [ -z "$benchstat" ]; then
 fi
 
 # results keeps what benchstat reads: the configuration lines and the benchmark lines,
-# without pkg:, which differs between the sides and would split the table.
-results() { grep -E '^(goos|goarch|cpu):|^Benchmark' || true; }
+# without pkg:, which differs between the sides and would split the table. A message
+# written to stderr while a benchmark runs (controller-runtime's, in Kueue's packages,
+# 30 s after the process starts: log.SetLogger was never called, and a stack trace)
+# lands between the benchmark's name and its figures; the name is joined back to them.
+results() {
+  awk '
+    /^(goos|goarch|cpu):/ { print; next }
+    /^Benchmark/ && / ns\/op/ { print; held = ""; next }
+    /^Benchmark/ { held = $1; next }
+    held != "" && /^[ \t]*[0-9]+[ \t]+[0-9.]+ ns\/op/ { sub(/^[ \t]+/, ""); print held "\t" $0; held = "" }
+  '
+}
 
 # gotest DIR PKG TESTS BENCH BENCHTIME: go test in DIR, the fixture checks TESTS (unless
 # -s) then the benchmarks BENCH, in one process so that they share the fixtures.
