@@ -23,7 +23,8 @@
 #                    ResourceFlavor's nodeLabels in Kueue, node selectors in poolgate
 #                    (BenchmarkTASAssignmentSelector); greedy and balanced
 #        tas-snapshot  Kueue's own BenchmarkTASFlavorSnapshot, the per-cycle TAS
-#                    snapshot, unmodified (no poolgate side: see README.md)
+#                    snapshot, unmodified (poolgate: bench's BenchmarkTASSnapshot,
+#                    Clone for mode=reuse and NewCluster for mode=invalidate-every-cycle)
 #   -n count     go test -count, default 5
 #   -t benchtime go test -benchtime, default go's (1s), and 2s for the tas families
 #   -o dir       also keep the raw outputs, one directory per family, in dir
@@ -34,7 +35,7 @@
 # removed on exit (and, with -o, to dir); the module cache is only read.
 set -euo pipefail
 
-usage() { sed -n '4,34p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,35p' "$0" | sed 's/^# \{0,1\}//'; }
 
 families=quota,drs count=5 benchtime= keep= check=1
 while getopts 'f:n:t:o:sh' opt; do
@@ -67,8 +68,18 @@ if [ -z "$benchstat" ]; then
 fi
 
 # results keeps what benchstat reads: the configuration lines and the benchmark lines,
-# without pkg:, which differs between the sides and would split the table.
-results() { grep -E '^(goos|goarch|cpu):|^Benchmark' || true; }
+# without pkg:, which differs between the sides and would split the table. A message
+# written to stderr while a benchmark runs (controller-runtime's, in Kueue's packages,
+# 30 s after the process starts: log.SetLogger was never called, and a stack trace)
+# lands between the benchmark's name and its figures; the name is joined back to them.
+results() {
+  awk '
+    /^(goos|goarch|cpu):/ { print; next }
+    /^Benchmark/ && / ns\/op/ { print; held = ""; next }
+    /^Benchmark/ { held = $1; next }
+    held != "" && /^[ \t]*[0-9]+[ \t]+[0-9.]+ ns\/op/ { sub(/^[ \t]+/, ""); print held "\t" $0; held = "" }
+  '
+}
 
 # gotest DIR PKG TESTS BENCH BENCHTIME: go test in DIR, the fixture checks TESTS (unless
 # -s) then the benchmarks BENCH, in one process so that they share the fixtures.
@@ -201,6 +212,7 @@ for family in "${selected[@]}"; do
     ;;
   tas-snapshot)
     side kueue-v0.19.2 "$here" sigs.k8s.io/kueue/pkg/cache/scheduler '' '^BenchmarkTASFlavorSnapshot$' "$tas_bt"
+    side poolgate "$root" ./bench '' '^BenchmarkTASSnapshot$' "$tas_bt" 's#^BenchmarkTASSnapshot/#BenchmarkTASFlavorSnapshot/#'
     ;;
   *)
     echo "unknown family $family" >&2
