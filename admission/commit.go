@@ -19,10 +19,12 @@ func keep(r record) *record {
 	return &r
 }
 
-// requeued returns the pending record of a running one: the same workload, submit time
-// and queue, no longer admitted.
-func requeued(r *record) *record {
-	return &record{w: r.w, leaf: r.leaf, vec: r.vec, place: r.place, sig: r.sig}
+// requeue turns the record of a stopped workload into its pending record: the same
+// workload, submit time and queue, no longer admitted. Whoever wanted the record's
+// placement (retired) took it before.
+func requeue(r *record) *record {
+	r.admitted, r.placement, r.foot = time.Time{}, nil, topology.Footprint{}
+	return r
 }
 
 // checkNew refuses an ID the gate already holds.
@@ -199,7 +201,7 @@ func (g *Gate) carryOut(steps []step) error {
 		started = append(started, s.admit)
 	}
 	for _, v := range stopped {
-		g.pending.add(requeued(v))
+		g.pending.add(requeue(v))
 	}
 	if len(stopped) > 0 {
 		g.queueGen++
@@ -222,7 +224,7 @@ func (g *Gate) Release(id WorkloadID) (RunningWorkload, error) {
 		return RunningWorkload{}, err
 	}
 	g.usageGen++
-	return g.retired(r), nil
+	return g.retired(r, nil), nil
 }
 
 // Evict stops the running workload id, as preemption does, and returns it to the
@@ -239,10 +241,11 @@ func (g *Gate) Evict(id WorkloadID) (RunningWorkload, error) {
 	if err := g.stop(r); err != nil {
 		return RunningWorkload{}, err
 	}
-	g.pending.add(requeued(r))
+	out := g.retired(r, nil)
+	g.pending.add(requeue(r))
 	g.usageGen++
 	g.queueGen++
-	return g.retired(r), nil
+	return out, nil
 }
 
 // start charges r to the live state and records it as running. On failure nothing

@@ -310,7 +310,7 @@ func (g *Gate) Apply(c CycleResult) error {
 	}
 	if err := g.carryOut(steps); err != nil {
 		for _, st := range steps {
-			g.pending.add(requeued(st.admit))
+			g.pending.add(requeue(st.admit))
 		}
 		return err
 	}

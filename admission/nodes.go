@@ -69,6 +69,7 @@ func (g *Gate) RemoveNode(name string) ([]RunningWorkload, error) {
 		return nil, unknownNode(name)
 	}
 	lost := g.onNode(name)
+	out := g.retiredAll(lost)
 	if err := g.lose(lost); err != nil {
 		return nil, err
 	}
@@ -76,7 +77,7 @@ func (g *Gate) RemoveNode(name string) ([]RunningWorkload, error) {
 	_ = g.cluster.RemoveNode(name)
 	_ = g.guarded.RemoveNode(name)
 	g.usageGen++
-	return g.retiredAll(lost), nil
+	return out, nil
 }
 
 // CordonNode stops new placements on the named node; what runs there stays. Cordoning a
@@ -123,6 +124,7 @@ func (g *Gate) SetNodeCapacity(name string, capacity topology.Resources) ([]Runn
 	g.follow(func(c *topology.Cluster) error { return c.SetCapacity(name, capacity) })
 	free, _ := g.cluster.Free(name)
 	lost := overflowing(g.onNode(name), name, free)
+	out := g.retiredAll(lost)
 	if err := g.lose(lost); err != nil {
 		// Put the capacity back; it held before, so it holds again.
 		_ = g.cluster.SetCapacity(name, before)
@@ -130,7 +132,7 @@ func (g *Gate) SetNodeCapacity(name string, capacity topology.Resources) ([]Runn
 		return nil, err
 	}
 	g.usageGen++
-	return g.retiredAll(lost), nil
+	return out, nil
 }
 
 // overflowing returns the shortest prefix of on (in naming order) whose pods on node
@@ -241,11 +243,14 @@ func (g *Gate) indexNodes(r *record, sign int) {
 	}
 }
 
-// retiredAll returns the caller's copies of the records that no longer run.
+// retiredAll returns the caller's copies of the records that stop running, their
+// requests in one allocation.
 func (g *Gate) retiredAll(rs []*record) []RunningWorkload {
 	out := make([]RunningWorkload, len(rs))
+	req := make([]quota.Quantity, len(rs)*len(g.resources))
 	for i, r := range rs {
-		out[i] = g.retired(r)
+		out[i] = g.retired(r, req)
+		req = req[min(len(req), len(r.vec)):]
 	}
 	return out
 }

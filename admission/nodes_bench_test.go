@@ -55,39 +55,41 @@ func newNodeBench(b *testing.B, nodes, loaded, podsPer int) nodeBench {
 }
 
 // BenchmarkRemoveNode measures the failure of a node with 100 one-pod workloads on it
-// in a 10,000-node cluster: RemoveNode finds them in the gate's index by node, gives
+// in a 1,000- and a 10,000-node cluster: RemoveNode finds them in the gate's index by node, gives
 // back what they hold, re-queues them and removes the node. Beside it, the baseline
 // gives the gate the same loss one workload at a time with Evict, the host finding them
 // itself and the node staying. Each iteration takes the next loaded node; when all are
 // gone the gate is built again, off the clock.
 func BenchmarkRemoveNode(b *testing.B) {
-	const nodes, loaded, pods = 10_000, 256, 100
-	for _, mode := range []string{"RemoveNode", "baseline=Evict-each"} {
-		b.Run("nodes=10000/pods=100/"+mode, func(b *testing.B) {
-			b.ReportAllocs()
-			var nb nodeBench
-			next := loaded
-			for b.Loop() {
-				if next == loaded {
-					b.StopTimer()
-					nb, next = newNodeBench(b, nodes, loaded, pods), 0
-					runtime.GC() // the build's garbage is not the change's
-					b.StartTimer()
-				}
-				if mode == "RemoveNode" {
-					lost, err := nb.g.RemoveNode("n" + strconv.Itoa(next))
-					if err != nil || len(lost) != pods {
-						b.Fatalf("lost %d: %v", len(lost), err)
+	const loaded, pods = 256, 100
+	for _, nodes := range []int{1_000, 10_000} {
+		for _, mode := range []string{"RemoveNode", "baseline=Evict-each"} {
+			b.Run("nodes="+strconv.Itoa(nodes)+"/pods=100/"+mode, func(b *testing.B) {
+				b.ReportAllocs()
+				var nb nodeBench
+				next := loaded
+				for b.Loop() {
+					if next == loaded {
+						b.StopTimer()
+						nb, next = newNodeBench(b, nodes, loaded, pods), 0
+						runtime.GC() // the build's garbage is not the change's
+						b.StartTimer()
 					}
-				} else {
-					for _, id := range nb.lost[next] {
-						if _, err := nb.g.Evict(id); err != nil {
-							b.Fatal(err)
+					if mode == "RemoveNode" {
+						lost, err := nb.g.RemoveNode("n" + strconv.Itoa(next))
+						if err != nil || len(lost) != pods {
+							b.Fatalf("lost %d: %v", len(lost), err)
+						}
+					} else {
+						for _, id := range nb.lost[next] {
+							if _, err := nb.g.Evict(id); err != nil {
+								b.Fatal(err)
+							}
 						}
 					}
+					next++
 				}
-				next++
-			}
-		})
+			})
+		}
 	}
 }

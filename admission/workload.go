@@ -118,13 +118,18 @@ func (g *Gate) runningOf(r *record) RunningWorkload {
 	return rw
 }
 
-// retired returns the caller's copy of a record that no longer runs: its placement moves
-// to the caller, since nothing of the gate holds it any more (a re-queued record has
-// none), and its request is copied, since a re-queued record shares it.
-func (g *Gate) retired(r *record) RunningWorkload {
-	rw := RunningWorkload{Workload: r.w, Queue: g.tree.Name(r.leaf), Request: slices.Clone(r.vec),
-		Admitted: r.admitted, Placement: r.placement}
-	r.placement = nil
+// retired returns the caller's copy of a record that stops running, request copied into
+// req when it has room: its placement goes to the caller, since the gate stops holding
+// it (requeue and Release drop it), and its request is copied, since a re-queued record
+// keeps it.
+func (g *Gate) retired(r *record, req []quota.Quantity) RunningWorkload {
+	rw := RunningWorkload{Workload: r.w, Queue: g.tree.Name(r.leaf), Admitted: r.admitted, Placement: r.placement}
+	if len(req) >= len(r.vec) {
+		rw.Request = req[:len(r.vec):len(r.vec)]
+		copy(rw.Request, r.vec)
+	} else {
+		rw.Request = slices.Clone(r.vec)
+	}
 	if rw.Workload.Gang == nil {
 		rw.Workload.Request = rw.Request
 	}

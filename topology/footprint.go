@@ -93,11 +93,13 @@ func (c *Cluster) resolve(k int, f Footprint) ([]nodeUse, error) {
 	if f.IsZero() {
 		return nil, nil
 	}
-	field := "footprints[" + strconv.Itoa(k) + "]"
+	// The field is named only on error: building it for every footprint would cost an
+	// allocation each when a node's or a plan's work is given back at once.
+	field := func() string { return "footprints[" + strconv.Itoa(k) + "]" }
 	if f.layout == c.layout {
 		for x, u := range f.use {
 			if c.gone(u.node) {
-				return nil, placementErr(field, fmt.Sprintf("%q", f.names[x]), "the node was removed")
+				return nil, placementErr(field(), fmt.Sprintf("%q", f.names[x]), "the node was removed")
 			}
 		}
 		return f.use, nil
@@ -118,9 +120,9 @@ func (c *Cluster) resolve(k int, f Footprint) ([]nodeUse, error) {
 		i, ok := c.nodeIdx[f.names[x]]
 		switch {
 		case !ok:
-			return nil, placementErr(field, fmt.Sprintf("%q", f.names[x]), "no such node")
+			return nil, placementErr(field(), fmt.Sprintf("%q", f.names[x]), "no such node")
 		case c.gone(i):
-			return nil, placementErr(field, fmt.Sprintf("%q", f.names[x]), "the node was removed")
+			return nil, placementErr(field(), fmt.Sprintf("%q", f.names[x]), "the node was removed")
 		}
 		vec := vecs[x*len(c.res) : (x+1)*len(c.res) : (x+1)*len(c.res)]
 		for j, q := range u.vec {
@@ -128,7 +130,7 @@ func (c *Cluster) resolve(k int, f Footprint) ([]nodeUse, error) {
 			case col[j] >= 0:
 				vec[col[j]] = q
 			case q != 0 && f.res[j] != Pods: // slots count only where some node limits them
-				return nil, placementErr(field, fmt.Sprintf("%q", f.names[x]), fmt.Sprintf("holds %d %s, which no node has", q, f.res[j]))
+				return nil, placementErr(field(), fmt.Sprintf("%q", f.names[x]), fmt.Sprintf("holds %d %s, which no node has", q, f.res[j]))
 			}
 		}
 		if c.slots >= 0 && !counted {
