@@ -238,6 +238,8 @@ func (s *state) admit(g *Gate, r *record, d *Decision, evicted bool) {
 		_ = s.cluster.ApplyFootprints(fs)
 		if r.w.Priority.Guaranteed() {
 			_ = s.guarded.ApplyFootprints(fs)
+		} else if !foot.IsZero() {
+			s.newLows = append(s.newLows, foot)
 		}
 	}
 	carry = carry && slices.Equal(before, s.borrowsAt(g, r.leaf, before[:0:0]))

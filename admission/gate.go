@@ -117,6 +117,9 @@ type state struct {
 	search *searchCache
 	// lows is the running LOW work in eviction order, listed on first use (lowOrder).
 	lows []*record
+	// newLows holds where the LOW work a cycle admitted on this state holds pods: with
+	// lows less the evicted, all the LOW work whose pods cluster has and guarded has not.
+	newLows []topology.Footprint
 	// searches counts the placement searches run on this state.
 	searches int
 	// fair holds a fair-sharing plan's scratch space and, in a cycle, the plans that

@@ -84,13 +84,38 @@ func (g *Gate) optimisticFor(s *state, r *record) *optimistic {
 	}
 	cands := g.pass(s, r, false, nil)
 	s.giveUsage(cands) // the walk took their usage to run its re-checks
-	o := &optimistic{cands: cands, books: s.baseTree().Draft(), cluster: s.cluster.Clone()}
+	o := &optimistic{cands: cands, books: s.baseTree().Draft(), cluster: g.withoutPods(s, cands)}
 	for _, c := range cands {
 		_ = o.books.Remove(c.leaf, c.vec)
 	}
-	unplaceOn(o.cluster, cands, -1)
 	s.search.noteOptimistic(r, o)
 	return o
+}
+
+// withoutPods returns a copy of s's cluster without the pods of cands, running LOW work.
+// When cands are most of the LOW work, it starts from s.guarded, the cluster without any
+// LOW work, and puts back the pods of the rest: the cost follows the smaller set.
+func (g *Gate) withoutPods(s *state, cands []*record) *topology.Cluster {
+	lows := g.lowOrder(s)
+	if s.guarded != nil && len(lows)+len(s.newLows)-len(cands) < len(cands) {
+		in := make(map[*record]bool, len(cands))
+		for _, c := range cands {
+			in[c] = true
+		}
+		rest := slices.Clone(s.newLows)
+		for _, w := range lows {
+			if !in[w] && !w.foot.IsZero() {
+				rest = append(rest, w.foot)
+			}
+		}
+		c := s.guarded.Clone()
+		if len(rest) == 0 || c.ApplyFootprints(rest) == nil {
+			return c
+		}
+	}
+	c := s.cluster.Clone()
+	unplaceOn(c, cands, -1)
+	return c
 }
 
 // baseTree returns the tree s's books read: the books themselves, or the tree under a

@@ -161,6 +161,9 @@ func (c *Cluster) merge(fs []Footprint) ([]nodeUse, error) {
 		}
 		all = append(all, use...)
 	}
+	if len(all) >= 64 && 4*len(all) >= len(c.names) {
+		return c.mergeDense(all), nil
+	}
 	slices.SortFunc(all, func(a, b nodeUse) int { return cmp.Compare(a.node, b.node) })
 	nr := len(c.res)
 	out := all[:0]
@@ -198,4 +201,34 @@ func (c *Cluster) merge(fs []Footprint) ([]nodeUse, error) {
 // node changes asks this to learn whether its footprints are still fast on both.
 func (c *Cluster) SharesLayout(d *Cluster) bool {
 	return c != nil && d != nil && c.layout != nil && c.layout == d.layout
+}
+
+// mergeDense sums the entries of all per node, in node order, by a pass over the nodes
+// rather than a sort of the entries: cheaper once the entries are many for the cluster's
+// size (a node's or a plan's work given back at once, a plan's optimistic state).
+func (c *Cluster) mergeDense(all []nodeUse) []nodeUse {
+	nr := len(c.res)
+	row := make([]int32, len(c.names)) // 1 + the node's row in sums; 0 for none
+	sums := make([]int64, 0, nr*len(all))
+	rows := 0
+	for _, u := range all {
+		k := row[u.node]
+		if k == 0 {
+			rows++
+			k = int32(rows)
+			row[u.node] = k
+			sums = append(sums, make([]int64, nr)...)
+		}
+		dst := sums[int(k-1)*nr : int(k)*nr]
+		for x, q := range u.vec {
+			dst[x] = sat.Add(dst[x], q)
+		}
+	}
+	out := all[:0]
+	for i, k := range row {
+		if k != 0 {
+			out = append(out, nodeUse{int32(i), sums[int(k-1)*nr : int(k)*nr : int(k)*nr]})
+		}
+	}
+	return out
 }

@@ -46,6 +46,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		maxViol  = fs.Int("max-violations", 20, "violations described per check (all are counted)")
 		svg      = fs.String("svg", "", "write the chart of pending depth, cycle latency and GPU use to this file")
 		progress = fs.Duration("progress", 0, "print a progress line to stderr this often in wall time (0: never)")
+		noChecks = fs.Bool("no-checks", false, "skip the checks after each cycle, to time the gate alone (nothing is then verified)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -79,7 +80,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	clock := func() time.Duration { return time.Since(start) }
 	sim, err := replay.New(replay.Config{Pools: *pools, Quota: fractions, Squeeze: *squeeze, Copies: *copies,
-		Period: *period, Clock: clock, MaxViolations: *maxViol}, nodes, pods)
+		Period: *period, Clock: clock, MaxViolations: *maxViol, SkipChecks: *noChecks}, nodes, pods)
 	if err != nil {
 		fmt.Fprintln(stderr, "replay:", err)
 		return 2
