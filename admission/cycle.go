@@ -148,8 +148,7 @@ func (w *walk) decide(r *record, at int) {
 		d.Searches = s.searches - before
 		switch {
 		case d.Outcome == Admit:
-			s.evict(victims)
-			s.admit(g, r, &d, len(victims) > 0)
+			s.admit(g, r, &d, victims)
 		case at >= 0:
 			return // still waits: the decision already recorded stands
 		default:
@@ -219,33 +218,50 @@ func (s *state) evict(victims []*record) {
 	}
 }
 
-// admit charges an admission of r to the working state. Without evictions (evicted
-// false) it carries the cycle's optimistic states along when it can: an admission that
-// leaves its queue's and pool's borrowing as they were changes no candidate's re-check,
-// so those states need only its usage and pods added, not a new walk.
-func (s *state) admit(g *Gate, r *record, d *Decision, evicted bool) {
-	carry := !evicted && s.search.hasOptimistic()
-	var before []bool
-	if carry {
-		before = s.borrowsAt(g, r.leaf, nil)
-	}
-	_ = s.books.Add(r.leaf, r.vec)
-	s.account(r.leaf, r, +1)
+// admit evicts the victims of r's plan from the working state and charges r's
+// admission to it. It carries the cycle's optimistic states along when it can: a step
+// that leaves the borrowing of every queue and pool it touches as it was changes no
+// candidate's re-check, so those states need only the step itself applied — r's usage
+// and pods added, the victims taken off their candidates, or off the state where they
+// were none — not a new walk. The states take the step before the working tree does:
+// their Drafts read the tree beneath them wherever they changed nothing, and a cell
+// first touched after the tree took the step would count it twice.
+func (s *state) admit(g *Gate, r *record, d *Decision, victims []*record) {
 	var foot topology.Footprint
 	if d.Placement != nil {
 		foot, _ = s.cluster.Footprint(*d.Placement)
+	}
+	carry := s.search.hasOptimistic()
+	from := s.search.current()
+	var before []bool
+	if carry {
+		before = s.borrowsAt(g, r.leaf, nil)
+		for _, v := range victims {
+			before = s.borrowsAt(g, v.leaf, before)
+		}
+		s.search.step(r, foot, victims, from)
+	}
+	s.evict(victims)
+	_ = s.books.Add(r.leaf, r.vec)
+	s.account(r.leaf, r, +1)
+	if !foot.IsZero() {
 		fs := []topology.Footprint{foot}
 		_ = s.cluster.ApplyFootprints(fs)
 		if r.w.Priority.Guaranteed() {
 			_ = s.guarded.ApplyFootprints(fs)
-		} else if !foot.IsZero() {
+		} else {
 			s.newLows = append(s.newLows, foot)
 		}
 	}
-	carry = carry && slices.Equal(before, s.borrowsAt(g, r.leaf, before[:0:0]))
 	s.search.changed++
 	if carry {
-		s.search.carry(r, foot)
+		after := s.borrowsAt(g, r.leaf, make([]bool, 0, len(before)))
+		for _, v := range victims {
+			after = s.borrowsAt(g, v.leaf, after)
+		}
+		if slices.Equal(before, after) {
+			s.search.advance(from)
+		}
 	}
 }
 

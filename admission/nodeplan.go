@@ -68,8 +68,11 @@ func (g *Gate) nodePlan(s *state, r *record, d Decision, now topology.Result) (D
 // asked of the tree) until its next admission or eviction, so that each shape of that
 // queue that has no plan costs one search.
 type optimistic struct {
-	gen   uint64
-	cands []*record
+	gen uint64
+	// stepped reports that the state took a step the working state is taking (see
+	// searchCache.step).
+	stepped bool
+	cands   []*record
 	// fp is built when a plan is proposed: a queue without a plan needs none.
 	fp      *footprint
 	books   *quota.Draft

@@ -102,19 +102,72 @@ func (c *searchCache) hasOptimistic() bool {
 	return false
 }
 
-// carry brings the optimistic states of the state before the admission of r (whose pods
-// are foot) to the state after it, when the admission changed no candidate's re-check:
-// each gets r's usage and pods, as the working state did.
-func (c *searchCache) carry(r *record, foot topology.Footprint) {
+// current returns the counter of admissions and evictions, 0 for no cache.
+func (c *searchCache) current() uint64 {
+	if c == nil {
+		return 0
+	}
+	return c.changed
+}
+
+// step applies a step of the working state to the optimistic states of it (counter
+// from), before the working state takes it: the admission of r, whose pods are foot,
+// after evicting victims. Each state gets r's usage and pods; a victim that is one of its
+// candidates leaves the list (the state has it evicted already), any other gives back
+// its usage and pods there. The states stay stale until advance says the step changed
+// no candidate's re-check.
+func (c *searchCache) step(r *record, foot topology.Footprint, victims []*record, from uint64) {
+	var gone map[*record]bool
+	if len(victims) > 0 {
+		gone = make(map[*record]bool, len(victims))
+		for _, v := range victims {
+			gone[v] = true
+		}
+	}
 	for _, o := range c.optimistic {
-		if o.gen != c.changed-1 {
+		if o.gen != from {
 			continue
+		}
+		if gone != nil {
+			kept := make([]*record, 0, len(o.cands))
+			was := map[*record]bool{}
+			for _, x := range o.cands {
+				if gone[x] {
+					was[x] = true
+					continue
+				}
+				kept = append(kept, x)
+			}
+			o.cands, o.fp = kept, nil
+			var rest []topology.Footprint
+			for _, v := range victims {
+				if was[v] {
+					continue
+				}
+				_ = o.books.Remove(v.leaf, v.vec)
+				if !v.foot.IsZero() {
+					rest = append(rest, v.foot)
+				}
+			}
+			if len(rest) > 0 {
+				_ = o.cluster.RemoveFootprints(rest)
+			}
 		}
 		_ = o.books.Add(r.leaf, r.vec)
 		if !foot.IsZero() {
 			_ = o.cluster.ApplyFootprints([]topology.Footprint{foot})
 		}
-		o.gen = c.changed
+		o.stepped = true
+	}
+}
+
+// advance makes the optimistic states that took the last step (see step) true of the
+// working state after it.
+func (c *searchCache) advance(from uint64) {
+	for _, o := range c.optimistic {
+		if o.gen == from && o.stepped {
+			o.gen, o.stepped = c.changed, false
+		}
 	}
 }
 
