@@ -106,9 +106,9 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 	if !g.usable() {
 		return errUnusable()
 	}
-	s := &d.seal
+	s := d.seal
 	switch {
-	case s.gate != g:
+	case s == nil || s.gate != g:
 		return inputErr(ErrStaleDecision, "decision", string(d.Workload.ID), "was not made by this gate's Decide")
 	case s.edited(&d):
 		return inputErr(ErrEditedDecision, "decision", string(d.Workload.ID), "no longer says what the gate decided: its workload, outcome, request, plan or placement changed")

@@ -52,9 +52,9 @@ type Decision struct {
 	// without fair sharing, from Decide, and for work a StrictFIFO head held back.
 	Fair []FairKey
 
-	// seal is what Decide decided, for Commit; zero in a cycle's decisions, so that
+	// seal is what Decide decided, for Commit; nil in a cycle's decisions, so that
 	// Commit refuses them (their seals are the cycle's).
-	seal decided
+	seal *decided
 }
 
 // QuotaCheck is the numbers of a ReasonQuota decision.

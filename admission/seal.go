@@ -80,10 +80,11 @@ func samePlacement(a, b *topology.Placement) bool {
 	})
 }
 
-// decided is what Decide decided, sealed inside the Decision it returns: the gate, the
+// decided is what Decide decided, sealed where the host cannot reach it: the gate, the
 // state it was decided against, and the gate's own copies of what Commit carries out.
-// The host cannot reach it; a copy of the Decision shares its slices, which nothing
-// writes. Kept by value, it costs Decide one allocation, for the request copies.
+// One allocation holds it and, for a request of up to inlineRequest resources, both
+// copies of the request, the seal's and the host's; a Decision holds a pointer to it,
+// so that the many decisions of a cycle, which carry none, stay small.
 type decided struct {
 	gate    *Gate
 	gen     uint64
@@ -98,18 +99,26 @@ type decided struct {
 	sig       *placeSig
 	plan      []WorkloadID
 	placement *topology.Placement
+	buf       [2 * inlineRequest]quota.Quantity
 }
 
-// sealDecision seals d, the decision for r, into d.seal, and gives d the host's own
-// copy of the request: one allocation holds both the seal's and the host's.
+// inlineRequest is the longest request whose two copies decided holds inline.
+const inlineRequest = 2
+
+// sealDecision seals d, the decision for r, and gives d the host's own copy of the
+// request.
 func (g *Gate) sealDecision(d *Decision, r *record) {
+	s := &decided{}
 	n := len(r.vec)
-	buf := make([]quota.Quantity, 2*n)
-	own, host := buf[:n:n], buf[n:]
+	var own, host []quota.Quantity
+	if n <= inlineRequest {
+		own, host = s.buf[:n:n], s.buf[n:2*n:2*n]
+	} else {
+		buf := make([]quota.Quantity, 2*n)
+		own, host = buf[:n:n], buf[n:]
+	}
 	copy(own, r.vec)
 	copy(host, r.vec)
-	// Field by field: the seal is written in place, not built and copied.
-	s := &d.seal
 	s.gate, s.gen, s.outcome = g, g.usageGen, d.Outcome
 	s.w, s.leaf, s.vec, s.place, s.sig = r.w, r.leaf, own, r.place, r.sig
 	if r.w.Gang == nil {
@@ -118,6 +127,7 @@ func (g *Gate) sealDecision(d *Decision, r *record) {
 		s.w.Request = slices.Clone(r.w.Request)
 	}
 	s.plan, s.placement = sealPlan(d)
+	d.seal = s
 	d.Request = host
 	d.Workload = r.w
 	d.Workload.Request = nil
