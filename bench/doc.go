@@ -27,6 +27,10 @@
 //     tas,tas-greedy,tas-fragmented,tas-selector runs the two back to back (README.md).
 //   - ScaleQueues, ScaleDepth, ScaleResources, ScalePods, ScaleSubGroups: cost against
 //     one size at a time (Place is the scale in nodes).
+//   - Snapshot: a gate's whole state written (Gate.MarshalBinary) and read back
+//     (admission.Restore) at 100,000 queues, 50,000 nodes and 100,000 running
+//     workloads, with its bytes per workload, beside building the same gate anew from
+//     its parts (rebuild), what a host without snapshots does on a restart.
 //   - MemoryQueues, MemoryNodes, MemoryWorkloads: live heap per queue, node and
 //     workload (the bytes/queue, bytes/node and bytes/workload metrics), measured with
 //     runtime.MemStats after a collection; ns/op is the time to build them.

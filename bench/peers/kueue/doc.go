@@ -11,5 +11,8 @@
 // Its benchmarks are in its test files: the quota check on Kueue's four reference
 // trees (quota_test.go) and the dominant resource share of fair sharing on the same
 // trees (drs_test.go). tools.go keeps the Kueue packages whose own benchmarks run.sh
-// runs in the module graph.
+// runs in the module graph. scheduler/poolgate_shapes_bench_test.go.in is the file
+// run.sh adds to a scratch copy of Kueue's scheduler package for the shapes Kueue's
+// own TAS benchmark lacks: its greedy path, a fragmented cluster and a GPU-model
+// selector.
 package kueuepeer
