@@ -108,11 +108,8 @@ func (d *Draft) Add(q NodeID, v []Quantity) error {
 		return err
 	}
 	d.ownTotal()
-	for j, x := range v {
-		if x > Unlimited-1-d.total[j] {
-			return &TreeError{Op: "add", Node: t.names[i], Resource: t.resNames[j], Rule: ErrUsageOverflow,
-				Detail: "total " + d.total[j].String() + " + " + x.String()}
-		}
+	if err := t.checkTotal(i, d.total, v); err != nil {
+		return err
 	}
 	for j, x := range v {
 		if x != 0 {

@@ -16,16 +16,25 @@ func (t *Tree) Add(q NodeID, v []Quantity) error {
 	if err != nil {
 		return err
 	}
-	for j, x := range v {
-		if x > Unlimited-1-t.total[j] {
-			return &TreeError{Op: "add", Node: t.names[i], Resource: t.resNames[j], Rule: ErrUsageOverflow,
-				Detail: "total " + t.total[j].String() + " + " + x.String()}
-		}
+	if err := t.checkTotal(i, t.total, v); err != nil {
+		return err
 	}
 	for j, x := range v {
 		if x != 0 {
 			t.total[j] += x
 			t.charge(i, j, x)
+		}
+	}
+	return nil
+}
+
+// checkTotal refuses adding v to queue slot i when a resource's total usage would reach
+// Unlimited: the tree and its Drafts keep every sum below it.
+func (t *Tree) checkTotal(i int, total, v []Quantity) error {
+	for j, x := range v {
+		if x > Unlimited-1-total[j] {
+			return &TreeError{Op: "add", Node: t.names[i], Resource: t.resNames[j], Rule: ErrUsageOverflow,
+				Detail: "total " + total[j].String() + " + " + x.String()}
 		}
 	}
 	return nil

@@ -138,25 +138,17 @@ func (r *Reader) Done() error {
 }
 
 // Uint reads an unsigned varint; 0 after an error.
-func (r *Reader) Uint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.data[r.off:])
-	if n <= 0 {
-		r.Fail("a number is cut off or too long")
-		return 0
-	}
-	r.off += n
-	return v
-}
+func (r *Reader) Uint() uint64 { return varint(r, binary.Uvarint) }
 
 // Int reads a signed varint; 0 after an error.
-func (r *Reader) Int() int64 {
+func (r *Reader) Int() int64 { return varint(r, binary.Varint) }
+
+// varint reads one varint with decode; 0 after an error.
+func varint[T uint64 | int64](r *Reader, decode func([]byte) (T, int)) T {
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(r.data[r.off:])
+	v, n := decode(r.data[r.off:])
 	if n <= 0 {
 		r.Fail("a number is cut off or too long")
 		return 0
