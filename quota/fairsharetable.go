@@ -3,7 +3,6 @@ package quota
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // FairShareRow is one row of the fair-share table: one node and one resource, in tree
@@ -112,33 +111,13 @@ func (f *FairShares) Rows() []FairShareRow {
 // A node with several resources has one row per resource; the later rows leave the
 // name and weight out.
 func FormatFairShares(rows []FairShareRow) string {
-	cells := make([][8]string, 0, len(rows)+2)
-	cells = append(cells, fairShareHeader, [8]string{})
+	cells := make([][]string, 0, len(rows)+2)
+	cells = append(cells, fairShareHeader[:], make([]string, len(fairShareHeader)))
 	for _, r := range rows {
-		cells = append(cells, r.Cells())
+		c := r.Cells()
+		cells = append(cells, c[:])
 	}
-	var width [8]int
-	for _, line := range cells {
-		for i, c := range line {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
-		}
-	}
-	for i, w := range width {
-		cells[1][i] = strings.Repeat("-", w)
-	}
-	var b strings.Builder
-	for _, line := range cells {
-		var l strings.Builder
-		for i, c := range line {
-			l.WriteString(c)
-			if i < len(line)-1 {
-				l.WriteString(strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)+2))
-			}
-		}
-		b.WriteString(strings.TrimRight(l.String(), " "))
-		b.WriteByte('\n')
-	}
-	return b.String()
+	return formatTable(cells, nil)
 }
 
 // Mermaid renders the shares as a Mermaid flowchart: each node with its kind and

@@ -1,9 +1,6 @@
 package quota
 
 import (
-	"strings"
-	"unicode/utf8"
-
 	"github.com/poolgate/poolgate/naming"
 )
 
@@ -80,29 +77,11 @@ func (p *PoolSet) PoolList() []PoolListRow {
 // cell or header, counted in runes, with at least 14 for Pool and 13 for Status; no line
 // has trailing spaces. Every line ends in a newline.
 func FormatPoolList(rows []PoolListRow) string {
-	cells := make([][6]string, 0, len(rows)+2)
-	cells = append(cells, poolListHeader, [6]string{})
+	cells := make([][]string, 0, len(rows)+2)
+	cells = append(cells, poolListHeader[:], make([]string, len(poolListHeader)))
 	for _, r := range rows {
-		cells = append(cells, r.Cells())
+		c := r.Cells()
+		cells = append(cells, c[:])
 	}
-	width := poolListMinWidth
-	for _, line := range cells {
-		for i, c := range line {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
-		}
-	}
-	for i, w := range width {
-		cells[1][i] = strings.Repeat("-", w)
-	}
-	var b strings.Builder
-	for _, line := range cells {
-		for i, c := range line {
-			b.WriteString(c)
-			if i < len(line)-1 {
-				b.WriteString(strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)+2))
-			}
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
+	return formatTable(cells, poolListMinWidth[:])
 }
