@@ -219,13 +219,15 @@ func (s *state) evict(victims []*record) {
 }
 
 // admit evicts the victims of r's plan from the working state and charges r's
-// admission to it. It carries the cycle's optimistic states along when it can: a step
-// that leaves the borrowing of every queue and pool it touches as it was changes no
-// candidate's re-check, so those states need only the step itself applied — r's usage
-// and pods added, the victims taken off their candidates, or off the state where they
-// were none — not a new walk. The states take the step before the working tree does:
-// their Drafts read the tree beneath them wherever they changed nothing, and a cell
-// first touched after the tree took the step would count it twice.
+// admission to it. It carries the cycle's optimistic states along when it can: each
+// takes the step itself — r's usage and pods added, the victims taken off its
+// candidates, or off the state where they were none — instead of a new walk and a new
+// copy of the cluster, and stays in use when a walk of the state after the step finds
+// exactly its candidates still (a step can change who is a candidate: the walk re-checks
+// each one against what the candidates before it leave borrowed). The states take the
+// step before the working tree does: their Drafts read the tree beneath them wherever
+// they changed nothing, and a cell first touched after the tree took the step would
+// count it twice.
 func (s *state) admit(g *Gate, r *record, d *Decision, victims []*record) {
 	var foot topology.Footprint
 	if d.Placement != nil {
@@ -233,12 +235,7 @@ func (s *state) admit(g *Gate, r *record, d *Decision, victims []*record) {
 	}
 	carry := s.search.hasOptimistic()
 	from := s.search.current()
-	var before []bool
 	if carry {
-		before = s.borrowsAt(g, r.leaf, nil)
-		for _, v := range victims {
-			before = s.borrowsAt(g, v.leaf, before)
-		}
 		s.search.step(r, foot, victims, from)
 	}
 	s.evict(victims)
@@ -255,25 +252,12 @@ func (s *state) admit(g *Gate, r *record, d *Decision, victims []*record) {
 	}
 	s.search.changed++
 	if carry {
-		after := s.borrowsAt(g, r.leaf, make([]bool, 0, len(before)))
-		for _, v := range victims {
-			after = s.borrowsAt(g, v.leaf, after)
-		}
-		if slices.Equal(before, after) {
-			s.search.advance(from)
-		}
+		s.search.advance(from, func(o *optimistic) bool {
+			cands := g.pass(s, o.r, false, nil)
+			s.giveUsage(cands)
+			return slices.Equal(cands, o.cands)
+		})
 	}
-}
-
-// borrowsAt appends, for leaf and its pool (the ancestor below the root), whether each
-// borrows each resource: what the re-checks of candidates read of an admission there.
-func (s *state) borrowsAt(g *Gate, leaf quota.NodeID, dst []bool) []bool {
-	for _, n := range [2]quota.NodeID{leaf, g.leaves[leaf-1].pool} {
-		for j := range g.resources {
-			dst = append(dst, s.books.Borrowing(n, quota.ResourceID(j)))
-		}
-	}
-	return dst
 }
 
 // Apply carries out a cycle's result on the gate: it evicts the victims of every plan,

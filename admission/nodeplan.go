@@ -69,6 +69,10 @@ func (g *Gate) nodePlan(s *state, r *record, d Decision, now topology.Result) (D
 // queue that has no plan costs one search.
 type optimistic struct {
 	gen uint64
+	// r holds the queue and request the state was built for, which decide who is a
+	// candidate (a copy of those fields only, so that the record itself stays where
+	// its owner put it).
+	r *record
 	// stepped reports that the state took a step the working state is taking (see
 	// searchCache.step).
 	stepped bool
@@ -87,7 +91,7 @@ func (g *Gate) optimisticFor(s *state, r *record) *optimistic {
 	}
 	cands := g.pass(s, r, false, nil)
 	s.giveUsage(cands) // the walk took their usage to run its re-checks
-	o := &optimistic{cands: cands, books: s.baseTree().Draft(), cluster: g.withoutPods(s, cands)}
+	o := &optimistic{r: &record{leaf: r.leaf, vec: r.vec}, cands: cands, books: s.baseTree().Draft(), cluster: g.withoutPods(s, cands)}
 	for _, c := range cands {
 		_ = o.books.Remove(c.leaf, c.vec)
 	}

@@ -114,8 +114,8 @@ func (c *searchCache) current() uint64 {
 // from), before the working state takes it: the admission of r, whose pods are foot,
 // after evicting victims. Each state gets r's usage and pods; a victim that is one of its
 // candidates leaves the list (the state has it evicted already), any other gives back
-// its usage and pods there. The states stay stale until advance says the step changed
-// no candidate's re-check.
+// its usage and pods there. The states stay stale until advance finds their candidates
+// the same after the step.
 func (c *searchCache) step(r *record, foot topology.Footprint, victims []*record, from uint64) {
 	var gone map[*record]bool
 	if len(victims) > 0 {
@@ -162,11 +162,14 @@ func (c *searchCache) step(r *record, foot topology.Footprint, victims []*record
 }
 
 // advance makes the optimistic states that took the last step (see step) true of the
-// working state after it.
-func (c *searchCache) advance(from uint64) {
+// working state after it, those for which still holds.
+func (c *searchCache) advance(from uint64, still func(*optimistic) bool) {
 	for _, o := range c.optimistic {
 		if o.gen == from && o.stepped {
-			o.gen, o.stepped = c.changed, false
+			o.stepped = false
+			if still(o) {
+				o.gen = c.changed
+			}
 		}
 	}
 }

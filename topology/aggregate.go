@@ -199,8 +199,24 @@ func (c *Cluster) update(n int, at func(x int) int32, mutate func(x int, i int32
 		clear(p.delta)
 		p.d = -1
 	}
+	// The maximum of a chunk of nodes is worked out once for all its nodes that change,
+	// when the walk leaves the chunk: nodes come in order, and a plan or a failed node
+	// changes many nodes of a chunk at once.
+	chunk, dirty := -1, make([]bool, nr)
+	leave := func() {
+		for j, d := range dirty {
+			if d {
+				setTree(a.nmax.own()[j*2*a.nsize:(j+1)*2*a.nsize], a.nsize, chunk, c.chunkMax(int32(chunk*nodeChunk), j))
+				dirty[j] = false
+			}
+		}
+	}
 	for x := range n {
 		i := at(x)
+		if ch := int(i) / nodeChunk; ch != chunk {
+			leave()
+			chunk = ch
+		}
 		for j := range nr {
 			before[j] = c.raw(i, j)
 		}
@@ -212,7 +228,7 @@ func (c *Cluster) update(n int, at func(x int) int32, mutate func(x int, i int32
 				continue
 			}
 			node[j] = min(after, a.clamp) - min(before[j], a.clamp)
-			setTree(a.nmax.own()[j*2*a.nsize:(j+1)*2*a.nsize], a.nsize, int(i)/nodeChunk, c.chunkMax(i, j))
+			dirty[j] = true
 		}
 		for s, e := range shapes {
 			old := e.cnt.s[i]
@@ -246,6 +262,7 @@ func (c *Cluster) update(n int, at func(x int) int32, mutate func(x int, i int32
 			}
 		})
 	}
+	leave()
 	for l := range pending {
 		flush(l)
 	}
