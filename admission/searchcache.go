@@ -38,6 +38,10 @@ type searchCache struct {
 	// decides who is a candidate), the state with every candidate of its plans evicted,
 	// true until the next admission or eviction.
 	optimistic map[optKey]*optimistic
+	// placeMemo holds, per request key, which placement failure answers it, and noted
+	// counts the failures noted, which end every memo (see failedPlacement).
+	placeMemo map[string]placeMemo
+	noted     uint64
 }
 
 type optKey struct {
@@ -85,7 +89,7 @@ type quotaFailure struct {
 
 func newSearchCache(off bool) *searchCache {
 	return &searchCache{off: off, placement: map[string][]placeFailure{}, plan: map[planKey][]placeFailure{},
-		quota: map[quota.NodeID][]quotaFailure{}, optimistic: map[optKey]*optimistic{}}
+		quota: map[quota.NodeID][]quotaFailure{}, optimistic: map[optKey]*optimistic{}, placeMemo: map[string]placeMemo{}}
 }
 
 // hasOptimistic reports whether the cache holds an optimistic state of the current
@@ -200,7 +204,32 @@ func (c *searchCache) failedPlacement(sig *placeSig) (topology.Result, bool) {
 	if c == nil || c.off {
 		return topology.Result{}, false
 	}
-	return lookup(c.placement[sig.cache], sig, nil, c.freed, c.changed)
+	// Most pending work repeats a few requests: which failure answers a request is kept
+	// until an eviction frees room or a failure is noted, so that a long list of one
+	// frame's failures is scanned once per request, not once per workload.
+	m, ok := c.placeMemo[sig.key]
+	if !ok || m.freed != c.freed || m.noted != c.noted {
+		m = placeMemo{at: -1, freed: c.freed, noted: c.noted}
+		for i, f := range c.placement[sig.cache] {
+			if f.gen == c.freed && (f.sig.key == sig.key || f.res.Outcome == topology.NoFit && sig.dominates(f.sig)) {
+				m.at = i
+				break
+			}
+		}
+		c.placeMemo[sig.key] = m
+	}
+	if m.at < 0 {
+		return topology.Result{}, false
+	}
+	return c.placement[sig.cache][m.at].verdict(sig, c.changed)
+}
+
+// placeMemo is which failure of its frame's list answers one request (at, −1 for none),
+// true while the counters of evictions (freed) and of noted failures (noted) are as
+// they were: only notePlacement changes the list.
+type placeMemo struct {
+	at           int
+	freed, noted uint64
 }
 
 // notePlacement records that sig found no placement.
@@ -210,6 +239,7 @@ func (c *searchCache) notePlacement(sig *placeSig, res topology.Result) {
 	}
 	k := sig.cache
 	c.placement[k] = note(c.placement[k], placeFailure{sig: sig, res: res, gen: c.freed, told: c.changed})
+	c.noted++
 }
 
 // failedPlan returns the verdict of an earlier plan search of the cycle for a request
@@ -236,29 +266,39 @@ func lookup(list []placeFailure, sig *placeSig, vec []quota.Quantity, gen, now u
 		if f.gen != gen || vec != nil && !covers(vec, f.vec) {
 			continue
 		}
-		res := f.res
-		switch {
-		case f.sig.key == sig.key && f.told == now:
-			// The same search on the same state: the same answer, told about this gang.
-			res.Reasons = sig.rename(f.sig, f.res.Reasons)
-		case f.sig.key == sig.key:
-			// The same search failed before admissions that only took room since: the
-			// verdict holds, its counts may not.
-			res.Reasons = []topology.Reason{{Scope: sig.names[0], Text: staleText}}
-		case res.Outcome == topology.NoFit && sig.dominates(f.sig):
-			// A smaller request found no room: neither does this one. Its counts were
-			// for the smaller request, so only the fact is told.
-			if f.smaller == "" {
-				f.smaller = "no room: a request of the same form for " + f.sig.describe() +
-					" found none on this free capacity, and this one needs at least as much"
-			}
-			res.Reasons = []topology.Reason{{Scope: sig.names[0], Text: f.smaller}}
-		default:
-			continue
+		if res, ok := f.verdict(sig, now); ok {
+			return res, true
 		}
-		return res, true
 	}
 	return topology.Result{}, false
+}
+
+// verdict returns what failure f says of a request of signature sig in the state now:
+// f's own result, renamed, for the same request on the same state; the bare fact for
+// the same request after admissions that only took room; the fact that a smaller one
+// failed for a request that dominates f's; and false for any other.
+func (f *placeFailure) verdict(sig *placeSig, now uint64) (topology.Result, bool) {
+	res := f.res
+	switch {
+	case f.sig.key == sig.key && f.told == now:
+		// The same search on the same state: the same answer, told about this gang.
+		res.Reasons = sig.rename(f.sig, f.res.Reasons)
+	case f.sig.key == sig.key:
+		// The same search failed before admissions that only took room since: the
+		// verdict holds, its counts may not.
+		res.Reasons = []topology.Reason{{Scope: sig.names[0], Text: staleText}}
+	case res.Outcome == topology.NoFit && sig.dominates(f.sig):
+		// A smaller request found no room: neither does this one. Its counts were
+		// for the smaller request, so only the fact is told.
+		if f.smaller == "" {
+			f.smaller = "no room: a request of the same form for " + f.sig.describe() +
+				" found none on this free capacity, and this one needs at least as much"
+		}
+		res.Reasons = []topology.Reason{{Scope: sig.names[0], Text: f.smaller}}
+	default:
+		return topology.Result{}, false
+	}
+	return res, true
 }
 
 // staleText explains a verdict found for the same shape before admissions in the cycle.
