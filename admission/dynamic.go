@@ -121,9 +121,10 @@ func (d Decision) Message() string {
 // w may be pending (Commit then takes it out of the queue) but not running; a pending
 // gang's minimum requirement and placement request are not worked out again. Decide
 // returns an error only for malformed input. For a workload without a gang that needs
-// no plan it allocates once, for the decision's copies of the request (the seal's and
-// the caller's); a plan's trial evictions go to a quota.Draft over the live tree and,
-// for a gang, a copy of the cluster, never to the gate.
+// no plan it allocates once: the seal Commit checks the decision against, which holds
+// the gate's copy and the caller's of a request of up to two resources; a plan's trial
+// evictions go to a quota.Draft over the live tree and, for a gang, a copy of the
+// cluster, never to the gate.
 func (g *Gate) Decide(w Workload) (Decision, error) {
 	var r record
 	if err := g.resolvePending(w, &r); err != nil {
