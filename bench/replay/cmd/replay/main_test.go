@@ -29,6 +29,13 @@ func TestRunFromFiles(t *testing.T) {
 	chart, err := os.ReadFile(svg)
 	require.NoError(t, err)
 	assert.Contains(t, string(chart), "</svg>")
+
+	// -no-checks runs the same replay and says that nothing was verified.
+	out.Reset()
+	code = run([]string{"-pods", pods, "-nodes", nodes, "-copies", "2", "-no-checks"}, &out, &errOut)
+	assert.Equal(t, 0, code, errOut.String())
+	assert.Contains(t, out.String(), "result        all work ran; nothing was checked")
+	assert.NotContains(t, out.String(), "inversion check")
 }
 
 // TestRunRefusesBadInput checks the exit code 2 and the message for bad flags and
