@@ -152,7 +152,12 @@ func (g *Gate) propose(s *state, r *record, opt *optimistic, best topology.Resul
 		opt.fp = footprintOf(opt.cands)
 	}
 	fp, cands := opt.fp, opt.cands
-	k := 0
+	// The bisection runs on a copy of the optimistic cluster, every candidate evicted,
+	// and puts back the levels above the one it tries: those are the smaller ones (a
+	// level holds the nodes with more candidates than the levels below it).
+	live := s.cluster
+	s.cluster = opt.cluster.Clone()
+	k := len(fp.byLevel)
 	at := func(to int) {
 		for ; k < to; k++ {
 			s.unplace(fp.byLevel[k], -1)
@@ -173,7 +178,7 @@ func (g *Gate) propose(s *state, r *record, opt *optimistic, best topology.Resul
 	}
 	at(hi)
 	chosen := fp.cover(s, hi, best.Placement)
-	at(0)
+	s.cluster = live
 
 	s.take(chosenOf(cands, chosen))
 	for _, c := range cands {
