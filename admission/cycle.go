@@ -1,7 +1,6 @@
 package admission
 
 import (
-	"slices"
 	"strconv"
 	"time"
 
@@ -222,9 +221,9 @@ func (s *state) evict(victims []*record) {
 // admission to it. It carries the cycle's optimistic states along when it can: each
 // takes the step itself — r's usage and pods added, the victims taken off its
 // candidates, or off the state where they were none — instead of a new walk and a new
-// copy of the cluster, and stays in use when a walk of the state after the step finds
-// exactly its candidates still (a step can change who is a candidate: the walk re-checks
-// each one against what the candidates before it leave borrowed). The states take the
+// copy of the cluster, and is used again once a walk of the state then finds exactly
+// its candidates still (a step can change who is a candidate: the walk re-checks each
+// one against what the candidates before it leave borrowed). The states take the
 // step before the working tree does: their Drafts read the tree beneath them wherever
 // they changed nothing, and a cell first touched after the tree took the step would
 // count it twice.
@@ -252,11 +251,7 @@ func (s *state) admit(g *Gate, r *record, d *Decision, victims []*record) {
 	}
 	s.search.changed++
 	if carry {
-		s.search.advance(from, func(o *optimistic) bool {
-			cands := g.pass(s, o.r, false, nil)
-			s.giveUsage(cands)
-			return slices.Equal(cands, o.cands)
-		})
+		s.search.advance(from)
 	}
 }
 

@@ -74,9 +74,10 @@ type optimistic struct {
 	// its owner put it).
 	r *record
 	// stepped reports that the state took a step the working state is taking (see
-	// searchCache.step).
-	stepped bool
-	cands   []*record
+	// searchCache.step); unchecked, that it took steps since a walk last found its
+	// candidates, which the next use checks (optimisticFor).
+	stepped, unchecked bool
+	cands              []*record
 	// fp is built when a plan is proposed: a queue without a plan needs none.
 	fp      *footprint
 	books   *quota.Draft
@@ -86,12 +87,18 @@ type optimistic struct {
 // optimisticFor returns the optimistic state of r's queue, from the cycle's cache when
 // it is still true, else built from s.
 func (g *Gate) optimisticFor(s *state, r *record) *optimistic {
-	if o := s.search.optimisticOf(r); o != nil {
+	o := s.search.optimisticOf(r)
+	if o != nil && !o.unchecked {
 		return o
 	}
 	cands := g.pass(s, r, false, nil)
 	s.giveUsage(cands) // the walk took their usage to run its re-checks
-	o := &optimistic{r: &record{leaf: r.leaf, vec: r.vec}, cands: cands, books: s.baseTree().Draft(), cluster: g.withoutPods(s, cands)}
+	if o != nil && slices.Equal(cands, o.cands) {
+		// The steps it took since it was checked changed no candidate.
+		o.unchecked = false
+		return o
+	}
+	o = &optimistic{r: &record{leaf: r.leaf, vec: r.vec}, cands: cands, books: s.baseTree().Draft(), cluster: g.withoutPods(s, cands)}
 	for _, c := range cands {
 		_ = o.books.Remove(c.leaf, c.vec)
 	}

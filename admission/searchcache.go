@@ -165,15 +165,15 @@ func (c *searchCache) step(r *record, foot topology.Footprint, victims []*record
 	}
 }
 
-// advance makes the optimistic states that took the last step (see step) true of the
-// working state after it, those for which still holds.
-func (c *searchCache) advance(from uint64, still func(*optimistic) bool) {
+// advance makes the optimistic states that took the last step (see step) states of the
+// working state after it. Whether the step changed who their candidates are (it can:
+// the walk re-checks each candidate against what those before it leave borrowed) is
+// checked when a state is next used, not after every step: most are not used again.
+func (c *searchCache) advance(from uint64) {
 	for _, o := range c.optimistic {
 		if o.gen == from && o.stepped {
-			o.stepped = false
-			if still(o) {
-				o.gen = c.changed
-			}
+			o.stepped, o.unchecked = false, true
+			o.gen = c.changed
 		}
 	}
 }
