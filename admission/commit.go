@@ -280,19 +280,9 @@ func (g *Gate) start(r *record) error {
 // the cluster for all their pods: a node failure or a plan costs one update per node,
 // not per workload. On failure nothing changes.
 func (g *Gate) stopAll(rs []*record) error {
-	if len(rs) <= 1 {
-		if len(rs) == 1 {
-			return g.stop(rs[0])
-		}
-		return nil
-	}
-	feet := make([]topology.Footprint, 0, len(rs))
-	var guarded []topology.Footprint
-	for _, r := range rs {
-		if r.placement != nil && r.w.Priority.Guaranteed() {
-			guarded = make([]topology.Footprint, 0, len(rs))
-			break
-		}
+	var feet, guarded []topology.Footprint
+	if len(rs) > 1 {
+		feet = make([]topology.Footprint, 0, len(rs)) // one allocation for a node's work
 	}
 	for _, r := range rs {
 		if r.placement != nil {
@@ -302,8 +292,10 @@ func (g *Gate) stopAll(rs []*record) error {
 			}
 		}
 	}
-	if err := g.cluster.RemoveFootprints(feet); len(feet) > 0 && err != nil {
-		return inputErr(ErrInvalidValue, "placement", string(rs[0].w.ID), err.Error())
+	if len(feet) > 0 {
+		if err := g.cluster.RemoveFootprints(feet); err != nil {
+			return inputErr(ErrInvalidValue, "placement", string(rs[0].w.ID), err.Error())
+		}
 	}
 	for k, r := range rs {
 		if err := g.tree.Remove(r.leaf, r.vec); err != nil {
@@ -334,21 +326,4 @@ func (g *Gate) forget(r *record) {
 }
 
 // stop gives back what the running r holds and forgets it. On failure nothing changes.
-func (g *Gate) stop(r *record) error {
-	if r.placement != nil {
-		if err := g.cluster.RemoveFootprints([]topology.Footprint{r.foot}); err != nil {
-			return inputErr(ErrInvalidValue, "placement", string(r.w.ID), err.Error())
-		}
-	}
-	if err := g.tree.Remove(r.leaf, r.vec); err != nil {
-		if r.placement != nil {
-			_ = g.cluster.ApplyFootprints([]topology.Footprint{r.foot})
-		}
-		return inputErr(ErrInvalidValue, "workload.request", string(r.w.ID), err.Error())
-	}
-	if r.placement != nil && r.w.Priority.Guaranteed() {
-		_ = g.guarded.RemoveFootprints([]topology.Footprint{r.foot})
-	}
-	g.forget(r)
-	return nil
-}
+func (g *Gate) stop(r *record) error { return g.stopAll([]*record{r}) }

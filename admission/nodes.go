@@ -3,6 +3,7 @@ package admission
 import (
 	"slices"
 
+	"github.com/poolgate/poolgate/internal/sat"
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
@@ -155,7 +156,7 @@ func overflowing(on []*record, node string, free topology.Resources) []*record {
 			for res := range short {
 				q := a.Pods
 				if res != topology.Pods {
-					q = mulSat(a.Pods, a.Shape[res])
+					q = sat.Mul(a.Pods, a.Shape[res])
 				}
 				if short[res] -= q; short[res] <= 0 {
 					delete(short, res)
@@ -164,14 +165,6 @@ func overflowing(on []*record, node string, free topology.Resources) []*record {
 		}
 	}
 	return on
-}
-
-// mulSat is a × b for non-negative quantities, saturating at Unlimited.
-func mulSat(a, b int64) int64 {
-	if a != 0 && b > topology.Unlimited/a {
-		return topology.Unlimited
-	}
-	return a * b
 }
 
 // lose stops the running workloads given and returns them to the pending queue, as an
@@ -192,21 +185,28 @@ func (g *Gate) follow(change func(*topology.Cluster) error) {
 		return
 	}
 	// The live cluster was laid out anew: compile every footprint on it again and derive
-	// the guarded one from it, as the gate's constructor and Restore do.
+	// the guarded one from it, as Restore does.
+	for _, r := range g.running {
+		if r.placement != nil {
+			// The placement held on the old layout; it holds on the new one, whose
+			// nodes are the same but the one added.
+			r.foot, _ = g.cluster.Footprint(*r.placement)
+		}
+	}
+	_ = g.guard()
+}
+
+// guard derives the guarded cluster from the live one, whose footprints the running
+// work holds: the live cluster without the pods of any LOW work.
+func (g *Gate) guard() error {
 	var low []topology.Footprint
 	for _, r := range g.running {
-		if r.placement == nil {
-			continue
-		}
-		// The placement held on the old layout; it holds on the new one, whose nodes are
-		// the same but the one added.
-		r.foot, _ = g.cluster.Footprint(*r.placement)
-		if r.w.Priority == quota.Low {
+		if r.w.Priority == quota.Low && !r.foot.IsZero() {
 			low = append(low, r.foot)
 		}
 	}
 	g.guarded = g.cluster.Clone()
-	_ = g.guarded.RemoveFootprints(low)
+	return g.guarded.RemoveFootprints(low)
 }
 
 // onNode returns the running workloads with pods on the named node in naming order.

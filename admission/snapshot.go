@@ -228,13 +228,10 @@ func readGate(r *wire.Reader) (*Gate, error) {
 	if g.cluster != nil {
 		// Place the running work again, and take back the capacity of nodes that had
 		// less than it holds.
-		var feet, low []topology.Footprint
+		var feet []topology.Footprint
 		for _, rec := range g.running {
 			if !rec.foot.IsZero() {
 				feet = append(feet, rec.foot)
-				if rec.w.Priority == quota.Low {
-					low = append(low, rec.foot)
-				}
 			}
 		}
 		if err := g.cluster.ApplyFootprints(feet); err != nil {
@@ -247,8 +244,7 @@ func readGate(r *wire.Reader) (*Gate, error) {
 				return nil, r.Err()
 			}
 		}
-		g.guarded = g.cluster.Clone()
-		if err := g.guarded.RemoveFootprints(low); err != nil {
+		if err := g.guard(); err != nil {
 			r.Fail(err.Error())
 			return nil, r.Err()
 		}

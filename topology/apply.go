@@ -172,5 +172,5 @@ func assignField(i int) string { return "assignments[" + strconv.Itoa(i) + "]" }
 // other node it is more than is free, so nothing that could not be placed is applied.
 // Place saturates its own sums alike, so that Apply takes every placement it returns.
 func addUse(u []int64, col int, pods, per int64) {
-	u[col] = sat.Add(u[col], mulSat(pods, per))
+	u[col] = sat.Add(u[col], sat.Mul(pods, per))
 }

@@ -126,7 +126,7 @@ func (s *searcher) take(leaf, k int32, node int32, x int64, elastic bool) {
 	// sum may saturate, which liveFit never reads back (Unlimited minus anything stays
 	// Unlimited).
 	for j, q := range s.q.kinds[k].vec {
-		u[j] = sat.Add(u[j], mulSat(x, q))
+		u[j] = sat.Add(u[j], sat.Mul(x, q))
 	}
 	s.log = append(s.log, assignment{leaf: leaf, node: node, n: x, elastic: elastic})
 }
@@ -138,7 +138,7 @@ func (s *searcher) untake() {
 	off := s.usedOff[a.node]
 	u := s.usedBuf[off-1 : int(off)-1+nr]
 	for j, q := range s.q.kinds[s.q.groups[s.q.leaves[a.leaf]].kind].vec {
-		u[j] = sat.Sub(u[j], mulSat(a.n, q))
+		u[j] = sat.Sub(u[j], sat.Mul(a.n, q))
 	}
 }
 
@@ -173,7 +173,7 @@ func (s *searcher) bucketsFit() bool {
 				need = append(need, make([]int64, nr)...)
 			}
 			for j, q := range vec {
-				need[x*nr+j] = sat.Add(need[x*nr+j], mulSat(b.n, q))
+				need[x*nr+j] = sat.Add(need[x*nr+j], sat.Mul(b.n, q))
 			}
 			if l > 0 {
 				d = s.c.lv[l].parent[d]

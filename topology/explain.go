@@ -307,7 +307,7 @@ func (s *searcher) joint(leaves []int32, l int, d int32) (int64, bool) {
 		least = max(least, n)
 		if x > 0 {
 			caps[x-1] = n
-			states = mulSat(states, n+1)
+			states = sat.Mul(states, n+1)
 		}
 	}
 	if states > maxJointWork {
@@ -363,7 +363,7 @@ func (s *searcher) joint(leaves []int32, l int, d int32) (int64, bool) {
 				each(x + 1)
 			}
 			for j, q := range s.q.kinds[k].vec {
-				rem[j] = sat.Add(rem[j], mulSat(top, q))
+				rem[j] = sat.Add(rem[j], sat.Mul(top, q))
 			}
 			y[x] = 0
 		}

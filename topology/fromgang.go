@@ -401,7 +401,7 @@ func (b *gangBuilder) config(counts []int64) (gang.Config, error) {
 		cfg.Pods, ok = sat.AddChecked(cfg.Pods, n)
 		over = over || !ok
 		for r, q := range b.req.PerPod[l] {
-			p, ok1 := mulChecked(n, q)
+			p, ok1 := sat.MulChecked(n, q)
 			request[r], ok = sat.AddChecked(request[r], p)
 			over = over || !ok || !ok1
 		}

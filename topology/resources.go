@@ -65,24 +65,3 @@ func (r Resources) clone() Resources {
 // shapeKey is a canonical text of a pod shape, used to give equal shapes one kind: its
 // String without the zero quantities.
 func (r Resources) shapeKey() string { return r.format(true) }
-
-// mulSat returns a × b for non-negative operands, or Unlimited when the product would
-// reach it.
-func mulSat(a, b int64) int64 {
-	if p, ok := mulChecked(a, b); ok {
-		return p
-	}
-	return Unlimited
-}
-
-// mulChecked returns a × b for non-negative operands, or false when the product would
-// reach Unlimited.
-func mulChecked(a, b int64) (int64, bool) {
-	if a == 0 || b == 0 {
-		return 0, true
-	}
-	if a > (Unlimited-1)/b {
-		return 0, false
-	}
-	return a * b, true
-}

@@ -239,7 +239,7 @@ func (s *searcher) withinBounds() bool {
 		for j := range s.c.res {
 			var want int64
 			for k, n := range s.dem[ci] {
-				want = sat.Add(want, mulSat(n, s.q.kinds[k].vec[j]))
+				want = sat.Add(want, sat.Mul(n, s.q.kinds[k].vec[j]))
 			}
 			if want > s.c.levelBound(l, j) {
 				return false
@@ -484,11 +484,11 @@ func (s *searcher) leftover(ci int32, r region) int64 {
 	for _, d := range r.ids {
 		have += s.unitsOf(ci, col, r.l, d)
 		for k := range s.q.kinds {
-			have = sat.Sub(have, mulSat(s.cn.reserved(int32(k), r.l, d), s.q.kinds[k].vec[col]))
+			have = sat.Sub(have, sat.Mul(s.cn.reserved(int32(k), r.l, d), s.q.kinds[k].vec[col]))
 		}
 	}
 	for k, n := range s.dem[ci] {
-		want = sat.Add(want, mulSat(n, s.q.kinds[k].vec[col]))
+		want = sat.Add(want, sat.Mul(n, s.q.kinds[k].vec[col]))
 	}
 	return sat.Sub(have, want)
 }
@@ -609,7 +609,7 @@ func (s *searcher) leftoverBase(ci int32) int64 {
 	}
 	var want int64
 	for k, n := range s.dem[ci] {
-		want = sat.Add(want, mulSat(n, s.q.kinds[k].vec[col]))
+		want = sat.Add(want, sat.Mul(n, s.q.kinds[k].vec[col]))
 	}
 	return want
 }

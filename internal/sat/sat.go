@@ -68,3 +68,24 @@ func AddChecked[T constraints.Signed](a, b T) (T, bool) {
 	}
 	return s, true
 }
+
+// Mul returns a × b for non-negative operands, or Unlimited when the product would
+// reach it.
+func Mul[T constraints.Signed](a, b T) T {
+	if p, ok := MulChecked(a, b); ok {
+		return p
+	}
+	return Max[T]()
+}
+
+// MulChecked returns a × b and true for non-negative operands, or the zero value and
+// false when the product would reach Unlimited.
+func MulChecked[T constraints.Signed](a, b T) (T, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	if a > (Max[T]()-1)/b {
+		return 0, false
+	}
+	return a * b, true
+}

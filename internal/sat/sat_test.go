@@ -55,6 +55,32 @@ func TestAddChecked(t *testing.T) {
 	assert.False(t, ok)
 }
 
+// TestMul: non-negative products below Unlimited are exact; a product that would
+// reach Unlimited saturates (Mul) or is refused (MulChecked); zero times anything is 0.
+func TestMul(t *testing.T) {
+	const inf = math.MaxInt64
+	for _, tt := range []struct {
+		a, b, want int64
+		ok         bool
+	}{
+		{3, 4, 12, true},
+		{0, inf, 0, true},
+		{inf, 0, 0, true},
+		{inf - 1, 1, inf - 1, true},
+		{inf, 1, inf, false},
+		{1 << 32, 1 << 31, inf, false},
+		{1 << 31, 1 << 31, 1 << 62, true},
+	} {
+		assert.Equal(t, tt.want, sat.Mul(tt.a, tt.b), "Mul(%d, %d)", tt.a, tt.b)
+		p, ok := sat.MulChecked(tt.a, tt.b)
+		assert.Equal(t, tt.ok, ok, "MulChecked(%d, %d)", tt.a, tt.b)
+		if ok {
+			assert.Equal(t, tt.want, p)
+		}
+	}
+	assert.Equal(t, int8(127), sat.Mul[int8](12, 11), "int8 saturates at its own Unlimited")
+}
+
 // TestAddMatchesBigInt checks saturation against exact arithmetic on int8, where the
 // edges are reached often.
 func TestAddMatchesBigInt(t *testing.T) {
