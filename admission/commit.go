@@ -117,12 +117,12 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 	case s.outcome != Admit:
 		return inputErr(ErrInvalidValue, "decision", string(d.Workload.ID), "is not an admission")
 	}
-	id := s.w.ID
+	id := s.own.w.ID
 	if _, ok := g.running[id]; ok {
 		return inputErr(ErrDuplicateWorkload, "workload.id", string(id), "is already running")
 	}
 	p, pending := g.pending.get(id)
-	if pending && !p.w.same(s.w) {
+	if pending && !p.w.same(s.own.w) {
 		return inputErr(ErrDuplicateWorkload, "workload.id", string(id), "is pending as a different workload")
 	}
 	var victims []*record
@@ -133,7 +133,9 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 		}
 	}
 	// The seal's request is the gate's own, copied at the boundary by Decide.
-	k := &record{w: s.w, leaf: s.leaf, vec: s.vec, place: s.place, sig: s.sig, admitted: now, placement: clonePlacement(s.placement)}
+	k := new(record)
+	*k = s.own
+	k.admitted, k.placement = now, clonePlacement(s.placement)
 	if err := g.carryOut([]step{{victims: victims, admit: k}}); err != nil {
 		return err
 	}

@@ -50,18 +50,12 @@ func sealPlan(d *Decision) (plan []WorkloadID, placement *topology.Placement) {
 // edited reports whether d no longer says what s sealed: another workload, outcome,
 // request, plan or placement.
 func (s *sealed) edited(d *Decision) bool {
-	return differs(d, s.outcome, &s.rec.w, s.rec.vec, s.plan, s.placement)
-}
-
-// differs reports whether d's fields say anything else than the outcome, workload,
-// request, plan (by victim) and placement given.
-func differs(d *Decision, outcome Outcome, w *Workload, vec []quota.Quantity, plan []WorkloadID, placement *topology.Placement) bool {
-	if d.Outcome != outcome || !d.Workload.same(*w) || !slices.Equal(d.Request, vec) ||
-		len(d.Plan) != len(plan) || !samePlacement(d.Placement, placement) {
+	if d.Outcome != s.outcome || !d.Workload.same(s.rec.w) || !slices.Equal(d.Request, s.rec.vec) ||
+		len(d.Plan) != len(s.plan) || !samePlacement(d.Placement, s.placement) {
 		return true
 	}
 	for i, v := range d.Plan {
-		if v.Workload.ID != plan[i] {
+		if v.Workload.ID != s.plan[i] {
 			return true
 		}
 	}
@@ -80,26 +74,18 @@ func samePlacement(a, b *topology.Placement) bool {
 	})
 }
 
-// decided is what Decide decided, sealed where the host cannot reach it: the gate, the
-// state it was decided against, and the gate's own copies of what Commit carries out.
-// One allocation holds it and, for a request of up to inlineRequest resources, both
-// copies of the request, the seal's and the host's; a Decision holds a pointer to it,
-// so that the many decisions of a cycle, which carry none, stay small.
+// decided is what Decide decided, sealed where the host cannot reach it: the seal, the
+// gate and the state it was decided against, and own, the record Commit starts — the
+// workload as the gate resolved it, with the gate's own copy of the request. One
+// allocation holds it and, for a request of up to inlineRequest resources, both copies
+// of the request, the seal's and the host's; a Decision holds a pointer to it, so that
+// the many decisions of a cycle, which carry none, stay small.
 type decided struct {
-	gate    *Gate
-	gen     uint64
-	outcome Outcome
-	// w, leaf, vec, place and sig are the workload as the gate resolved it: the record
-	// Commit starts. vec is the gate's own copy of the request, and w.Request too for a
-	// workload without a gang.
-	w         Workload
-	leaf      quota.NodeID
-	vec       []quota.Quantity
-	place     *topology.Request
-	sig       *placeSig
-	plan      []WorkloadID
-	placement *topology.Placement
-	buf       [2 * inlineRequest]quota.Quantity
+	sealed
+	gate *Gate
+	gen  uint64
+	own  record
+	buf  [2 * inlineRequest]quota.Quantity
 }
 
 // inlineRequest is the longest request whose two copies decided holds inline.
@@ -108,7 +94,7 @@ const inlineRequest = 2
 // sealDecision seals d, the decision for r, and gives d the host's own copy of the
 // request.
 func (g *Gate) sealDecision(d *Decision, r *record) {
-	s := &decided{}
+	s := &decided{gate: g, gen: g.usageGen}
 	n := len(r.vec)
 	var own, host []quota.Quantity
 	if n <= inlineRequest {
@@ -119,14 +105,13 @@ func (g *Gate) sealDecision(d *Decision, r *record) {
 	}
 	copy(own, r.vec)
 	copy(host, r.vec)
-	s.gate, s.gen, s.outcome = g, g.usageGen, d.Outcome
-	s.w, s.leaf, s.vec, s.place, s.sig = r.w, r.leaf, own, r.place, r.sig
+	s.own.w, s.own.leaf, s.own.vec, s.own.place, s.own.sig = r.w, r.leaf, own, r.place, r.sig
 	if r.w.Gang == nil {
-		s.w.Request = own
+		s.own.w.Request = own
 	} else {
-		s.w.Request = slices.Clone(r.w.Request)
+		s.own.w.Request = slices.Clone(r.w.Request)
 	}
-	s.plan, s.placement = sealPlan(d)
+	s.sealed = seal(d, &s.own)
 	d.seal = s
 	d.Request = host
 	d.Workload = r.w
@@ -134,9 +119,4 @@ func (g *Gate) sealDecision(d *Decision, r *record) {
 	if d.Workload.Gang == nil {
 		d.Workload.Request = host
 	}
-}
-
-// edited reports whether d no longer says what s sealed.
-func (s *decided) edited(d *Decision) bool {
-	return differs(d, s.outcome, &s.w, s.vec, s.plan, s.placement)
 }
