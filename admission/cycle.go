@@ -232,11 +232,8 @@ func (s *state) admit(g *Gate, r *record, d *Decision, victims []*record) {
 	if d.Placement != nil {
 		foot, _ = s.cluster.Footprint(*d.Placement)
 	}
-	carry := s.search.hasOptimistic()
-	from := s.search.current()
-	if carry {
-		s.search.step(r, foot, victims, from)
-	}
+	from := s.search.changed
+	s.search.step(r, foot, victims, from)
 	s.evict(victims)
 	_ = s.books.Add(r.leaf, r.vec)
 	s.account(r.leaf, r, +1)
@@ -250,9 +247,7 @@ func (s *state) admit(g *Gate, r *record, d *Decision, victims []*record) {
 		}
 	}
 	s.search.changed++
-	if carry {
-		s.search.advance(from)
-	}
+	s.search.advance(from)
 }
 
 // Apply carries out a cycle's result on the gate: it evicts the victims of every plan,

@@ -65,19 +65,18 @@ func (g *Gate) nodePlan(s *state, r *record, d Decision, now topology.Result) (D
 // optimistic is a state with every candidate of one queue's plans evicted: its
 // candidates in eviction order, where they hold pods, the tree without their usage and
 // the cluster without their pods. A cycle keeps one per queue (and set of resources
-// asked of the tree) until its next admission or eviction, so that each shape of that
-// queue that has no plan costs one search.
+// asked of the tree) and carries it through its admissions and evictions (see
+// state.admit), so that each shape of that queue that has no plan costs one search.
 type optimistic struct {
 	gen uint64
 	// r holds the queue and request the state was built for, which decide who is a
 	// candidate (a copy of those fields only, so that the record itself stays where
 	// its owner put it).
 	r *record
-	// stepped reports that the state took a step the working state is taking (see
-	// searchCache.step); unchecked, that it took steps since a walk last found its
-	// candidates, which the next use checks (optimisticFor).
-	stepped, unchecked bool
-	cands              []*record
+	// unchecked reports that the state took steps of the working state since a walk
+	// last found its candidates, which its next use checks (optimisticFor).
+	unchecked bool
+	cands     []*record
 	// fp is built when a plan is proposed: a queue without a plan needs none.
 	fp      *footprint
 	books   *quota.Draft

@@ -92,47 +92,25 @@ func newSearchCache(off bool) *searchCache {
 		quota: map[quota.NodeID][]quotaFailure{}, optimistic: map[optKey]*optimistic{}, placeMemo: map[string]placeMemo{}}
 }
 
-// hasOptimistic reports whether the cache holds an optimistic state of the current
-// state.
-func (c *searchCache) hasOptimistic() bool {
-	if c == nil || c.off {
-		return false
-	}
-	for _, o := range c.optimistic {
-		if o.gen == c.changed {
-			return true
-		}
-	}
-	return false
-}
-
-// current returns the counter of admissions and evictions, 0 for no cache.
-func (c *searchCache) current() uint64 {
-	if c == nil {
-		return 0
-	}
-	return c.changed
-}
-
 // step applies a step of the working state to the optimistic states of it (counter
 // from), before the working state takes it: the admission of r, whose pods are foot,
 // after evicting victims. Each state gets r's usage and pods; a victim that is one of its
 // candidates leaves the list (the state has it evicted already), any other gives back
-// its usage and pods there. The states stay stale until advance finds their candidates
-// the same after the step.
+// its usage and pods there. advance then makes them states of the working state after
+// the step.
 func (c *searchCache) step(r *record, foot topology.Footprint, victims []*record, from uint64) {
 	var gone map[*record]bool
-	if len(victims) > 0 {
-		gone = make(map[*record]bool, len(victims))
-		for _, v := range victims {
-			gone[v] = true
-		}
-	}
 	for _, o := range c.optimistic {
 		if o.gen != from {
 			continue
 		}
-		if gone != nil {
+		if len(victims) > 0 {
+			if gone == nil {
+				gone = make(map[*record]bool, len(victims))
+				for _, v := range victims {
+					gone[v] = true
+				}
+			}
 			kept := make([]*record, 0, len(o.cands))
 			was := map[*record]bool{}
 			for _, x := range o.cands {
@@ -161,7 +139,6 @@ func (c *searchCache) step(r *record, foot topology.Footprint, victims []*record
 		if !foot.IsZero() {
 			_ = o.cluster.ApplyFootprints([]topology.Footprint{foot})
 		}
-		o.stepped = true
 	}
 }
 
@@ -171,8 +148,8 @@ func (c *searchCache) step(r *record, foot topology.Footprint, victims []*record
 // checked when a state is next used, not after every step: most are not used again.
 func (c *searchCache) advance(from uint64) {
 	for _, o := range c.optimistic {
-		if o.gen == from && o.stepped {
-			o.stepped, o.unchecked = false, true
+		if o.gen == from { // the states step took
+			o.unchecked = true
 			o.gen = c.changed
 		}
 	}
