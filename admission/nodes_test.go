@@ -121,9 +121,13 @@ func TestCapacityDropBelowPlaced(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []WorkloadID{"low-newest", "low-new", "low-old", "high"}, st.Workloads)
 
+	held, err := g.Decide(podWorkload(t, "held", "team", quota.High, 1, 1, 5))
+	require.NoError(t, err)
+
 	// 8 GPUs, 8 used; at 4, 4 must go: low-newest (1), low-new (2), low-old (2).
 	lost, err := g.SetNodeCapacity("n1", topology.Resources{"gpu": 4, "cpu": 64000})
 	require.NoError(t, err)
+	assert.ErrorIs(t, g.Commit(held, at(6)), ErrStaleDecision)
 	assert.Equal(t, []string{"low-newest", "low-new", "low-old"}, lostIDs(lost))
 	assert.Equal(t, []string{"high"}, runningIDs(g))
 	assert.Equal(t, []string{"low-old", "low-new", "low-newest"}, pendingIDs(g))
