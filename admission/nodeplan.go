@@ -90,17 +90,19 @@ func (g *Gate) optimisticFor(s *state, r *record) *optimistic {
 	if o != nil && !o.unchecked {
 		return o
 	}
+	// The walk removes each candidate's usage to run the re-checks of those after it:
+	// on a Draft of its own, it leaves the usage of the optimistic state behind.
+	books := s.baseTree().Draft()
+	saved, shared := s.books, s.sharedBooks
+	s.books, s.sharedBooks = books, false
 	cands := g.pass(s, r, false, nil)
-	s.giveUsage(cands) // the walk took their usage to run its re-checks
+	s.books, s.sharedBooks = saved, shared
 	if o != nil && slices.Equal(cands, o.cands) {
 		// The steps it took since it was checked changed no candidate.
 		o.unchecked = false
 		return o
 	}
-	o = &optimistic{r: &record{leaf: r.leaf, vec: r.vec}, cands: cands, books: s.baseTree().Draft(), cluster: g.withoutPods(s, cands)}
-	for _, c := range cands {
-		_ = o.books.Remove(c.leaf, c.vec)
-	}
+	o = &optimistic{r: &record{leaf: r.leaf, vec: r.vec}, cands: cands, books: books, cluster: g.withoutPods(s, cands)}
 	s.search.noteOptimistic(r, o)
 	return o
 }
@@ -173,6 +175,16 @@ func (g *Gate) propose(s *state, r *record, opt *optimistic, best topology.Resul
 		}
 	}
 	lo, hi := 1, len(fp.byLevel)
+	if hi > 1 {
+		// Most plans need one candidate per node at most: try that first, with one
+		// search, before the bisection.
+		at(1)
+		if res := s.place(r.place); res.Outcome == topology.Placed {
+			hi, best = 1, res
+		} else {
+			lo = 2
+		}
+	}
 	for lo < hi {
 		mid := (lo + hi) / 2
 		at(mid)
@@ -263,42 +275,34 @@ type footprint struct {
 	// on lists, per node, the candidates with pods there, largest first (the sum of
 	// the request, resource by resource), ties in eviction order.
 	on map[string][]*record
-	// byLevel[k−1] holds the candidates whose best rank on any node is k.
+	// byLevel[k−1] holds the candidates whose best rank on any node is k, in eviction
+	// order.
 	byLevel [][]*record
+	// pos is each candidate's place in the eviction order the index was built with,
+	// and level its level: what drop needs to keep the index as a new build would be.
+	pos, level map[*record]int
 }
 
 // footprintOf indexes the pods of cands, given in eviction order. Candidates without
 // a placement hold no node and have no level.
 func footprintOf(cands []*record) *footprint {
-	fp := &footprint{on: map[string][]*record{}}
-	pos := make(map[*record]int, len(cands))
+	fp := &footprint{on: map[string][]*record{}, pos: make(map[*record]int, len(cands)), level: make(map[*record]int, len(cands))}
 	for i, c := range cands {
-		pos[c] = i
-		if c.placement == nil {
-			continue
-		}
-		for k, a := range c.placement.Assignments {
-			if a.Pods > 0 && !slices.ContainsFunc(c.placement.Assignments[:k], func(b topology.Assignment) bool { return b.Node == a.Node && b.Pods > 0 }) {
-				fp.on[a.Node] = append(fp.on[a.Node], c)
-			}
+		fp.pos[c] = i
+		for _, node := range podNodes(c) {
+			fp.on[node] = append(fp.on[node], c)
 		}
 	}
-	level := make(map[*record]int, len(cands))
 	for _, list := range fp.on {
-		slices.SortStableFunc(list, func(a, b *record) int {
-			if c := slices.Compare(b.vec, a.vec); c != 0 {
-				return c
-			}
-			return pos[a] - pos[b]
-		})
+		slices.SortStableFunc(list, fp.larger)
 		for rank, c := range list {
-			if l, ok := level[c]; !ok || rank+1 < l {
-				level[c] = rank + 1
+			if l, ok := fp.level[c]; !ok || rank+1 < l {
+				fp.level[c] = rank + 1
 			}
 		}
 	}
 	for _, c := range cands {
-		if l, ok := level[c]; ok {
+		if l, ok := fp.level[c]; ok {
 			for len(fp.byLevel) < l {
 				fp.byLevel = append(fp.byLevel, nil)
 			}
@@ -306,6 +310,86 @@ func footprintOf(cands []*record) *footprint {
 		}
 	}
 	return fp
+}
+
+// larger orders candidates on a node: largest request first, ties in eviction order.
+func (fp *footprint) larger(a, b *record) int {
+	if c := slices.Compare(b.vec, a.vec); c != 0 {
+		return c
+	}
+	return fp.pos[a] - fp.pos[b]
+}
+
+// podNodes returns the nodes where c holds pods, each once, in its placement's order.
+func podNodes(c *record) []string {
+	if c.placement == nil {
+		return nil
+	}
+	var out []string
+	for k, a := range c.placement.Assignments {
+		if a.Pods > 0 && !slices.ContainsFunc(c.placement.Assignments[:k], func(b topology.Assignment) bool { return b.Node == a.Node && b.Pods > 0 }) {
+			out = append(out, a.Node)
+		}
+	}
+	return out
+}
+
+// drop takes the candidates gone out of the index, as evicting them does: what is left
+// is the index footprintOf builds of the remaining candidates. The candidates that
+// shared a node with one that went move up its list, and may reach a lower level. Its
+// cost follows the nodes the gone ones held, not the candidates.
+func (fp *footprint) drop(gone []*record) {
+	moved := map[*record]bool{}
+	for _, v := range gone {
+		l, ok := fp.level[v]
+		if !ok {
+			continue
+		}
+		fp.byLevel[l-1] = fp.remove(fp.byLevel[l-1], v)
+		delete(fp.level, v)
+		delete(moved, v)
+		for _, node := range podNodes(v) {
+			list := fp.on[node]
+			i := slices.Index(list, v)
+			list = slices.Delete(list, i, i+1)
+			for rank := i; rank < len(list); rank++ {
+				if c := list[rank]; rank+1 < fp.level[c] {
+					moved[c] = true
+				}
+			}
+			if len(list) == 0 {
+				delete(fp.on, node)
+			} else {
+				fp.on[node] = list
+			}
+		}
+	}
+	for c := range moved {
+		l := fp.level[c]
+		for _, node := range podNodes(c) {
+			l = min(l, slices.Index(fp.on[node], c)+1)
+		}
+		fp.byLevel[fp.level[c]-1] = fp.remove(fp.byLevel[fp.level[c]-1], c)
+		list := fp.byLevel[l-1]
+		i, _ := slices.BinarySearchFunc(list, fp.pos[c], func(x *record, p int) int { return fp.pos[x] - p })
+		fp.byLevel[l-1] = slices.Insert(list, i, c)
+		fp.level[c] = l
+	}
+	for _, v := range gone {
+		delete(fp.pos, v)
+	}
+	for len(fp.byLevel) > 0 && len(fp.byLevel[len(fp.byLevel)-1]) == 0 {
+		fp.byLevel = fp.byLevel[:len(fp.byLevel)-1]
+	}
+}
+
+// remove takes c out of list, a list of candidates in eviction order.
+func (fp *footprint) remove(list []*record, c *record) []*record {
+	i, ok := slices.BinarySearchFunc(list, fp.pos[c], func(x *record, p int) int { return fp.pos[x] - p })
+	if !ok {
+		return list
+	}
+	return slices.Delete(list, i, i+1)
 }
 
 // heldOn returns what c's pods hold of resource res on node.

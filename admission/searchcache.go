@@ -38,10 +38,14 @@ type searchCache struct {
 	// decides who is a candidate), the state with every candidate of its plans evicted,
 	// true until the next admission or eviction.
 	optimistic map[optKey]*optimistic
-	// placeMemo holds, per request key, which placement failure answers it, and noted
-	// counts the failures noted, which end every memo (see failedPlacement).
-	placeMemo map[string]placeMemo
+	// placeMemo holds, per request key (by its hash), which placement failure answers
+	// it, and noted counts the failures noted, which end every memo (see
+	// failedPlacement).
+	placeMemo map[uint64]placeMemo
 	noted     uint64
+	// reasons holds the explanations the cycle's verdicts hand out, so that the many
+	// decisions told from one verdict share few allocations, not the slices themselves.
+	reasons []topology.Reason
 }
 
 type optKey struct {
@@ -89,7 +93,7 @@ type quotaFailure struct {
 
 func newSearchCache(off bool) *searchCache {
 	return &searchCache{off: off, placement: map[string][]placeFailure{}, plan: map[planKey][]placeFailure{},
-		quota: map[quota.NodeID][]quotaFailure{}, optimistic: map[optKey]*optimistic{}, placeMemo: map[string]placeMemo{}}
+		quota: map[quota.NodeID][]quotaFailure{}, optimistic: map[optKey]*optimistic{}, placeMemo: map[uint64]placeMemo{}}
 }
 
 // step applies a step of the working state to the optimistic states of it (counter
@@ -120,7 +124,10 @@ func (c *searchCache) step(r *record, foot topology.Footprint, victims []*record
 				}
 				kept = append(kept, x)
 			}
-			o.cands, o.fp = kept, nil
+			o.cands = kept
+			if o.fp != nil && len(was) > 0 {
+				o.fp.drop(victims)
+			}
 			var rest []topology.Footprint
 			for _, v := range victims {
 				if was[v] {
@@ -184,29 +191,44 @@ func (c *searchCache) failedPlacement(sig *placeSig) (topology.Result, bool) {
 	// Most pending work repeats a few requests: which failure answers a request is kept
 	// until an eviction frees room or a failure is noted, so that a long list of one
 	// frame's failures is scanned once per request, not once per workload.
-	m, ok := c.placeMemo[sig.key]
-	if !ok || m.freed != c.freed || m.noted != c.noted {
-		m = placeMemo{at: -1, freed: c.freed, noted: c.noted}
+	m, ok := c.placeMemo[sig.hash]
+	if !ok || m.freed != c.freed || m.noted != c.noted || m.key != sig.key {
+		m = placeMemo{key: sig.key, at: -1, freed: c.freed, noted: c.noted}
 		for i, f := range c.placement[sig.cache] {
 			if f.gen == c.freed && (f.sig.key == sig.key || f.res.Outcome == topology.NoFit && sig.dominates(f.sig)) {
 				m.at = i
 				break
 			}
 		}
-		c.placeMemo[sig.key] = m
+		c.placeMemo[sig.hash] = m
 	}
 	if m.at < 0 {
 		return topology.Result{}, false
 	}
-	return c.placement[sig.cache][m.at].verdict(sig, c.changed)
+	return c.placement[sig.cache][m.at].verdict(sig, c.changed, c)
 }
 
-// placeMemo is which failure of its frame's list answers one request (at, −1 for none),
-// true while the counters of evictions (freed) and of noted failures (noted) are as
-// they were: only notePlacement changes the list.
+// placeMemo is which failure of its frame's list answers the request of key (at, −1 for
+// none), true while the counters of evictions (freed) and of noted failures (noted) are
+// as they were: only notePlacement changes the list. Two keys of one hash take turns.
 type placeMemo struct {
+	key          string
 	at           int
 	freed, noted uint64
+}
+
+// reasonsOf returns room for n reasons carved out of the cycle's arena (a fresh slice
+// without a cache): each decision gets its own, and a cycle's share few allocations.
+func (c *searchCache) reasonsOf(n int) []topology.Reason {
+	if c == nil {
+		return make([]topology.Reason, n)
+	}
+	if len(c.reasons)+n > cap(c.reasons) {
+		c.reasons = make([]topology.Reason, 0, max(n, 256))
+	}
+	k := len(c.reasons)
+	c.reasons = c.reasons[:k+n]
+	return c.reasons[k : k+n : k+n]
 }
 
 // notePlacement records that sig found no placement.
@@ -225,7 +247,7 @@ func (c *searchCache) failedPlan(leaf quota.NodeID, sig *placeSig, vec []quota.Q
 	if c == nil || c.off {
 		return topology.Result{}, false
 	}
-	return lookup(c.plan[planKey{leaf, sig.cache}], sig, vec, c.changed, c.changed)
+	return lookup(c.plan[planKey{leaf, sig.cache}], sig, vec, c.changed, c)
 }
 
 // notePlan records that no plan lets sig's request of vec in leaf be placed.
@@ -237,13 +259,13 @@ func (c *searchCache) notePlan(leaf quota.NodeID, sig *placeSig, vec []quota.Qua
 	c.plan[k] = note(c.plan[k], placeFailure{sig: sig, vec: vec, res: res, gen: c.changed, told: c.changed})
 }
 
-func lookup(list []placeFailure, sig *placeSig, vec []quota.Quantity, gen, now uint64) (topology.Result, bool) {
+func lookup(list []placeFailure, sig *placeSig, vec []quota.Quantity, gen uint64, c *searchCache) (topology.Result, bool) {
 	for i := range list {
 		f := &list[i]
 		if f.gen != gen || vec != nil && !covers(vec, f.vec) {
 			continue
 		}
-		if res, ok := f.verdict(sig, now); ok {
+		if res, ok := f.verdict(sig, c.changed, c); ok {
 			return res, true
 		}
 	}
@@ -253,17 +275,19 @@ func lookup(list []placeFailure, sig *placeSig, vec []quota.Quantity, gen, now u
 // verdict returns what failure f says of a request of signature sig in the state now:
 // f's own result, renamed, for the same request on the same state; the bare fact for
 // the same request after admissions that only took room; the fact that a smaller one
-// failed for a request that dominates f's; and false for any other.
-func (f *placeFailure) verdict(sig *placeSig, now uint64) (topology.Result, bool) {
+// failed for a request that dominates f's; and false for any other. The reasons are
+// carved out of c's arena.
+func (f *placeFailure) verdict(sig *placeSig, now uint64, c *searchCache) (topology.Result, bool) {
 	res := f.res
 	switch {
 	case f.sig.key == sig.key && f.told == now:
 		// The same search on the same state: the same answer, told about this gang.
-		res.Reasons = sig.rename(f.sig, f.res.Reasons)
+		res.Reasons = sig.rename(f.sig, f.res.Reasons, c.reasonsOf(len(f.res.Reasons)))
 	case f.sig.key == sig.key:
 		// The same search failed before admissions that only took room since: the
 		// verdict holds, its counts may not.
-		res.Reasons = []topology.Reason{{Scope: sig.names[0], Text: staleText}}
+		res.Reasons = c.reasonsOf(1)
+		res.Reasons[0] = topology.Reason{Scope: sig.names[0], Text: staleText}
 	case res.Outcome == topology.NoFit && sig.dominates(f.sig):
 		// A smaller request found no room: neither does this one. Its counts were
 		// for the smaller request, so only the fact is told.
@@ -271,7 +295,8 @@ func (f *placeFailure) verdict(sig *placeSig, now uint64) (topology.Result, bool
 			f.smaller = "no room: a request of the same form for " + f.sig.describe() +
 				" found none on this free capacity, and this one needs at least as much"
 		}
-		res.Reasons = []topology.Reason{{Scope: sig.names[0], Text: f.smaller}}
+		res.Reasons = c.reasonsOf(1)
+		res.Reasons[0] = topology.Reason{Scope: sig.names[0], Text: f.smaller}
 	default:
 		return topology.Result{}, false
 	}

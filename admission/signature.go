@@ -17,7 +17,10 @@ type placeSig struct {
 	// instead; it is empty for a request of several leaves. cache is the key of the
 	// search cache's map: the frame when there is one, else the key.
 	key, frame, cache string
-	pods              int64
+	// hash is key's FNV-1a hash: what a cycle's memo of verdicts is indexed by, so
+	// that a lookup does not hash the whole key again for every workload.
+	hash uint64
+	pods int64
 	// shape is the one leaf's pod shape, its nonzero amounts sorted by resource name.
 	shape []amount
 	// names are the request's group names in preorder, then its set labels: what the
@@ -65,6 +68,7 @@ func signature(r *topology.Request) *placeSig {
 		sig.names = append(sig.names, label)
 	}
 	sig.key = key.String()
+	sig.hash = fnv1a(sig.key)
 	if leaves == 1 {
 		sig.frame = frame.String()
 		sig.cache = "1" + sig.frame
@@ -73,6 +77,15 @@ func signature(r *topology.Request) *placeSig {
 		sig.cache = "*" + sig.key
 	}
 	return sig
+}
+
+// fnv1a returns the 64-bit FNV-1a hash of s.
+func fnv1a(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 1099511628211
+	}
+	return h
 }
 
 // describe tells a one-leaf request's pods and shape, e.g. "2 pods of {cpu:4 gpu:1}".
@@ -134,9 +147,10 @@ func (s *placeSig) dominates(o *placeSig) bool {
 
 // rename returns reasons learnt for a request of signature from, told about the
 // request of signature s instead: group and set names are replaced position by
-// position, all at once, in the scope and, as whole words, in sentences.
-func (s *placeSig) rename(from *placeSig, reasons []topology.Reason) []topology.Reason {
-	out := slices.Clone(reasons)
+// position, all at once, in the scope and, as whole words, in sentences. The result is
+// written to out when it has room.
+func (s *placeSig) rename(from *placeSig, reasons, out []topology.Reason) []topology.Reason {
+	out = append(out[:0], reasons...)
 	if from == s || slices.Equal(from.names, s.names) {
 		return out
 	}

@@ -45,13 +45,13 @@ func TestRenameReasons(t *testing.T) {
 	got := to.rename(from, []topology.Reason{
 		{Scope: "a", Fit: 1, Need: 2},
 		{Scope: "b", Text: "every constraint of a fits, but b and a-team and ab do not"},
-	})
+	}, nil)
 	assert.Equal(t, []topology.Reason{
 		{Scope: "b", Fit: 1, Need: 2},
 		{Scope: "c", Text: "every constraint of b fits, but c and a-team and ab do not"},
 	}, got)
 	same := []topology.Reason{{Scope: "a"}}
-	out := from.rename(from, same)
+	out := from.rename(from, same, nil)
 	out[0].Scope = "changed"
 	assert.Equal(t, "a", same[0].Scope, "the result is a copy")
 }
