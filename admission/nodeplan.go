@@ -81,6 +81,9 @@ type optimistic struct {
 	fp      *footprint
 	books   *quota.Draft
 	cluster *topology.Cluster
+	// one is the cluster with the candidates of the first level of fp evicted, those
+	// above it not: where most plans find their placement. It is built with fp.
+	one *topology.Cluster
 }
 
 // optimisticFor returns the optimistic state of r's queue, from the cycle's cache when
@@ -149,7 +152,7 @@ func (s *state) baseTree() *quota.Tree {
 // On each node, the candidates with pods there are ranked largest first (ties in
 // eviction order); a candidate's level is its best rank on any node. Evicting the
 // candidates of level at most k frees up to k candidates' room on every node. The
-// smallest k that lets r be placed is found by bisection. A placement found with few
+// smallest k that lets r be placed is found by doubling from 1, then bisection. A placement found with few
 // evictions per node spreads over nodes that need few, rather than packing onto the
 // nodes that evicting everything would empty. The placement then picks the victims
 // (cover); and when the tree still needs room, candidates in eviction order until it
@@ -158,14 +161,27 @@ func (g *Gate) propose(s *state, r *record, opt *optimistic, best topology.Resul
 	s.ownCluster()
 	if opt.fp == nil {
 		opt.fp = footprintOf(opt.cands)
+		opt.one = nil
 	}
 	fp, cands := opt.fp, opt.cands
-	// The bisection runs on a copy of the optimistic cluster, every candidate evicted,
-	// and puts back the levels above the one it tries: those are the smaller ones (a
-	// level holds the nodes with more candidates than the levels below it).
+	// The search runs on a copy of the cluster of the first level and evicts the
+	// levels up to the one it tries. Every candidate evicted (the last level) gives
+	// best; most plans need the first: the levels are tried 1, 2, 4, … up to the first
+	// that places, then bisected below it.
+	base, k := opt.cluster, 0
+	if len(fp.byLevel) > 0 {
+		if opt.one == nil {
+			// The levels above the first are the smaller ones (a level holds the
+			// nodes with more candidates than the levels below it): put them back.
+			opt.one = opt.cluster.Clone()
+			for _, l := range fp.byLevel[1:] {
+				unplaceOn(opt.one, l, +1)
+			}
+		}
+		base, k = opt.one, 1
+	}
 	live := s.cluster
-	s.cluster = opt.cluster.Clone()
-	k := len(fp.byLevel)
+	s.cluster = base.Clone()
 	at := func(to int) {
 		for ; k < to; k++ {
 			s.unplace(fp.byLevel[k], -1)
@@ -175,15 +191,13 @@ func (g *Gate) propose(s *state, r *record, opt *optimistic, best topology.Resul
 		}
 	}
 	lo, hi := 1, len(fp.byLevel)
-	if hi > 1 {
-		// Most plans need one candidate per node at most: try that first, with one
-		// search, before the bisection.
-		at(1)
+	for try := 1; try < hi; try *= 2 {
+		at(try)
 		if res := s.place(r.place); res.Outcome == topology.Placed {
-			hi, best = 1, res
-		} else {
-			lo = 2
+			hi, best = try, res
+			break
 		}
+		lo = try + 1
 	}
 	for lo < hi {
 		mid := (lo + hi) / 2
@@ -336,9 +350,10 @@ func podNodes(c *record) []string {
 
 // drop takes the candidates gone out of the index, as evicting them does: what is left
 // is the index footprintOf builds of the remaining candidates. The candidates that
-// shared a node with one that went move up its list, and may reach a lower level. Its
-// cost follows the nodes the gone ones held, not the candidates.
-func (fp *footprint) drop(gone []*record) {
+// shared a node with one that went move up its list, and may reach a lower level; drop
+// returns those that reach the first. Its cost follows the nodes the gone ones held,
+// not the candidates.
+func (fp *footprint) drop(gone []*record) (first []*record) {
 	moved := map[*record]bool{}
 	for _, v := range gone {
 		l, ok := fp.level[v]
@@ -374,6 +389,9 @@ func (fp *footprint) drop(gone []*record) {
 		i, _ := slices.BinarySearchFunc(list, fp.pos[c], func(x *record, p int) int { return fp.pos[x] - p })
 		fp.byLevel[l-1] = slices.Insert(list, i, c)
 		fp.level[c] = l
+		if l == 1 {
+			first = append(first, c)
+		}
 	}
 	for _, v := range gone {
 		delete(fp.pos, v)
@@ -381,6 +399,9 @@ func (fp *footprint) drop(gone []*record) {
 	for len(fp.byLevel) > 0 && len(fp.byLevel[len(fp.byLevel)-1]) == 0 {
 		fp.byLevel = fp.byLevel[:len(fp.byLevel)-1]
 	}
+	// The order of the map walk above must not show.
+	slices.SortFunc(first, func(a, b *record) int { return fp.pos[a] - fp.pos[b] })
+	return first
 }
 
 // remove takes c out of list, a list of candidates in eviction order.

@@ -125,10 +125,24 @@ func (c *searchCache) step(r *record, foot topology.Footprint, victims []*record
 				kept = append(kept, x)
 			}
 			o.cands = kept
-			if o.fp != nil && len(was) > 0 {
-				o.fp.drop(victims)
+			// The cluster of the first level holds the candidates above it: those that
+			// go now leave it, and so do those that evicting them brings to the first
+			// level.
+			var rest, above []topology.Footprint
+			if o.one != nil {
+				for _, v := range victims {
+					if l, ok := o.fp.level[v]; ok && l > 1 && !v.foot.IsZero() {
+						above = append(above, v.foot)
+					}
+				}
 			}
-			var rest []topology.Footprint
+			if o.fp != nil && len(was) > 0 {
+				for _, c := range o.fp.drop(victims) {
+					if o.one != nil && !c.foot.IsZero() {
+						above = append(above, c.foot)
+					}
+				}
+			}
 			for _, v := range victims {
 				if was[v] {
 					continue
@@ -141,10 +155,17 @@ func (c *searchCache) step(r *record, foot topology.Footprint, victims []*record
 			if len(rest) > 0 {
 				_ = o.cluster.RemoveFootprints(rest)
 			}
+			if o.one != nil && len(rest)+len(above) > 0 {
+				_ = o.one.RemoveFootprints(append(rest, above...))
+			}
 		}
 		_ = o.books.Add(r.leaf, r.vec)
 		if !foot.IsZero() {
-			_ = o.cluster.ApplyFootprints([]topology.Footprint{foot})
+			fs := []topology.Footprint{foot}
+			_ = o.cluster.ApplyFootprints(fs)
+			if o.one != nil {
+				_ = o.one.ApplyFootprints(fs)
+			}
 		}
 	}
 }
