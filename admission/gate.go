@@ -115,8 +115,10 @@ type state struct {
 	gone map[WorkloadID]bool
 	// search holds what a cycle learnt about placements that fail; nil outside a cycle.
 	search *searchCache
-	// lows is the running LOW work in eviction order, listed on first use (lowOrder).
-	lows []*record
+	// lows is the running LOW work in eviction order, listed on first use (lowOrder);
+	// lowsGone is how many of gone it was last cleared of.
+	lows     []*record
+	lowsGone int
 	// newLows holds where the LOW work a cycle admitted on this state holds pods: with
 	// lows less the evicted, all the LOW work whose pods cluster has and guarded has not.
 	newLows []topology.Footprint

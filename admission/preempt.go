@@ -104,8 +104,10 @@ func (g *Gate) pass(s *state, r *record, quotaOnly bool, done func() bool) []*re
 // become a victim in the same cycle, and s.gone holds the ones it already evicted.
 func (g *Gate) lowOrder(s *state) []*record {
 	if s.lows != nil {
-		if len(s.gone) > 0 {
+		// gone only grows: the list needs clearing only after new evictions.
+		if len(s.gone) != s.lowsGone {
 			s.lows = slices.DeleteFunc(s.lows, func(c *record) bool { return s.gone[c.w.ID] })
+			s.lowsGone = len(s.gone)
 		}
 		return s.lows
 	}
@@ -116,7 +118,7 @@ func (g *Gate) lowOrder(s *state) []*record {
 		}
 		return true
 	})
-	s.lows = out
+	s.lows, s.lowsGone = out, len(s.gone)
 	return out
 }
 

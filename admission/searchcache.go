@@ -108,6 +108,14 @@ func (c *searchCache) step(r *record, foot topology.Footprint, victims []*record
 		if o.gen != from {
 			continue
 		}
+		// A step can change who the candidates are (the walk re-checks each one
+		// against what those before it leave borrowed), which is checked when the state
+		// is next used, not after every step: most are not used again. A step that
+		// changed the usage of the state's own queue alone changes none: every LOW
+		// workload there is a candidate whatever it uses, and the re-check of one of
+		// another queue reads that queue's usage and its pool's, never this queue's
+		// (see pass).
+		o.unchecked = o.unchecked || r.leaf != o.r.leaf || slices.ContainsFunc(victims, func(v *record) bool { return v.leaf != o.r.leaf })
 		if len(victims) > 0 {
 			if gone == nil {
 				gone = make(map[*record]bool, len(victims))
@@ -171,13 +179,10 @@ func (c *searchCache) step(r *record, foot topology.Footprint, victims []*record
 }
 
 // advance makes the optimistic states that took the last step (see step) states of the
-// working state after it. Whether the step changed who their candidates are (it can:
-// the walk re-checks each candidate against what those before it leave borrowed) is
-// checked when a state is next used, not after every step: most are not used again.
+// working state after it.
 func (c *searchCache) advance(from uint64) {
 	for _, o := range c.optimistic {
 		if o.gen == from { // the states step took
-			o.unchecked = true
 			o.gen = c.changed
 		}
 	}
