@@ -36,7 +36,10 @@ func signature(r *topology.Request) *placeSig {
 	var walk func(g *topology.Group)
 	walk = func(g *topology.Group) {
 		sig.names = append(sig.names, g.Name)
-		head := "(" + strconv.Itoa(g.Need) + "," + strconv.FormatInt(g.Extra, 10) + "," + g.Constraint.Required + "," + g.Constraint.Preferred + ","
+		// The node selector is part of the frame: requests that may use other nodes
+		// are not compared.
+		head := "(" + strconv.Itoa(g.Need) + "," + strconv.FormatInt(g.Extra, 10) + "," + g.Constraint.Required + "," + g.Constraint.Preferred + "," +
+			strconv.Quote(g.Selector.Key()) + ","
 		key.WriteString(head)
 		frame.WriteString(head)
 		if len(g.Children) == 0 {

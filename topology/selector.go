@@ -22,6 +22,19 @@ type selector struct {
 	key  string
 }
 
+// Key returns s in canonical form: keys and values sorted, repeated values dropped,
+// every piece quoted, "" for a Selector that matches every node. Two selectors that
+// select by the same rule have the same key, and two that do not have different ones, so
+// that a host can tell requests apart by it. An invalid selector, which every search
+// refuses, has a key of its own that starts with "!".
+func (s Selector) Key() string {
+	sel, err := compileSelector(s, "selector")
+	if err != nil {
+		return "!" + err.Error()
+	}
+	return sel.selKey()
+}
+
 // compileSelector validates s and returns its canonical form, nil for a Selector that
 // matches every node.
 func compileSelector(s Selector, field string) (*selector, error) {

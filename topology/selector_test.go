@@ -156,3 +156,16 @@ func TestSelectorErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestSelectorKey: the key tells selectors apart by their rule alone — order and
+// repeats of values do not count, any label text stays apart, and an invalid
+// selector's key is its own.
+func TestSelectorKey(t *testing.T) {
+	require.Equal(t, "", topology.Selector(nil).Key())
+	require.Equal(t, "", topology.Selector{}.Key())
+	require.Equal(t, topology.Selector{"m": {"b", "a", "a"}, "z": {"1"}}.Key(), topology.Selector{"z": {"1"}, "m": {"a", "b"}}.Key())
+	require.NotEqual(t, topology.Selector{"m": {"a"}}.Key(), topology.Selector{"m": {"b"}}.Key())
+	require.NotEqual(t, topology.Selector{"m": {"a b"}}.Key(), topology.Selector{"m": {"a", "b"}}.Key())
+	require.NotEqual(t, topology.Selector{"m": {"a"}}.Key(), topology.Selector{"m": {"a"}, "n": {"x"}}.Key())
+	require.True(t, strings.HasPrefix(topology.Selector{"m": nil}.Key(), "!"))
+}

@@ -1,0 +1,40 @@
+package admission
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/gang"
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// TestCycleVerdictKeepsSelectorsApart: two gangs of one shape that ask for different
+// node labels are different requests: the one whose nodes are full finds no placement,
+// and the cycle must not tell the other, whose nodes are free, the same from its cache.
+func TestCycleVerdictKeepsSelectorsApart(t *testing.T) {
+	c, err := topology.NewCluster([]string{"hostname"}, []topology.Node{
+		{Name: "a1", Labels: map[string]string{"hostname": "a1", "model": "a"}, Free: topology.Resources{"gpu": 0}},
+		{Name: "b1", Labels: map[string]string{"hostname": "b1", "model": "b"}, Free: topology.Resources{"gpu": 1}},
+	})
+	require.NoError(t, err)
+	g, err := NewForPools(poolSet(t, "team:8"), 8, Options{Cluster: c})
+	require.NoError(t, err)
+	for i, model := range []string{"a", "b"} {
+		spec, err := gang.ParseSpec([]byte(`{"minMember": 1, "nodeSelector": {"model": ["` + model + `"]}}`))
+		require.NoError(t, err)
+		tree, err := gang.Compile(spec)
+		require.NoError(t, err)
+		req, err := tree.Requests([]string{"gpu"}, map[string]map[string]int64{"": {"gpu": 1}})
+		require.NoError(t, err)
+		w := Workload{ID: WorkloadID("on-" + model), Queue: "team", Priority: quota.High, Gang: &Gang{Tree: tree, Requests: req, Name: "pod"}, Submitted: at(i)}
+		require.NoError(t, g.Submit(w))
+	}
+	res := g.Cycle(at(5))
+	require.Len(t, res.Decisions, 2)
+	require.Equal(t, WorkloadID("on-a"), res.Decisions[0].Workload.ID)
+	require.Equal(t, ReasonPlacement, res.Decisions[0].Reason)
+	require.Equal(t, WorkloadID("on-b"), res.Decisions[1].Workload.ID)
+	require.True(t, res.Decisions[1].Admitted(), res.Decisions[1].Message())
+}
