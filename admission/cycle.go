@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -114,6 +115,71 @@ type walk struct {
 	low bool
 	// arena holds the copies of the requests the decisions hand out.
 	arena []quota.Quantity
+	// same holds, per kind of request, the last pending decision of one (see repeat).
+	same map[classKey]classDecision
+}
+
+// classKey tells apart what decide reads of a workload: its queue, priority, request
+// and placement request (by the hashes of the last two; a hit is checked in full).
+type classKey struct {
+	leaf     quota.NodeID
+	priority quota.Priority
+	vec, sig uint64
+}
+
+// classDecision is a pending decision of a workload r, made on the working state after
+// changed admissions and evictions.
+type classDecision struct {
+	r       *record
+	d       Decision
+	changed uint64
+}
+
+// classOf returns r's class key.
+func classOf(r *record) classKey {
+	k := classKey{leaf: r.leaf, priority: r.w.Priority, vec: 14695981039346656037}
+	for _, x := range r.vec {
+		k.vec = (k.vec ^ uint64(x)) * 1099511628211
+	}
+	if r.sig != nil {
+		k.sig = r.sig.hash
+	}
+	return k
+}
+
+// repeat returns the decision for r when a workload of the same queue, priority,
+// request and placement request was left pending on the working state as it is now:
+// decide reads nothing else of a workload, so it would decide r alike, from the
+// verdicts it keeps. Pending work often comes in runs of equal requests (the replicas of
+// a job, a job array); each then costs a lookup. A gang of other group names is decided
+// afresh, so that its explanation names its own groups. The decision ran no search.
+func (w *walk) repeat(r *record) (Decision, bool) {
+	if w.g.fair || w.s.search.off {
+		return Decision{}, false
+	}
+	c, ok := w.same[classOf(r)]
+	if !ok || c.changed != w.s.search.changed || !slices.Equal(c.r.vec, r.vec) || (c.r.sig == nil) != (r.sig == nil) ||
+		r.sig != nil && (c.r.sig.key != r.sig.key || !slices.Equal(c.r.sig.names, r.sig.names)) {
+		return Decision{}, false
+	}
+	d := c.d
+	d.Searches = 0
+	if n := len(d.PlacementReasons); n > 0 {
+		// The same names: the explanation reads the same.
+		d.PlacementReasons = append(w.s.search.reasonsOf(n)[:0], d.PlacementReasons...)
+	}
+	return d, true
+}
+
+// remember keeps d, a pending decision of r, for repeat.
+func (w *walk) remember(r *record, d Decision) {
+	if w.g.fair || w.s.search.off {
+		return
+	}
+	if w.same == nil {
+		w.same = map[classKey]classDecision{}
+	}
+	w.same[classOf(r)] = classDecision{r: r, d: d, changed: w.s.search.changed}
 }
 
 // copyOf returns a copy of v carved out of the walk's arena, which holds the copies of
@@ -142,9 +208,15 @@ func (w *walk) decide(r *record, at int) {
 		d = Decision{Outcome: Pending, Reason: ReasonFIFO, Queue: g.tree.Name(r.leaf), Blocker: head}
 	} else {
 		var victims []*record
-		before := s.searches
-		d, victims = g.decide(s, r)
-		d.Searches = s.searches - before
+		var again bool
+		if d, again = w.repeat(r); !again {
+			before := s.searches
+			d, victims = g.decide(s, r)
+			d.Searches = s.searches - before
+			if d.Outcome != Admit {
+				w.remember(r, d)
+			}
+		}
 		switch {
 		case d.Outcome == Admit:
 			s.admit(g, r, &d, victims)

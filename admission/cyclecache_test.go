@@ -38,3 +38,39 @@ func TestCycleVerdictKeepsSelectorsApart(t *testing.T) {
 	require.Equal(t, WorkloadID("on-b"), res.Decisions[1].Workload.ID)
 	require.True(t, res.Decisions[1].Admitted(), res.Decisions[1].Message())
 }
+
+// TestCycleRepeatsEqualRequests: in a run of pending gangs with equal requests, the
+// first is searched and the others are decided from its decision, with the same
+// explanation; a gang of another name is told about its own groups.
+func TestCycleRepeatsEqualRequests(t *testing.T) {
+	c, err := topology.NewCluster([]string{"hostname"}, []topology.Node{
+		{Name: "n1", Labels: map[string]string{"hostname": "n1"}, Free: topology.Resources{"gpu": 1}},
+	})
+	require.NoError(t, err)
+	g, err := NewForPools(poolSet(t, "team:8"), 8, Options{Cluster: c})
+	require.NoError(t, err)
+	spec, err := gang.ParseSpec([]byte(`{"minMember": 1}`))
+	require.NoError(t, err)
+	tree, err := gang.Compile(spec)
+	require.NoError(t, err)
+	req, err := tree.Requests([]string{"gpu"}, map[string]map[string]int64{"": {"gpu": 2}})
+	require.NoError(t, err)
+	for i, name := range []string{"job", "job", "job", "other"} {
+		w := Workload{ID: WorkloadID("w" + itoa(i)), Queue: "team", Priority: quota.High, Gang: &Gang{Tree: tree, Requests: req, Name: name}, Submitted: at(i)}
+		require.NoError(t, g.Submit(w))
+	}
+	res := g.Cycle(at(9))
+	require.Len(t, res.Decisions, 4)
+	first := res.Decisions[0]
+	require.Equal(t, ReasonPlacement, first.Reason)
+	require.Positive(t, first.Searches)
+	for _, d := range res.Decisions[1:3] {
+		require.Equal(t, ReasonPlacement, d.Reason)
+		require.Zero(t, d.Searches)
+		require.Equal(t, first.PlacementReasons, d.PlacementReasons)
+	}
+	other := res.Decisions[3]
+	require.Equal(t, ReasonPlacement, other.Reason)
+	require.Contains(t, other.PlacementReasons[0].Scope, "other")
+	require.NotContains(t, other.PlacementReasons[0].Scope, "job")
+}
