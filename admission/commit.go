@@ -48,9 +48,33 @@ func (g *Gate) Submit(w Workload) error {
 	if err := g.checkNew(w.ID); err != nil {
 		return err
 	}
-	g.pending.add(keep(r))
+	g.pending.add(g.share(keep(r)))
 	g.queueGen++
 	return nil
+}
+
+// share makes a gang's record use the request vector and placement signature of the
+// gang submitted before it when they are equal, and remembers its own otherwise. The
+// replicas of a job and the members of a job array arrive in runs: a cycle then tells
+// them alike by a pointer, where comparing their contents would read each record's
+// own copies. Both are read only, and the gate keeps one run's at a time.
+func (g *Gate) share(r *record) *record {
+	if r.w.Gang == nil {
+		return r // a plain workload's vector is its own Request
+	}
+	if slices.Equal(r.vec, g.lastVec) {
+		r.vec = g.lastVec
+	} else {
+		g.lastVec = r.vec
+	}
+	switch {
+	case r.sig == nil:
+	case g.lastSig != nil && r.sig.key == g.lastSig.key && slices.Equal(r.sig.names, g.lastSig.names):
+		r.sig = g.lastSig
+	default:
+		g.lastSig = r.sig
+	}
+	return r
 }
 
 // Withdraw takes the pending workload id out of the queue (the host cancelled it, or

@@ -158,8 +158,8 @@ func (w *walk) repeat(r *record) (Decision, bool) {
 		return Decision{}, false
 	}
 	c, ok := w.same[classOf(r)]
-	if !ok || c.changed != w.s.search.changed || !slices.Equal(c.r.vec, r.vec) || (c.r.sig == nil) != (r.sig == nil) ||
-		r.sig != nil && (c.r.sig.key != r.sig.key || !slices.Equal(c.r.sig.names, r.sig.names)) {
+	if !ok || c.changed != w.s.search.changed || !sameVec(c.r.vec, r.vec) || c.r.sig != r.sig && (c.r.sig == nil || r.sig == nil ||
+		c.r.sig.key != r.sig.key || !slices.Equal(c.r.sig.names, r.sig.names)) {
 		return Decision{}, false
 	}
 	d := c.d
@@ -169,6 +169,15 @@ func (w *walk) repeat(r *record) (Decision, bool) {
 		d.PlacementReasons = append(w.s.search.reasonsOf(n)[:0], d.PlacementReasons...)
 	}
 	return d, true
+}
+
+// sameVec reports a = b, at once for a vector shared by submissions of a run (see
+// Gate.share).
+func sameVec(a, b []quota.Quantity) bool {
+	if len(a) > 0 && len(a) == len(b) && &a[0] == &b[0] {
+		return true
+	}
+	return slices.Equal(a, b)
 }
 
 // remember keeps d, a pending decision of r, for repeat.

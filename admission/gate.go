@@ -68,6 +68,10 @@ type Gate struct {
 	// capacity); queueGen counts changes to the pending queue and strategies. A
 	// Decision is valid while usageGen is unchanged, a CycleResult while both are.
 	usageGen, queueGen uint64
+	// lastVec and lastSig are what the last gang submitted was charged and placed by:
+	// the next submission of an equal request shares them (see share).
+	lastVec []quota.Quantity
+	lastSig *placeSig
 }
 
 // usable reports whether g was built by New or NewForPools.
