@@ -151,22 +151,30 @@ func classOf(r *record) classKey {
 // request and placement request was left pending on the working state as it is now:
 // decide reads nothing else of a workload, so it would decide r alike, from the
 // verdicts it keeps. Pending work often comes in runs of equal requests (the replicas of
-// a job, a job array); each then costs a lookup. A gang of other group names is decided
-// afresh, so that its explanation names its own groups. The decision ran no search.
+// a job, a job array), and a deep queue holds many gangs of one shape; each then costs a
+// lookup. The explanation is told about r's gang; one that names another gang's groups
+// in its sentences is not reused. The decision ran no search.
 func (w *walk) repeat(r *record) (Decision, bool) {
 	if w.g.fair || w.s.search.off {
 		return Decision{}, false
 	}
 	c, ok := w.same[classOf(r)]
-	if !ok || c.changed != w.s.search.changed || !sameVec(c.r.vec, r.vec) || c.r.sig != r.sig && (c.r.sig == nil || r.sig == nil ||
-		c.r.sig.key != r.sig.key || !slices.Equal(c.r.sig.names, r.sig.names)) {
+	if !ok || c.changed != w.s.search.changed || !sameVec(c.r.vec, r.vec) || c.r.sig != r.sig && (c.r.sig == nil || r.sig == nil || c.r.sig.key != r.sig.key) {
 		return Decision{}, false
 	}
 	d := c.d
 	d.Searches = 0
-	if n := len(d.PlacementReasons); n > 0 {
+	switch n := len(d.PlacementReasons); {
+	case n == 0:
+	case c.r.sig == r.sig || slices.Equal(c.r.sig.names, r.sig.names):
 		// The same names: the explanation reads the same.
 		d.PlacementReasons = append(w.s.search.reasonsOf(n)[:0], d.PlacementReasons...)
+	case factOnly(d.PlacementReasons, c.r.sig.names[0]):
+		// A verdict told as a fact names the gang in its scope alone.
+		d.PlacementReasons = w.s.search.reasonsOf(1)
+		d.PlacementReasons[0] = topology.Reason{Scope: r.sig.names[0], Text: c.d.PlacementReasons[0].Text}
+	default:
+		return Decision{}, false // told in the names of another gang's groups
 	}
 	return d, true
 }

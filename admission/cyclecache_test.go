@@ -73,4 +73,23 @@ func TestCycleRepeatsEqualRequests(t *testing.T) {
 	require.Equal(t, ReasonPlacement, other.Reason)
 	require.Contains(t, other.PlacementReasons[0].Scope, "other")
 	require.NotContains(t, other.PlacementReasons[0].Scope, "job")
+
+	// Larger gangs of one shape and other names are told the fact that a smaller one
+	// found no room, each about itself.
+	big, err := tree.Requests([]string{"gpu"}, map[string]map[string]int64{"": {"gpu": 3}})
+	require.NoError(t, err)
+	for i, name := range []string{"big1", "big2"} {
+		w := Workload{ID: WorkloadID(name), Queue: "team", Priority: quota.High, Gang: &Gang{Tree: tree, Requests: big, Name: name}, Submitted: at(5 + i)}
+		require.NoError(t, g.Submit(w))
+	}
+	res = g.Cycle(at(9))
+	require.Len(t, res.Decisions, 6)
+	for i, name := range []string{"big1", "big2"} {
+		d := res.Decisions[4+i]
+		require.Equal(t, ReasonPlacement, d.Reason)
+		require.Zero(t, d.Searches)
+		require.Len(t, d.PlacementReasons, 1)
+		require.Equal(t, name, d.PlacementReasons[0].Scope)
+		require.Contains(t, d.PlacementReasons[0].Text, "a request of the same form")
+	}
 }

@@ -2,6 +2,7 @@ package admission
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
@@ -318,7 +319,7 @@ func (f *placeFailure) verdict(sig *placeSig, now uint64, c *searchCache) (topol
 		// A smaller request found no room: neither does this one. Its counts were
 		// for the smaller request, so only the fact is told.
 		if f.smaller == "" {
-			f.smaller = "no room: a request of the same form for " + f.sig.describe() +
+			f.smaller = factText + "form for " + f.sig.describe() +
 				" found none on this free capacity, and this one needs at least as much"
 		}
 		res.Reasons = c.reasonsOf(1)
@@ -330,7 +331,17 @@ func (f *placeFailure) verdict(sig *placeSig, now uint64, c *searchCache) (topol
 }
 
 // staleText explains a verdict found for the same shape before admissions in the cycle.
-const staleText = "no room: a request of the same shape found none earlier in this cycle, and what was admitted since only took room"
+const staleText = factText + "shape found none earlier in this cycle, and what was admitted since only took room"
+
+// factText opens the explanations that tell only the fact of an earlier verdict: they
+// name the gang in their scope alone.
+const factText = "no room: a request of the same "
+
+// factOnly reports whether reasons are the one reason of a verdict told as a fact,
+// about the gang whose first group name is root.
+func factOnly(reasons []topology.Reason, root string) bool {
+	return len(reasons) == 1 && reasons[0].Scope == root && strings.HasPrefix(reasons[0].Text, factText)
+}
 
 // note adds f to list, dropping the entries that are stale and those that f's verdict
 // answers for already (they dominate f): the list holds the current state's minimal
