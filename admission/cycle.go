@@ -115,8 +115,10 @@ type walk struct {
 	low bool
 	// arena holds the copies of the requests the decisions hand out.
 	arena []quota.Quantity
-	// same holds, per kind of request, the last pending decision of one (see repeat).
-	same map[classKey]classDecision
+	// same holds, per kind of request, the last pending decision of one, and last the
+	// one repeat last used (see repeat).
+	same map[classKey]*classDecision
+	last *classDecision
 }
 
 // classKey tells apart what decide reads of a workload: its queue, priority, request
@@ -158,10 +160,17 @@ func (w *walk) repeat(r *record) (Decision, bool) {
 	if w.g.fair || w.s.search.off {
 		return Decision{}, false
 	}
-	c, ok := w.same[classOf(r)]
-	if !ok || c.changed != w.s.search.changed || !sameVec(c.r.vec, r.vec) || c.r.sig != r.sig && (c.r.sig == nil || r.sig == nil || c.r.sig.key != r.sig.key) {
+	// A run of equal requests meets the last one remembered without a lookup.
+	c := w.last
+	if c == nil || c.r.leaf != r.leaf || c.r.w.Priority != r.w.Priority || c.r.sig != r.sig || !sameVec(c.r.vec, r.vec) {
+		if c = w.same[classOf(r)]; c == nil {
+			return Decision{}, false
+		}
+	}
+	if c.changed != w.s.search.changed || !sameVec(c.r.vec, r.vec) || c.r.sig != r.sig && (c.r.sig == nil || r.sig == nil || c.r.sig.key != r.sig.key) {
 		return Decision{}, false
 	}
+	w.last = c
 	d := c.d
 	d.Searches = 0
 	switch n := len(d.PlacementReasons); {
@@ -194,9 +203,10 @@ func (w *walk) remember(r *record, d Decision) {
 		return
 	}
 	if w.same == nil {
-		w.same = map[classKey]classDecision{}
+		w.same = map[classKey]*classDecision{}
 	}
-	w.same[classOf(r)] = classDecision{r: r, d: d, changed: w.s.search.changed}
+	w.last = &classDecision{r: r, d: d, changed: w.s.search.changed}
+	w.same[classOf(r)] = w.last
 }
 
 // copyOf returns a copy of v carved out of the walk's arena, which holds the copies of
