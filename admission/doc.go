@@ -80,7 +80,10 @@
 // already found no placement is decided without a search until an eviction frees
 // capacity (admissions only take it); a HIGH/NORMAL gang whose shape found no plan, and
 // a request that no quota plan could fit, until the next admission or eviction.
-// Decisions taken from such a verdict name their own gang in their explanations.
+// Decisions taken from such a verdict name their own gang in their explanations. A
+// workload whose queue, priority, request and placement request equal those of one left
+// pending on the same working state is decided from that decision, without the verdict
+// lookups; gangs of one node selector are told apart from those of another.
 // CycleResult.Searches counts the searches a cycle ran.
 //
 // Decisions are values: an Outcome, a typed Reason, the numbers, the binding node and
