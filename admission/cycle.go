@@ -25,6 +25,10 @@ type CycleResult struct {
 	usageGen, queueGen uint64
 	// sealed holds what the cycle decided, one per decision, for Apply.
 	sealed []sealed
+	// requests and reasons hold the copies of the requests and the explanations the
+	// decisions hand out, a few allocations a cycle; CycleInto reuses them.
+	requests []quota.Quantity
+	reasons  []topology.Reason
 }
 
 // Admitted returns the admissions, in walk order.
@@ -74,17 +78,54 @@ func (c CycleResult) Victims() []RunningWorkload {
 // plan on the same state, or no quota plan in its queue, is decided from that verdict
 // without a search (CycleResult.Searches counts the searches run).
 func (g *Gate) Cycle(now time.Time) CycleResult {
-	if !g.usable() {
-		return CycleResult{Now: now}
+	var res CycleResult
+	if g.usable() {
+		g.cycle(now, &res)
+	} else {
+		res.Now = now
 	}
+	return res
+}
+
+// CycleInto runs the cycle Cycle runs and writes its result to res, reusing the storage
+// res holds from an earlier cycle of any gate: a host that runs cycles back to back, and
+// is done with each result once it has applied it, saves the allocation of a decision
+// per pending workload. Everything res held is overwritten, its decisions and the
+// slices in them included: keep none of them across the call. It is an error, changing
+// nothing, for a nil res (ErrInvalidValue).
+func (g *Gate) CycleInto(now time.Time, res *CycleResult) error {
+	switch {
+	case !g.usable():
+		return errUnusable()
+	case res == nil:
+		return inputErr(ErrInvalidValue, "cycle", "<nil>", "needs a result to write to")
+	}
+	g.cycle(now, res)
+	return nil
+}
+
+// cycle runs a cycle at now into res, reusing its storage.
+func (g *Gate) cycle(now time.Time, res *CycleResult) {
 	s := g.working()
-	res := CycleResult{Now: now, Decisions: make([]Decision, 0, g.pending.len()), sealed: make([]sealed, 0, g.pending.len()),
-		gate: g, usageGen: g.usageGen, queueGen: g.queueGen}
-	w := walk{g: g, s: s, res: &res}
+	n := g.pending.len()
+	decisions, seals := res.Decisions[:0], res.sealed[:0]
+	if cap(decisions) < n {
+		decisions = make([]Decision, 0, n)
+	}
+	if cap(seals) < n {
+		seals = make([]sealed, 0, n)
+	}
+	s.search.reasons = res.reasons[:0]
+	*res = CycleResult{Now: now, Decisions: decisions, sealed: seals, gate: g, usageGen: g.usageGen, queueGen: g.queueGen}
+	w := walk{g: g, s: s, res: res, arena: res.requests[:0]}
+	defer func() {
+		// The last (largest) buffers are kept for the next CycleInto; the decisions
+		// reference them.
+		res.Searches, res.requests, res.reasons = s.searches, w.arena, s.search.reasons
+	}()
 	if g.fair {
 		w.tournament()
-		res.Searches = s.searches
-		return res
+		return
 	}
 	g.pending.ascend(func(r *record) bool {
 		if r.w.Priority == quota.Low && !w.low {
@@ -97,8 +138,6 @@ func (g *Gate) Cycle(now time.Time) CycleResult {
 	if !w.low {
 		w.reconsider()
 	}
-	res.Searches = s.searches
-	return res
 }
 
 // walk is one cycle's walk over the pending work.
@@ -213,7 +252,7 @@ func (w *walk) remember(r *record, d Decision) {
 // every request the cycle hands out.
 func (w *walk) copyOf(v []quota.Quantity) []quota.Quantity {
 	if len(w.arena)+len(v) > cap(w.arena) {
-		w.arena = make([]quota.Quantity, 0, max(len(v)*w.g.pending.len(), len(v)))
+		w.arena = make([]quota.Quantity, 0, max(len(v)*w.g.pending.len(), len(v), 2*cap(w.arena)))
 	}
 	n := len(w.arena)
 	w.arena = append(w.arena, v...)

@@ -1,11 +1,17 @@
 package admission
 
 import (
+	"fmt"
+	"slices"
 	"testing"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/prop"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/poolgate/poolgate/gang"
+	"github.com/poolgate/poolgate/internal/gen"
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
@@ -92,4 +98,57 @@ func TestCycleRepeatsEqualRequests(t *testing.T) {
 		require.Equal(t, name, d.PlacementReasons[0].Scope)
 		require.Contains(t, d.PlacementReasons[0].Text, "a request of the same form")
 	}
+}
+
+// TestCycleIntoIsCycle: a cycle written into a reused result decides what Cycle
+// decides, on scenarios with plans, round after round of Apply, with one result reused
+// throughout; the reused storage corrupts no decision of the round it serves.
+func TestCycleIntoIsCycle(t *testing.T) {
+	props := gopter.NewProperties(gen.Params(t, 300))
+	props.Property("CycleInto decides as Cycle", prop.ForAll(func(s gen.NodePlanScenario) string {
+		g := oracleGate(t, s)
+		for _, w := range append(s.Pending, s.Request) {
+			if err := g.Submit(oracleGang(t, w)); err != nil {
+				return err.Error()
+			}
+		}
+		var into CycleResult
+		for round := range 3 {
+			want := g.Cycle(at(30 + round))
+			if err := g.CycleInto(at(30+round), &into); err != nil {
+				return err.Error()
+			}
+			if len(into.Decisions) != len(want.Decisions) || into.Searches != want.Searches {
+				return fmt.Sprintf("round %d: %d decisions, %d searches; Cycle: %d, %d", round, len(into.Decisions), into.Searches, len(want.Decisions), want.Searches)
+			}
+			for i, d := range into.Decisions {
+				if d.String() != want.Decisions[i].String() || !slices.Equal(d.Request, want.Decisions[i].Request) ||
+					!slices.Equal(d.PlacementReasons, want.Decisions[i].PlacementReasons) || !samePlacement(d.Placement, want.Decisions[i].Placement) {
+					return fmt.Sprintf("round %d: %s\nCycle: %s", round, d, want.Decisions[i])
+				}
+			}
+			if err := g.Apply(into); err != nil {
+				return err.Error()
+			}
+			// Release the first admission, so that the next round has room to use.
+			for _, d := range into.Admitted() {
+				if _, err := g.Release(d.Workload.ID); err != nil {
+					return err.Error()
+				}
+				break
+			}
+		}
+		return ""
+	}, gen.NodePlanScenarios()))
+	props.TestingRun(t)
+}
+
+// TestCycleIntoRefusesNil: CycleInto needs a result to write to.
+func TestCycleIntoRefusesNil(t *testing.T) {
+	g, err := NewForPools(poolSet(t, "team:8"), 8, Options{})
+	require.NoError(t, err)
+	require.ErrorIs(t, g.CycleInto(at(0), nil), ErrInvalidValue)
+	var nilGate *Gate
+	var res CycleResult
+	require.ErrorIs(t, nilGate.CycleInto(at(0), &res), ErrInvalidConfig)
 }

@@ -251,7 +251,8 @@ func (c *searchCache) reasonsOf(n int) []topology.Reason {
 		return make([]topology.Reason, n)
 	}
 	if len(c.reasons)+n > cap(c.reasons) {
-		c.reasons = make([]topology.Reason, 0, max(n, 256))
+		// A new buffer: the decisions keep referring to the full one.
+		c.reasons = make([]topology.Reason, 0, max(n, 256, 2*cap(c.reasons)))
 	}
 	k := len(c.reasons)
 	c.reasons = c.reasons[:k+n]

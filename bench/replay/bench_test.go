@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/admission"
 )
 
 // cycleTarget is the pending depth BenchmarkCycle advances its replay to.
@@ -65,6 +67,8 @@ func advanceToDeepQueue() (*Sim, error) {
 // state:
 //
 //   - gate: Gate.Cycle, which decides every pending workload in one walk;
+//   - into: the same cycle by Gate.CycleInto into one result reused from iteration to
+//     iteration, as the replay runs it;
 //   - naive: Gate.Decide of every pending workload one by one, each searched afresh
 //     against the state as it is, which is what a host without cycles would do.
 //
@@ -86,6 +90,15 @@ func BenchmarkCycle(b *testing.B) {
 		}
 		b.ReportMetric(float64(len(pending)), "pending")
 		b.ReportMetric(float64(admitted), "admitted")
+	})
+	b.Run("into", func(b *testing.B) {
+		b.ReportAllocs()
+		var res admission.CycleResult
+		for b.Loop() {
+			require.NoError(b, gate.CycleInto(now, &res))
+		}
+		b.ReportMetric(float64(len(pending)), "pending")
+		b.ReportMetric(float64(len(res.Admitted())), "admitted")
 	})
 	b.Run("naive", func(b *testing.B) {
 		b.ReportAllocs()

@@ -14,7 +14,7 @@ import (
 const chartBuckets = 450
 
 // WriteSVG draws the replay as one SVG of three panels against simulated time: the
-// pending depth after each cycle, the wall time of each Gate.Cycle, and the GPU placed
+// pending depth after each cycle, the wall time of each Gate.CycleInto, and the GPU placed
 // over the capacity. The time axis runs from the first tick that leaves work pending
 // or 1 % of the GPUs in use (before it, the trace's early pods trickle in and out) to
 // the last cycle (after it, only releases remain). Each panel shows, per time bucket
@@ -94,7 +94,7 @@ func (r Report) WriteSVG(w io.Writer) error {
 	}
 	fig := plot.Figure{Columns: 1, Width: 900, Height: 200, Panels: []plot.Panel{
 		panel("Pending workloads after each cycle", "largest depth per bucket", "#0077bb", pending, 0),
-		panel("Gate.Cycle wall time, ms", "longest cycle per bucket", "#cc3311", latency, 0),
+		panel("Gate.CycleInto wall time, ms", "longest cycle per bucket", "#cc3311", latency, 0),
 		panel("GPU placed, % of capacity", "highest per bucket", "#228833", util, 100),
 	}}
 	return fig.WriteSVG(w)

@@ -170,7 +170,7 @@
 // submission, so each admission is one sample), GPU utilization (placed milli-GPU over
 // capacity, after each tick, weighted by simulated time: over the whole replay, over
 // the ticks that left work pending, and its maximum), and, through Config.Clock, the
-// wall time of every Gate.Cycle, Gate.Apply and check pass, with nearest-rank
+// wall time of every Gate.CycleInto, Gate.Apply and check pass, with nearest-rank
 // percentiles, and of the whole replay (the full pass at the end counts as one more
 // check round). WriteSVG draws pending depth, cycle latency and GPU use against
 // simulated time, through bench/internal/plot.

@@ -33,7 +33,7 @@ type Report struct {
 	Waits []Wait
 	// Utilization is the GPU placed over the capacity.
 	Utilization Utilization
-	// Cycle, Apply and Check are the wall-time latencies of Gate.Cycle, Gate.Apply and
+	// Cycle, Apply and Check are the wall-time latencies of Gate.CycleInto, Gate.Apply and
 	// the checks after each cycle (following the cycle's result in the model included),
 	// Check with one more for the full pass at the end; all zero when the replay had no
 	// clock.

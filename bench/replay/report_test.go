@@ -58,7 +58,7 @@ func TestReportTextNamesFailures(t *testing.T) {
 	for _, want := range []string{
 		"trace         3 pods × 2 copies on 2 nodes (4 GPUs), arrivals squeezed 1000×, cycles ≥ 1s apart\n",
 		"note          2 pods name the GPU models they accept (gpu_spec), and run on nodes of those models only\n",
-		"  Gate.Cycle  1 ms, 2 ms, 3 ms, 3 ms (6 ms)\n",
+		"  Gate.CycleInto  1 ms, 2 ms, 3 ms, 3 ms (6 ms)\n",
 		"violations    node accounting 0, no priority inversion 2\n",
 		"              the inversions are of 1 distinct workload\n",
 		"  cycle 2 at 1m30s: no priority inversion: HIGH a#0 waits\n",
@@ -83,7 +83,7 @@ func TestWriteSVG(t *testing.T) {
 	var b strings.Builder
 	require.NoError(t, r.WriteSVG(&b))
 	svg := b.String()
-	for _, want := range []string{"Pending workloads after each cycle", "Gate.Cycle wall time, ms", "GPU placed, % of capacity", "</svg>"} {
+	for _, want := range []string{"Pending workloads after each cycle", "Gate.CycleInto wall time, ms", "GPU placed, % of capacity", "</svg>"} {
 		assert.Contains(t, svg, want)
 	}
 	assert.Equal(t, 3, strings.Count(svg, "<path "), "one line a panel")

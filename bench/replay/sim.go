@@ -387,24 +387,29 @@ func (s *Sim) advance(at time.Duration) (bool, error) {
 // work as much as the Sim's own bookkeeping, so with checks on it is timed with them.
 func (s *Sim) cycle() error {
 	now := s.Now()
+	// One result serves every cycle (CycleInto reuses its storage): the last one is
+	// read once more at the end, for the work it left waiting.
+	res := &s.last
 	t0 := s.clock()
-	res := s.gate.Cycle(now)
+	err := s.gate.CycleInto(now, res)
 	t1 := s.clock()
-	if err := s.gate.Apply(res); err != nil {
-		return &ConfigError{Field: "cycle", Value: s.now.String(), Rule: "the gate refused to apply it", Err: err}
+	if err == nil {
+		err = s.gate.Apply(*res)
+	}
+	if err != nil {
+		return &ConfigError{Field: "cycle", Value: s.now.String(), Rule: "the gate refused to run or apply it", Err: err}
 	}
 	t2 := s.clock()
 	s.stats.cycle(t1-t0, t2-t1)
 	if !s.cfg.SkipChecks {
-		s.checkDecided(&res)
+		s.checkDecided(res)
 	}
-	s.follow(&res, now)
+	s.follow(res, now)
 	if !s.cfg.SkipChecks {
-		s.check(&res)
+		s.check(res)
 		s.stats.checkLat = append(s.stats.checkLat, s.clock()-t2)
 	}
 	s.model.clean()
-	s.last = res
 	s.stats.maxPending = max(s.stats.maxPending, s.pending)
 	smp := s.sample(true)
 	smp.Cycle, smp.Apply = t1-t0, t2-t1

@@ -60,17 +60,17 @@ func (r Report) WriteText(w io.Writer) error {
 		lines := []struct {
 			name string
 			l    Latency
-		}{{"Gate.Cycle", r.Cycle}, {"Gate.Apply", r.Apply}, {"checks", r.Check}}
+		}{{"Gate.CycleInto", r.Cycle}, {"Gate.Apply", r.Apply}, {"checks", r.Check}}
 		if cfg.SkipChecks {
 			lines = lines[:2] // nothing was checked, so nothing was timed
 		}
 		for _, l := range lines {
-			fmt.Fprintf(&b, "  %-10s  %s, %s, %s, %s (%s)\n", l.name, wall(l.l.P50), wall(l.l.P90), wall(l.l.P99), wall(l.l.Max), wall(l.l.Sum))
+			fmt.Fprintf(&b, "  %-14s  %s, %s, %s, %s (%s)\n", l.name, wall(l.l.P50), wall(l.l.P90), wall(l.l.P99), wall(l.l.Max), wall(l.l.Sum))
 		}
 		if !cfg.SkipChecks {
 			fmt.Fprintf(&b, "  inversion check  %s in all, part of the checks\n", wall(r.Inversion))
 		}
-		fmt.Fprintf(&b, "  replay      %s in all\n", wall(r.Wall))
+		fmt.Fprintf(&b, "  replay          %s in all\n", wall(r.Wall))
 	} else {
 		b.WriteString("wall time     not measured (no clock)\n")
 	}
