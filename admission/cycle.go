@@ -178,9 +178,9 @@ type classDecision struct {
 
 // classOf returns r's class key.
 func classOf(r *record) classKey {
-	k := classKey{leaf: r.leaf, priority: r.w.Priority, vec: 14695981039346656037}
+	k := classKey{leaf: r.leaf, priority: r.w.Priority, vec: fnvOffset}
 	for _, x := range r.vec {
-		k.vec = (k.vec ^ uint64(x)) * 1099511628211
+		k.vec = (k.vec ^ uint64(x)) * fnvPrime
 	}
 	if r.sig != nil {
 		k.sig = r.sig.hash

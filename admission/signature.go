@@ -82,11 +82,14 @@ func signature(r *topology.Request) *placeSig {
 	return sig
 }
 
+// The 64-bit FNV-1a hash's offset basis and prime.
+const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211
+
 // fnv1a returns the 64-bit FNV-1a hash of s.
 func fnv1a(s string) uint64 {
-	h := uint64(14695981039346656037)
+	h := uint64(fnvOffset)
 	for i := 0; i < len(s); i++ {
-		h = (h ^ uint64(s[i])) * 1099511628211
+		h = (h ^ uint64(s[i])) * fnvPrime
 	}
 	return h
 }
