@@ -29,13 +29,14 @@ func requeue(r *record) *record {
 
 // checkNew refuses an ID the gate already holds.
 func (g *Gate) checkNew(id WorkloadID) error {
-	if _, ok := g.running[id]; ok {
+	r, ok := g.ids[id]
+	switch {
+	case !ok:
+		return nil
+	case r.held == heldRunning:
 		return inputErr(ErrDuplicateWorkload, "workload.id", string(id), "is already running")
 	}
-	if _, ok := g.pending.get(id); ok {
-		return inputErr(ErrDuplicateWorkload, "workload.id", string(id), "is already pending")
-	}
-	return nil
+	return inputErr(ErrDuplicateWorkload, "workload.id", string(id), "is already pending")
 }
 
 // Submit adds w to the pending queue, where the next Cycle finds it. It is an error
@@ -118,7 +119,7 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 		return inputErr(ErrInvalidValue, "decision", string(d.Workload.ID), "is not an admission")
 	}
 	id := s.own.w.ID
-	if _, ok := g.running[id]; ok {
+	if _, ok := g.runningRecord(id); ok {
 		return inputErr(ErrDuplicateWorkload, "workload.id", string(id), "is already running")
 	}
 	p, pending := g.pending.get(id)
@@ -136,11 +137,18 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 	k := new(record)
 	*k = s.own
 	k.admitted, k.placement = now, clonePlacement(s.placement)
+	// The pending record leaves the queue first: the gate holds one record per ID, and
+	// k takes it over.
+	if pending {
+		g.pending.drop(p)
+	}
 	if err := g.carryOut([]step{{victims: victims, admit: k}}); err != nil {
+		if pending {
+			g.pending.add(p)
+		}
 		return err
 	}
 	if pending {
-		g.pending.drop(p)
 		g.queueGen++
 	}
 	return nil
@@ -152,7 +160,7 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 func (g *Gate) victims(id WorkloadID, plan []WorkloadID, seen map[WorkloadID]bool) ([]*record, error) {
 	var out []*record
 	for _, v := range plan {
-		r, ok := g.running[v]
+		r, ok := g.runningRecord(v)
 		if !ok || seen[v] || r.w.Priority != quota.Low {
 			return nil, inputErr(ErrStaleDecision, "decision", string(id),
 				"plans to evict "+string(v)+", which this gate cannot evict for it")
@@ -181,6 +189,7 @@ func (g *Gate) carryOut(steps []step) error {
 	undo := func(err error) error {
 		for i := len(started) - 1; i >= 0; i-- {
 			_ = g.stop(started[i])
+			delete(g.ids, started[i].w.ID)
 		}
 		for i := len(stopped) - 1; i >= 0; i-- {
 			_ = g.start(stopped[i])
@@ -203,7 +212,7 @@ func (g *Gate) carryOut(steps []step) error {
 		started = append(started, s.admit)
 	}
 	for _, v := range stopped {
-		g.pending.add(requeue(v))
+		g.pending.enqueue(requeue(v))
 	}
 	if len(stopped) > 0 {
 		g.queueGen++
@@ -218,13 +227,14 @@ func (g *Gate) Release(id WorkloadID) (RunningWorkload, error) {
 	if !g.usable() {
 		return RunningWorkload{}, errUnusable()
 	}
-	r, ok := g.running[id]
+	r, ok := g.runningRecord(id)
 	if !ok {
 		return RunningWorkload{}, inputErr(ErrUnknownWorkload, "workload.id", string(id), "is not running")
 	}
 	if err := g.stop(r); err != nil {
 		return RunningWorkload{}, err
 	}
+	delete(g.ids, id)
 	g.usageGen++
 	return g.retired(r, nil), nil
 }
@@ -236,7 +246,7 @@ func (g *Gate) Evict(id WorkloadID) (RunningWorkload, error) {
 	if !g.usable() {
 		return RunningWorkload{}, errUnusable()
 	}
-	r, ok := g.running[id]
+	r, ok := g.runningRecord(id)
 	if !ok {
 		return RunningWorkload{}, inputErr(ErrUnknownWorkload, "workload.id", string(id), "is not running")
 	}
@@ -244,7 +254,7 @@ func (g *Gate) Evict(id WorkloadID) (RunningWorkload, error) {
 		return RunningWorkload{}, err
 	}
 	out := g.retired(r, nil)
-	g.pending.add(requeue(r))
+	g.pending.enqueue(requeue(r))
 	g.usageGen++
 	g.queueGen++
 	return out, nil
@@ -271,11 +281,18 @@ func (g *Gate) start(r *record) error {
 			_ = g.guarded.ApplyFootprints([]topology.Footprint{foot})
 		}
 	}
+	g.remember(r)
+	return nil
+}
+
+// remember records the charged r as running: its usage in the state's sums, and the
+// gate's indexes.
+func (g *Gate) remember(r *record) {
 	g.account(r.leaf, r, +1)
-	g.running[r.w.ID] = r
+	r.held = heldRunning
+	g.ids[r.w.ID] = r
 	g.indexLow(r, +1)
 	g.indexNodes(r, +1)
-	return nil
 }
 
 // stopAll gives back what the running records hold and forgets them, with one change of
@@ -319,13 +336,15 @@ func (g *Gate) stopAll(rs []*record) error {
 	return nil
 }
 
-// forget drops the stopped r from the running work and its indexes.
+// forget drops the stopped r from the running work and its indexes. It stays in ids,
+// for the caller to queue again or to delete.
 func (g *Gate) forget(r *record) {
 	g.account(r.leaf, r, -1)
-	delete(g.running, r.w.ID)
+	r.held = heldNone
 	g.indexLow(r, -1)
 	g.indexNodes(r, -1)
 }
 
-// stop gives back what the running r holds and forgets it. On failure nothing changes.
+// stop gives back what the running r holds and forgets it, as stopAll. On failure
+// nothing changes.
 func (g *Gate) stop(r *record) error { return g.stopAll([]*record{r}) }

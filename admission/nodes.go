@@ -186,7 +186,7 @@ func (g *Gate) follow(change func(*topology.Cluster) error) {
 	}
 	// The live cluster was laid out anew: compile every footprint on it again and derive
 	// the guarded one from it, as Restore does.
-	for _, r := range g.running {
+	for r := range g.runningRecords() {
 		if r.placement != nil {
 			// The placement held on the old layout; it holds on the new one, whose
 			// nodes are the same but the one added.
@@ -200,7 +200,7 @@ func (g *Gate) follow(change func(*topology.Cluster) error) {
 // work holds: the live cluster without the pods of any LOW work.
 func (g *Gate) guard() error {
 	var low []topology.Footprint
-	for _, r := range g.running {
+	for r := range g.runningRecords() {
 		if r.w.Priority == quota.Low && !r.foot.IsZero() {
 			low = append(low, r.foot)
 		}
