@@ -23,7 +23,7 @@ func keep(r record) *record {
 // workload, submit time and queue, no longer admitted. Whoever wanted the record's
 // placement (retired) took it before.
 func requeue(r *record) *record {
-	r.admitted, r.placement, r.foot = time.Time{}, nil, topology.Footprint{}
+	r.admitted, r.placement, r.foot, r.spread = time.Time{}, nil, topology.Footprint{}, false
 	return r
 }
 
@@ -199,7 +199,7 @@ func (g *Gate) carryOut(steps []step) error {
 	for _, s := range steps {
 		stopped = append(stopped, s.victims...)
 	}
-	if err := g.stopAll(stopped); err != nil {
+	if err := g.stopAll(stopped, ""); err != nil {
 		return err
 	}
 	for _, s := range steps {
@@ -297,8 +297,10 @@ func (g *Gate) remember(r *record) {
 
 // stopAll gives back what the running records hold and forgets them, with one change of
 // the cluster for all their pods: a node failure or a plan costs one update per node,
-// not per workload. On failure nothing changes.
-func (g *Gate) stopAll(rs []*record) error {
+// not per workload. gone, when not empty, names a node that every record has pods on
+// and that goes with them: its index of workloads is dropped at once, and a record with
+// pods on no other node is not looked for in the index. On failure nothing changes.
+func (g *Gate) stopAll(rs []*record, gone string) error {
 	var feet, guarded []topology.Footprint
 	if len(rs) > 1 {
 		feet = make([]topology.Footprint, 0, len(rs)) // one allocation for a node's work
@@ -330,21 +332,27 @@ func (g *Gate) stopAll(rs []*record) error {
 	if len(guarded) > 0 {
 		_ = g.guarded.RemoveFootprints(guarded)
 	}
+	if gone != "" {
+		delete(g.byNode, gone)
+	}
 	for _, r := range rs {
-		g.forget(r)
+		g.forget(r, gone)
 	}
 	return nil
 }
 
-// forget drops the stopped r from the running work and its indexes. It stays in ids,
-// for the caller to queue again or to delete.
-func (g *Gate) forget(r *record) {
+// forget drops the stopped r from the running work and its indexes, but for the index
+// of the node gone (stopAll). It stays in ids, for the caller to queue again or to
+// delete.
+func (g *Gate) forget(r *record, gone string) {
 	g.account(r.leaf, r, -1)
 	r.held = heldNone
 	g.indexLow(r, -1)
-	g.indexNodes(r, -1)
+	if gone == "" || r.spread {
+		g.indexNodes(r, -1)
+	}
 }
 
 // stop gives back what the running r holds and forgets it, as stopAll. On failure
 // nothing changes.
-func (g *Gate) stop(r *record) error { return g.stopAll([]*record{r}) }
+func (g *Gate) stop(r *record) error { return g.stopAll([]*record{r}, "") }

@@ -116,7 +116,7 @@ type state struct {
 	// copy of the cluster instead, each made on its first change (ownBooks, ownCluster).
 	sharedBooks, sharedCluster bool
 	// gone holds the running workloads that a cycle evicted from this state; nil on the
-	// live state, whose running map is exact.
+	// live state, whose running work is exact.
 	gone map[WorkloadID]bool
 	// search holds what a cycle learnt about placements that fail; nil outside a cycle.
 	search *searchCache

@@ -107,6 +107,8 @@ type record struct {
 	foot      topology.Footprint
 	// held says how the gate holds the record, if it does: pending or running.
 	held holding
+	// spread reports that the placement has pods on more than one node.
+	spread bool
 }
 
 // holding is how the gate holds a record. Gate.ids maps the ID of every pending or
