@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/poolgate/poolgate/internal/sat"
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
@@ -318,16 +319,11 @@ func (g *Gate) stopAll(rs []*record, gone string) error {
 			return inputErr(ErrInvalidValue, "placement", string(rs[0].w.ID), err.Error())
 		}
 	}
-	for k, r := range rs {
-		if err := g.tree.Remove(r.leaf, r.vec); err != nil {
-			for _, done := range rs[:k] {
-				_ = g.tree.Add(done.leaf, done.vec)
-			}
-			if len(feet) > 0 {
-				_ = g.cluster.ApplyFootprints(feet)
-			}
-			return inputErr(ErrInvalidValue, "workload.request", string(r.w.ID), err.Error())
+	if err := g.giveBack(rs); err != nil {
+		if len(feet) > 0 {
+			_ = g.cluster.ApplyFootprints(feet)
 		}
+		return err
 	}
 	if len(guarded) > 0 {
 		_ = g.guarded.RemoveFootprints(guarded)
@@ -337,6 +333,41 @@ func (g *Gate) stopAll(rs []*record, gone string) error {
 	}
 	for _, r := range rs {
 		g.forget(r, gone)
+	}
+	return nil
+}
+
+// giveBack takes the records' usage off the tree with one Remove for each run of
+// records of one queue, as a node's work mostly is: removing a run's sum leaves the tree
+// as removing each does, and fails when removing each would, since Remove refuses only
+// more than the queue holds. On failure it puts back what it took.
+func (g *Gate) giveBack(rs []*record) error {
+	var sum []quota.Quantity
+	for i := 0; i < len(rs); {
+		leaf, v := rs[i].leaf, rs[i].vec
+		j := i + 1
+		for j < len(rs) && rs[j].leaf == leaf {
+			j++
+		}
+		if j > i+1 {
+			if sum == nil {
+				sum = make([]quota.Quantity, len(v))
+			}
+			copy(sum, v)
+			for _, r := range rs[i+1 : j] {
+				for k, x := range r.vec {
+					sum[k] = sat.Add(sum[k], x)
+				}
+			}
+			v = sum
+		}
+		if err := g.tree.Remove(leaf, v); err != nil {
+			for _, done := range rs[:i] {
+				_ = g.tree.Add(done.leaf, done.vec)
+			}
+			return inputErr(ErrInvalidValue, "workload.request", string(rs[i].w.ID), err.Error())
+		}
+		i = j
 	}
 	return nil
 }
