@@ -299,15 +299,18 @@ func (g *Gate) remember(r *record) {
 // stopAll gives back what the running records hold and forgets them, with one change of
 // the cluster for all their pods: a node failure or a plan costs one update per node,
 // not per workload. gone, when not empty, names a node that every record has pods on
-// and that goes with them: its index of workloads is dropped at once, and a record with
-// pods on no other node is not looked for in the index. On failure nothing changes.
+// and that the caller removes next (RemoveNode): its index of workloads is dropped at
+// once, and a record with pods on no other node neither gives its pods back to it nor
+// is looked for in the index — the node's removal takes them. A record with pods on
+// other nodes too gives back all of them while the node is still there, since the
+// cluster refuses a footprint that names a removed node. On failure nothing changes.
 func (g *Gate) stopAll(rs []*record, gone string) error {
 	var feet, guarded []topology.Footprint
 	if len(rs) > 1 {
 		feet = make([]topology.Footprint, 0, len(rs)) // one allocation for a node's work
 	}
 	for _, r := range rs {
-		if r.placement != nil {
+		if r.placement != nil && (gone == "" || r.spread) {
 			feet = append(feet, r.foot)
 			if r.w.Priority.Guaranteed() {
 				guarded = append(guarded, r.foot)

@@ -74,7 +74,7 @@ func (g *Gate) RemoveNode(name string) ([]RunningWorkload, error) {
 	if err := g.lose(lost, name); err != nil {
 		return nil, err
 	}
-	// The node exists and holds nothing of the gate's any more: neither call can fail.
+	// The node exists, and the lost work's pods on it go with it: neither call can fail.
 	_ = g.cluster.RemoveNode(name)
 	_ = g.guarded.RemoveNode(name)
 	g.usageGen++
