@@ -306,11 +306,11 @@ func (g *Gate) remember(r *record) {
 // cluster refuses a footprint that names a removed node. On failure nothing changes.
 func (g *Gate) stopAll(rs []*record, gone string) error {
 	var feet, guarded []topology.Footprint
-	if len(rs) > 1 {
-		feet = make([]topology.Footprint, 0, len(rs)) // one allocation for a node's work
-	}
 	for _, r := range rs {
 		if r.placement != nil && (gone == "" || r.spread) {
+			if feet == nil && len(rs) > 1 {
+				feet = make([]topology.Footprint, 0, len(rs)) // one allocation for a node's work
+			}
 			feet = append(feet, r.foot)
 			if r.w.Priority.Guaranteed() {
 				guarded = append(guarded, r.foot)
