@@ -172,8 +172,7 @@ func (g *Gate) victims(id WorkloadID, plan []WorkloadID, seen map[WorkloadID]boo
 	return out, nil
 }
 
-// step is one admission to carry out: evict the victims, then admit (nil for none: work
-// lost with a node).
+// step is one admission to carry out: evict the victims, then admit.
 type step struct {
 	victims []*record
 	admit   *record
@@ -204,9 +203,6 @@ func (g *Gate) carryOut(steps []step) error {
 		return err
 	}
 	for _, s := range steps {
-		if s.admit == nil {
-			continue
-		}
 		if err := g.start(s.admit); err != nil {
 			return undo(err)
 		}
