@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/poolgate/poolgate/internal/sat"
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
@@ -23,19 +24,20 @@ func keep(r record) *record {
 // workload, submit time and queue, no longer admitted. Whoever wanted the record's
 // placement (retired) took it before.
 func requeue(r *record) *record {
-	r.admitted, r.placement, r.foot = time.Time{}, nil, topology.Footprint{}
+	r.admitted, r.placement, r.foot, r.spread = time.Time{}, nil, topology.Footprint{}, false
 	return r
 }
 
 // checkNew refuses an ID the gate already holds.
 func (g *Gate) checkNew(id WorkloadID) error {
-	if _, ok := g.running[id]; ok {
+	r, ok := g.ids[id]
+	switch {
+	case !ok:
+		return nil
+	case r.held == heldRunning:
 		return inputErr(ErrDuplicateWorkload, "workload.id", string(id), "is already running")
 	}
-	if _, ok := g.pending.get(id); ok {
-		return inputErr(ErrDuplicateWorkload, "workload.id", string(id), "is already pending")
-	}
-	return nil
+	return inputErr(ErrDuplicateWorkload, "workload.id", string(id), "is already pending")
 }
 
 // Submit adds w to the pending queue, where the next Cycle finds it. It is an error
@@ -142,7 +144,7 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 		return inputErr(ErrInvalidValue, "decision", string(d.Workload.ID), "is not an admission")
 	}
 	id := s.own.w.ID
-	if _, ok := g.running[id]; ok {
+	if _, ok := g.runningRecord(id); ok {
 		return inputErr(ErrDuplicateWorkload, "workload.id", string(id), "is already running")
 	}
 	p, pending := g.pending.get(id)
@@ -160,11 +162,18 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 	k := new(record)
 	*k = s.own
 	k.admitted, k.placement = now, clonePlacement(s.placement)
+	// The pending record leaves the queue first: the gate holds one record per ID, and
+	// k takes it over.
+	if pending {
+		g.pending.drop(p)
+	}
 	if err := g.carryOut([]step{{victims: victims, admit: k}}); err != nil {
+		if pending {
+			g.pending.add(p)
+		}
 		return err
 	}
 	if pending {
-		g.pending.drop(p)
 		g.queueGen++
 	}
 	return nil
@@ -176,7 +185,7 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 func (g *Gate) victims(id WorkloadID, plan []WorkloadID, seen map[WorkloadID]bool) ([]*record, error) {
 	var out []*record
 	for _, v := range plan {
-		r, ok := g.running[v]
+		r, ok := g.runningRecord(v)
 		if !ok || seen[v] || r.w.Priority != quota.Low {
 			return nil, inputErr(ErrStaleDecision, "decision", string(id),
 				"plans to evict "+string(v)+", which this gate cannot evict for it")
@@ -187,8 +196,7 @@ func (g *Gate) victims(id WorkloadID, plan []WorkloadID, seen map[WorkloadID]boo
 	return out, nil
 }
 
-// step is one admission to carry out: evict the victims, then admit (nil for none: work
-// lost with a node).
+// step is one admission to carry out: evict the victims, then admit.
 type step struct {
 	victims []*record
 	admit   *record
@@ -205,6 +213,7 @@ func (g *Gate) carryOut(steps []step) error {
 	undo := func(err error) error {
 		for i := len(started) - 1; i >= 0; i-- {
 			_ = g.stop(started[i])
+			delete(g.ids, started[i].w.ID)
 		}
 		for i := len(stopped) - 1; i >= 0; i-- {
 			_ = g.start(stopped[i])
@@ -214,20 +223,17 @@ func (g *Gate) carryOut(steps []step) error {
 	for _, s := range steps {
 		stopped = append(stopped, s.victims...)
 	}
-	if err := g.stopAll(stopped); err != nil {
+	if err := g.stopAll(stopped, ""); err != nil {
 		return err
 	}
 	for _, s := range steps {
-		if s.admit == nil {
-			continue
-		}
 		if err := g.start(s.admit); err != nil {
 			return undo(err)
 		}
 		started = append(started, s.admit)
 	}
 	for _, v := range stopped {
-		g.pending.add(requeue(v))
+		g.pending.enqueue(requeue(v))
 	}
 	if len(stopped) > 0 {
 		g.queueGen++
@@ -242,13 +248,14 @@ func (g *Gate) Release(id WorkloadID) (RunningWorkload, error) {
 	if !g.usable() {
 		return RunningWorkload{}, errUnusable()
 	}
-	r, ok := g.running[id]
+	r, ok := g.runningRecord(id)
 	if !ok {
 		return RunningWorkload{}, inputErr(ErrUnknownWorkload, "workload.id", string(id), "is not running")
 	}
 	if err := g.stop(r); err != nil {
 		return RunningWorkload{}, err
 	}
+	delete(g.ids, id)
 	g.usageGen++
 	return g.retired(r, nil), nil
 }
@@ -260,7 +267,7 @@ func (g *Gate) Evict(id WorkloadID) (RunningWorkload, error) {
 	if !g.usable() {
 		return RunningWorkload{}, errUnusable()
 	}
-	r, ok := g.running[id]
+	r, ok := g.runningRecord(id)
 	if !ok {
 		return RunningWorkload{}, inputErr(ErrUnknownWorkload, "workload.id", string(id), "is not running")
 	}
@@ -268,7 +275,7 @@ func (g *Gate) Evict(id WorkloadID) (RunningWorkload, error) {
 		return RunningWorkload{}, err
 	}
 	out := g.retired(r, nil)
-	g.pending.add(requeue(r))
+	g.pending.enqueue(requeue(r))
 	g.usageGen++
 	g.queueGen++
 	return out, nil
@@ -295,23 +302,35 @@ func (g *Gate) start(r *record) error {
 			_ = g.guarded.ApplyFootprints([]topology.Footprint{foot})
 		}
 	}
+	g.remember(r)
+	return nil
+}
+
+// remember records the charged r as running: its usage in the state's sums, and the
+// gate's indexes.
+func (g *Gate) remember(r *record) {
 	g.account(r.leaf, r, +1)
-	g.running[r.w.ID] = r
+	r.held = heldRunning
+	g.ids[r.w.ID] = r
 	g.indexLow(r, +1)
 	g.indexNodes(r, +1)
-	return nil
 }
 
 // stopAll gives back what the running records hold and forgets them, with one change of
 // the cluster for all their pods: a node failure or a plan costs one update per node,
-// not per workload. On failure nothing changes.
-func (g *Gate) stopAll(rs []*record) error {
+// not per workload. gone, when not empty, names a node that every record has pods on
+// and that the caller removes next (RemoveNode): its index of workloads is dropped at
+// once, and a record with pods on no other node neither gives its pods back to it nor
+// is looked for in the index — the node's removal takes them. A record with pods on
+// other nodes too gives back all of them while the node is still there, since the
+// cluster refuses a footprint that names a removed node. On failure nothing changes.
+func (g *Gate) stopAll(rs []*record, gone string) error {
 	var feet, guarded []topology.Footprint
-	if len(rs) > 1 {
-		feet = make([]topology.Footprint, 0, len(rs)) // one allocation for a node's work
-	}
 	for _, r := range rs {
-		if r.placement != nil {
+		if r.placement != nil && (gone == "" || r.spread) {
+			if feet == nil && len(rs) > 1 {
+				feet = make([]topology.Footprint, 0, len(rs)) // one allocation for a node's work
+			}
 			feet = append(feet, r.foot)
 			if r.w.Priority.Guaranteed() {
 				guarded = append(guarded, r.foot)
@@ -323,33 +342,71 @@ func (g *Gate) stopAll(rs []*record) error {
 			return inputErr(ErrInvalidValue, "placement", string(rs[0].w.ID), err.Error())
 		}
 	}
-	for k, r := range rs {
-		if err := g.tree.Remove(r.leaf, r.vec); err != nil {
-			for _, done := range rs[:k] {
-				_ = g.tree.Add(done.leaf, done.vec)
-			}
-			if len(feet) > 0 {
-				_ = g.cluster.ApplyFootprints(feet)
-			}
-			return inputErr(ErrInvalidValue, "workload.request", string(r.w.ID), err.Error())
+	if err := g.giveBack(rs); err != nil {
+		if len(feet) > 0 {
+			_ = g.cluster.ApplyFootprints(feet)
 		}
+		return err
 	}
 	if len(guarded) > 0 {
 		_ = g.guarded.RemoveFootprints(guarded)
 	}
+	if gone != "" {
+		delete(g.byNode, gone)
+	}
 	for _, r := range rs {
-		g.forget(r)
+		g.forget(r, gone)
 	}
 	return nil
 }
 
-// forget drops the stopped r from the running work and its indexes.
-func (g *Gate) forget(r *record) {
-	g.account(r.leaf, r, -1)
-	delete(g.running, r.w.ID)
-	g.indexLow(r, -1)
-	g.indexNodes(r, -1)
+// giveBack takes the records' usage off the tree with one Remove for each run of
+// records of one queue, as a node's work mostly is: removing a run's sum leaves the tree
+// as removing each does, and fails when removing each would, since Remove refuses only
+// more than the queue holds. On failure it puts back what it took.
+func (g *Gate) giveBack(rs []*record) error {
+	var sum []quota.Quantity
+	for i := 0; i < len(rs); {
+		leaf, v := rs[i].leaf, rs[i].vec
+		j := i + 1
+		for j < len(rs) && rs[j].leaf == leaf {
+			j++
+		}
+		if j > i+1 {
+			if sum == nil {
+				sum = make([]quota.Quantity, len(v))
+			}
+			copy(sum, v)
+			for _, r := range rs[i+1 : j] {
+				for k, x := range r.vec {
+					sum[k] = sat.Add(sum[k], x)
+				}
+			}
+			v = sum
+		}
+		if err := g.tree.Remove(leaf, v); err != nil {
+			for _, done := range rs[:i] {
+				_ = g.tree.Add(done.leaf, done.vec)
+			}
+			return inputErr(ErrInvalidValue, "workload.request", string(rs[i].w.ID), err.Error())
+		}
+		i = j
+	}
+	return nil
 }
 
-// stop gives back what the running r holds and forgets it. On failure nothing changes.
-func (g *Gate) stop(r *record) error { return g.stopAll([]*record{r}) }
+// forget drops the stopped r from the running work and its indexes, but for the index
+// of the node gone (stopAll). It stays in ids, for the caller to queue again or to
+// delete.
+func (g *Gate) forget(r *record, gone string) {
+	g.account(r.leaf, r, -1)
+	r.held = heldNone
+	g.indexLow(r, -1)
+	if gone == "" || r.spread {
+		g.indexNodes(r, -1)
+	}
+}
+
+// stop gives back what the running r holds and forgets it, as stopAll. On failure
+// nothing changes.
+func (g *Gate) stop(r *record) error { return g.stopAll([]*record{r}, "") }

@@ -130,7 +130,7 @@ func (g *Gate) Decide(w Workload) (Decision, error) {
 	if err := g.resolvePending(w, &r); err != nil {
 		return Decision{}, err
 	}
-	if _, ok := g.running[w.ID]; ok {
+	if _, ok := g.runningRecord(w.ID); ok {
 		return Decision{}, inputErr(ErrDuplicateWorkload, "workload.id", string(w.ID), "is already running")
 	}
 	s := g.trial()

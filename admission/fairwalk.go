@@ -287,7 +287,7 @@ func (w *walk) tournament() {
 		}
 		t.changed(r.leaf)
 		for _, v := range d.Plan {
-			t.changed(g.running[v.Workload.ID].leaf)
+			t.changed(g.ids[v.Workload.ID].leaf)
 		}
 	}
 }

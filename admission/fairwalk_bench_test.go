@@ -44,7 +44,7 @@ func fairBenchTree(tb testing.TB, s fairBenchShape, idle quota.Quantity) *quota.
 // workload, so that the heads spread over every pool.
 func fairBenchRecords(tree *quota.Tree, s fairBenchShape) []*record {
 	queues := s.pools * s.queuesPerPool
-	q := newPendingQueue()
+	q := newPendingQueue(map[WorkloadID]*record{})
 	for i := range s.pending {
 		k := i % queues
 		if s.pending < queues {

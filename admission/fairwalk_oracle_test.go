@@ -137,7 +137,7 @@ func randomRecords(r *rand.Rand, tree *quota.Tree, n int, max int64) []*record {
 			queues = append(queues, node)
 		}
 	}
-	q := newPendingQueue()
+	q := newPendingQueue(map[WorkloadID]*record{})
 	for i := range n {
 		v := make([]quota.Quantity, tree.NumResources())
 		for j := range v {

@@ -2,6 +2,7 @@ package admission
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,11 +50,15 @@ type Gate struct {
 	// survive a new tree; fallback is the strategy of every other queue.
 	strategies map[string]Strategy
 	fallback   Strategy
-	// running holds the admitted workloads; lows holds the LOW ones, the preemption
-	// candidates, in eviction order within a queue (evictsBefore). Every running LOW
-	// record is in lows, and nothing else is.
-	running map[WorkloadID]*record
-	lows    *btree.BTreeG[*record]
+	// ids holds every workload the gate holds by ID, pending or running (record.held
+	// says which): one map for both, so that running work that returns to the queue —
+	// a failed node's whole load — moves without a change to it. The pending queue
+	// shares it.
+	ids map[WorkloadID]*record
+	// lows holds the running LOW records, the preemption candidates, in eviction order
+	// within a queue (evictsBefore). Every running LOW record is in lows, and nothing
+	// else is.
+	lows *btree.BTreeG[*record]
 	// byNode holds, by node name, the running workloads with pods on the node, so that
 	// a node change costs what runs there.
 	byNode  map[string]map[*record]struct{}
@@ -115,7 +120,7 @@ type state struct {
 	// copy of the cluster instead, each made on its first change (ownBooks, ownCluster).
 	sharedBooks, sharedCluster bool
 	// gone holds the running workloads that a cycle evicted from this state; nil on the
-	// live state, whose running map is exact.
+	// live state, whose running work is exact.
 	gone map[WorkloadID]bool
 	// search holds what a cycle learnt about placements that fail; nil outside a cycle.
 	search *searchCache
@@ -244,8 +249,9 @@ func newGate(l layout, o Options) (*Gate, error) {
 	if !o.Strategy.IsValid() {
 		return nil, inputErr(ErrInvalidValue, "options.strategy", o.Strategy.String(), "must be BestEffortFIFO or StrictFIFO")
 	}
+	ids := map[WorkloadID]*record{}
 	g := &Gate{resources: l.tree.Resources(), strategies: map[string]Strategy{}, fallback: o.Strategy,
-		running: map[WorkloadID]*record{}, lows: newLowIndex(), byNode: map[string]map[*record]struct{}{}, pending: newPendingQueue(), fair: o.FairSharing}
+		ids: ids, lows: newLowIndex(), byNode: map[string]map[*record]struct{}{}, pending: newPendingQueue(ids), fair: o.FairSharing}
 	if o.Cluster != nil {
 		g.cluster, g.guarded = o.Cluster.Clone(), o.Cluster.Clone()
 	}
@@ -368,7 +374,7 @@ func (g *Gate) reconfigure(l layout) error {
 	}
 	next := &Gate{resources: g.resources, strategies: g.strategies, fallback: g.fallback}
 	next.install(l)
-	leaves := make(map[*record]quota.NodeID, len(g.running)+g.pending.len())
+	leaves := make(map[*record]quota.NodeID, len(g.ids))
 	for _, r := range g.records() {
 		n, err := next.leafOf(r.w.Queue)
 		if err != nil {
@@ -376,7 +382,7 @@ func (g *Gate) reconfigure(l layout) error {
 		}
 		leaves[r] = n
 	}
-	for _, r := range g.running {
+	for r := range g.runningRecords() {
 		if err := next.tree.Add(leaves[r], r.vec); err != nil {
 			return inputErr(ErrInvalidConfig, "tree", r.w.Queue, err.Error())
 		}
@@ -389,7 +395,7 @@ func (g *Gate) reconfigure(l layout) error {
 	g.state = state{books: next.tree, guaranteed: next.guaranteed, total: next.total, cluster: g.cluster, guarded: g.guarded}
 	g.leaves, g.route, g.pools = next.leaves, next.route, next.pools
 	g.lows = newLowIndex()
-	for _, r := range g.running {
+	for r := range g.runningRecords() {
 		g.indexLow(r, +1)
 	}
 	g.usageGen++
@@ -400,15 +406,35 @@ func (g *Gate) reconfigure(l layout) error {
 // records returns every running and pending record by ID, so that errors about them
 // do not depend on map order.
 func (g *Gate) records() []*record {
-	out := make([]*record, 0, len(g.running)+g.pending.len())
-	for _, r := range g.running {
-		out = append(out, r)
-	}
-	for _, r := range g.pending.byID {
+	out := make([]*record, 0, len(g.ids))
+	for _, r := range g.ids {
 		out = append(out, r)
 	}
 	slices.SortFunc(out, func(a, b *record) int { return cmp.Compare(a.w.ID, b.w.ID) })
 	return out
+}
+
+// runningRecord returns the running record of id.
+func (g *Gate) runningRecord(id WorkloadID) (*record, bool) {
+	r, ok := g.ids[id]
+	if !ok || r.held != heldRunning {
+		return nil, false
+	}
+	return r, true
+}
+
+// runningRecords yields the running records in no particular order. It passes over the
+// pending ones too: what needs only the running work (Running, a new tree or layout, a
+// snapshot) is rare beside the moves between running and pending that one map for
+// both keeps cheap.
+func (g *Gate) runningRecords() iter.Seq[*record] {
+	return func(yield func(*record) bool) {
+		for _, r := range g.ids {
+			if r.held == heldRunning && !yield(r) {
+				return
+			}
+		}
+	}
 }
 
 // account adds (sign +1) or removes (−1) r's request, charged to leaf, to the total
@@ -553,7 +579,7 @@ func (g *Gate) Counts() (pending, running int) {
 	if !g.usable() {
 		return 0, 0
 	}
-	return g.pending.len(), len(g.running)
+	return g.pending.len(), len(g.ids) - g.pending.len()
 }
 
 // Pending returns the pending workloads in the order a cycle walks them: priority, then
@@ -575,8 +601,8 @@ func (g *Gate) Running() []RunningWorkload {
 	if !g.usable() {
 		return nil
 	}
-	out := make([]RunningWorkload, 0, len(g.running))
-	for _, r := range g.running {
+	out := make([]RunningWorkload, 0, len(g.ids)-g.pending.len())
+	for r := range g.runningRecords() {
 		out = append(out, g.runningOf(r))
 	}
 	slices.SortFunc(out, func(a, b RunningWorkload) int { return cmp.Compare(a.Workload.ID, b.Workload.ID) })

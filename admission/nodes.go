@@ -71,10 +71,10 @@ func (g *Gate) RemoveNode(name string) ([]RunningWorkload, error) {
 	}
 	lost := g.onNode(name)
 	out := g.retiredAll(lost)
-	if err := g.lose(lost); err != nil {
+	if err := g.lose(lost, name); err != nil {
 		return nil, err
 	}
-	// The node exists and holds nothing of the gate's any more: neither call can fail.
+	// The node exists, and the lost work's pods on it go with it: neither call can fail.
 	_ = g.cluster.RemoveNode(name)
 	_ = g.guarded.RemoveNode(name)
 	g.usageGen++
@@ -126,7 +126,7 @@ func (g *Gate) SetNodeCapacity(name string, capacity topology.Resources) ([]Runn
 	free, _ := g.cluster.Free(name)
 	lost := overflowing(g.onNode(name), name, free)
 	out := g.retiredAll(lost)
-	if err := g.lose(lost); err != nil {
+	if err := g.lose(lost, ""); err != nil {
 		// Put the capacity back; it held before, so it holds again.
 		_ = g.cluster.SetCapacity(name, before)
 		g.follow(func(c *topology.Cluster) error { return c.SetCapacity(name, before) })
@@ -167,13 +167,22 @@ func overflowing(on []*record, node string, free topology.Resources) []*record {
 	return on
 }
 
-// lose stops the running workloads given and returns them to the pending queue, as an
-// eviction with no admission; on a failure nothing changes.
-func (g *Gate) lose(rs []*record) error {
+// lose stops the running workloads given and returns them to the pending queue, as
+// carryOut does a plan's victims; on a failure nothing changes. gone, when not empty,
+// names the node they are lost with (stopAll).
+func (g *Gate) lose(rs []*record, gone string) error {
 	if len(rs) == 0 {
 		return nil
 	}
-	return g.carryOut([]step{{victims: rs}})
+	if err := g.stopAll(rs, gone); err != nil {
+		return err
+	}
+	for _, r := range rs {
+		g.pending.enqueue(requeue(r))
+	}
+	g.queueGen++
+	g.usageGen++
+	return nil
 }
 
 // follow makes the same node change on the guarded cluster that the live one just took,
@@ -186,7 +195,7 @@ func (g *Gate) follow(change func(*topology.Cluster) error) {
 	}
 	// The live cluster was laid out anew: compile every footprint on it again and derive
 	// the guarded one from it, as Restore does.
-	for _, r := range g.running {
+	for r := range g.runningRecords() {
 		if r.placement != nil {
 			// The placement held on the old layout; it holds on the new one, whose
 			// nodes are the same but the one added.
@@ -200,7 +209,7 @@ func (g *Gate) follow(change func(*topology.Cluster) error) {
 // work holds: the live cluster without the pods of any LOW work.
 func (g *Gate) guard() error {
 	var low []topology.Footprint
-	for _, r := range g.running {
+	for r := range g.runningRecords() {
 		if r.w.Priority == quota.Low && !r.foot.IsZero() {
 			low = append(low, r.foot)
 		}
@@ -221,10 +230,14 @@ func (g *Gate) onNode(name string) []*record {
 }
 
 // indexNodes adds the running r to (sign > 0) or takes it from the index of workloads
-// by node.
+// by node, where a node whose index went already (stopAll) is passed over. Adding it
+// notes whether its pods are on more than one node.
 func (g *Gate) indexNodes(r *record, sign int) {
 	if r.placement == nil {
 		return
+	}
+	if sign > 0 {
+		r.spread = false
 	}
 	for _, a := range r.placement.Assignments {
 		set := g.byNode[a.Node]
@@ -234,6 +247,10 @@ func (g *Gate) indexNodes(r *record, sign int) {
 				g.byNode[a.Node] = set
 			}
 			set[r] = struct{}{}
+			r.spread = r.spread || a.Node != r.placement.Assignments[0].Node
+			continue
+		}
+		if set == nil {
 			continue
 		}
 		delete(set, r)

@@ -77,6 +77,61 @@ func TestRemoveNodeUnderAGang(t *testing.T) {
 	assert.Equal(t, "team--shared 0/0 of 8", usage(t, g, "team"))
 }
 
+// TestRemoveNodeTakesThePodsOnlyItHeld: the pods of lost work that only the failed node
+// held go with it, not given back first; work with pods on other nodes too gives all of
+// them back. The live and the guarded cluster end as if every lost workload had given
+// back its pods before the node went, node by node and domain by domain.
+func TestRemoveNodeTakesThePodsOnlyItHeld(t *testing.T) {
+	var nodes []topology.Node
+	for i := range 4 {
+		name := "n" + itoa(i+1)
+		nodes = append(nodes, topology.Node{Name: name, Labels: map[string]string{"rack": "r" + itoa(i/2+1), "hostname": name},
+			Free: topology.Resources{"gpu": 8, "cpu": 64000}})
+	}
+	c, err := topology.NewCluster([]string{"rack", "hostname"}, nodes)
+	require.NoError(t, err)
+	g, err := NewForPools(poolSet(t, "team:32"), 32, Options{Cluster: c})
+	require.NoError(t, err)
+	placedOn(t, g, "low-only", "team", quota.Low, 2, "n1", 1)
+	placedOn(t, g, "high-only", "team", quota.High, 3, "n1", 2)
+	spread(t, g, "high-spread", quota.High, 1, 3, "n1", "n3")
+	spread(t, g, "low-spread", quota.Low, 2, 4, "n1", "n2")
+	placedOn(t, g, "elsewhere", "team", quota.Normal, 4, "n3", 5)
+
+	want, wantGuarded := g.cluster.Clone(), g.guarded.Clone()
+	for _, r := range g.onNode("n1") {
+		require.NoError(t, want.RemoveFootprints([]topology.Footprint{r.foot}))
+		if r.w.Priority.Guaranteed() {
+			require.NoError(t, wantGuarded.RemoveFootprints([]topology.Footprint{r.foot}))
+		}
+	}
+	require.NoError(t, want.RemoveNode("n1"))
+	require.NoError(t, wantGuarded.RemoveNode("n1"))
+
+	lost, err := g.RemoveNode("n1")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"low-spread", "low-only", "high-spread", "high-only"}, lostIDs(lost))
+	assert.Equal(t, []string{"elsewhere"}, runningIDs(g))
+	for _, pair := range []struct{ want, got *topology.Cluster }{{want, g.cluster}, {wantGuarded, g.guarded}} {
+		assert.Equal(t, pair.want.Nodes(), pair.got.Nodes())
+		for _, level := range pair.want.Levels() {
+			assert.Equal(t, pair.want.Domains(level), pair.got.Domains(level))
+			for _, d := range pair.want.Domains(level) {
+				for _, gpus := range []int64{1, 3, 8} {
+					shape := topology.Resources{"gpu": gpus, "cpu": 100}
+					n, err := pair.want.Fit(shape, d)
+					require.NoError(t, err)
+					m, err := pair.got.Fit(shape, d)
+					require.NoError(t, err)
+					assert.Equal(t, n, m, "%s fits of %v", d.Path, shape)
+				}
+			}
+		}
+	}
+	assert.Equal(t, int64(8), gpusFree(g, "n2"))
+	assert.Equal(t, int64(4), gpusFree(g, "n3"))
+}
+
 // TestCordonThenUncordon: a cordoned node takes no new pods while its own keep running;
 // each change makes held decisions stale; uncordoned, it takes pods again.
 func TestCordonThenUncordon(t *testing.T) {

@@ -5,18 +5,22 @@ import "github.com/google/btree"
 // pendingQueue holds the pending work of every leaf in the one order a cycle walks it:
 // priority (HIGH first), then submit time (earliest first), then ID (byte order).
 //
-// Invariant: order and byID hold the same records, and a record's ordering fields
-// (w.Priority, w.Submitted, w.ID) do not change while it is in the queue.
+// Invariant: order holds exactly the records of ids whose held is heldPending, and a
+// record's ordering fields (w.Priority, w.Submitted, w.ID) do not change while it is
+// in the queue.
 type pendingQueue struct {
 	order *btree.BTreeG[*record]
-	byID  map[WorkloadID]*record
+	// ids is the gate's map of every workload it holds, pending or running (Gate.ids):
+	// the queue shares it, so that a running record that returns to the queue moves
+	// without a change to the map.
+	ids map[WorkloadID]*record
 }
 
 // pendingDegree is the btree's degree: wide nodes, since a cycle walks the whole queue.
 const pendingDegree = 32
 
-func newPendingQueue() pendingQueue {
-	return pendingQueue{order: btree.NewG(pendingDegree, walksBefore), byID: make(map[WorkloadID]*record)}
+func newPendingQueue(ids map[WorkloadID]*record) pendingQueue {
+	return pendingQueue{order: btree.NewG(pendingDegree, walksBefore), ids: ids}
 }
 
 // walksBefore orders pending work (SPEC §3): HIGH > NORMAL > LOW, then earlier
@@ -31,22 +35,31 @@ func walksBefore(a, b *record) bool {
 	return a.w.ID < b.w.ID
 }
 
-func (q *pendingQueue) len() int { return len(q.byID) }
+func (q *pendingQueue) len() int { return q.order.Len() }
 
 func (q *pendingQueue) get(id WorkloadID) (*record, bool) {
-	r, ok := q.byID[id]
-	return r, ok
+	r, ok := q.ids[id]
+	if !ok || r.held != heldPending {
+		return nil, false
+	}
+	return r, true
 }
 
-// add queues r; its ID must not be queued already.
+// add queues r; the gate must hold no workload of its ID.
 func (q *pendingQueue) add(r *record) {
-	q.byID[r.w.ID] = r
+	q.ids[r.w.ID] = r
+	q.enqueue(r)
+}
+
+// enqueue queues r, which ids holds already: a running record that stopped.
+func (q *pendingQueue) enqueue(r *record) {
+	r.held = heldPending
 	q.order.ReplaceOrInsert(r)
 }
 
 // remove takes the record of id out of the queue, and reports whether it was there.
 func (q *pendingQueue) remove(id WorkloadID) (*record, bool) {
-	r, ok := q.byID[id]
+	r, ok := q.get(id)
 	if !ok {
 		return nil, false
 	}
@@ -54,9 +67,10 @@ func (q *pendingQueue) remove(id WorkloadID) (*record, bool) {
 	return r, true
 }
 
-// drop takes the queued record r out of the queue.
+// drop takes the queued record r out of the queue, and the gate stops holding it.
 func (q *pendingQueue) drop(r *record) {
-	delete(q.byID, r.w.ID)
+	delete(q.ids, r.w.ID)
+	r.held = heldNone
 	q.order.Delete(r)
 }
 

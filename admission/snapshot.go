@@ -1,7 +1,9 @@
 package admission
 
 import (
+	"cmp"
 	"errors"
+	"iter"
 	"maps"
 	"slices"
 	"strconv"
@@ -79,19 +81,22 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 		w.Uint(uint64(g.strategies[n]))
 	}
 	w.Bool(g.fair)
-	writeCluster(w, g.cluster, g.running)
+	writeCluster(w, g.cluster, g.runningRecords())
 
-	ids := slices.Sorted(maps.Keys(g.running))
+	var running []*record
+	for r := range g.runningRecords() {
+		running = append(running, r)
+	}
+	slices.SortFunc(running, func(a, b *record) int { return cmp.Compare(a.w.ID, b.w.ID) })
 	pending := g.pending
 	e := gangTable{trees: map[*gang.Tree]int{}, kinds: map[string]int{}, gangs: map[*Gang]int{}}
-	for _, id := range ids {
-		e.note(g.running[id].w.Gang)
+	for _, r := range running {
+		e.note(r.w.Gang)
 	}
 	pending.ascend(func(r *record) bool { e.note(r.w.Gang); return true })
 	e.write(w)
-	w.Uint(uint64(len(ids)))
-	for _, id := range ids {
-		r := g.running[id]
+	w.Uint(uint64(len(running)))
+	for _, r := range running {
 		e.writeWorkload(w, r.w)
 		writeTime(w, r.admitted)
 		writePlacement(w, r.placement)
@@ -229,7 +234,7 @@ func readGate(r *wire.Reader) (*Gate, error) {
 		// Place the running work again, and take back the capacity of nodes that had
 		// less than it holds.
 		var feet []topology.Footprint
-		for _, rec := range g.running {
+		for rec := range g.runningRecords() {
 			if !rec.foot.IsZero() {
 				feet = append(feet, rec.foot)
 			}
@@ -293,10 +298,7 @@ func (g *Gate) restoreRunning(w Workload, rec *record, admitted time.Time, place
 		c := &charged[(int(k.leaf)-1)*len(k.vec)+j]
 		*c = c.Add(x)
 	}
-	g.account(k.leaf, k, +1)
-	g.running[w.ID] = k
-	g.indexLow(k, +1)
-	g.indexNodes(k, +1)
+	g.remember(k)
 	return nil
 }
 
@@ -388,7 +390,7 @@ func readResources(r *wire.Reader) topology.Resources {
 // that do not limit their slots and report no pod count. A node whose capacity dropped
 // below what runs on it also carries its shortfall, the amount by which its free
 // capacity is below zero, so that the running work can be placed on it again.
-func writeCluster(w *wire.Writer, c *topology.Cluster, running map[WorkloadID]*record) {
+func writeCluster(w *wire.Writer, c *topology.Cluster, running iter.Seq[*record]) {
 	w.Bool(c != nil)
 	if c == nil {
 		return
@@ -396,7 +398,7 @@ func writeCluster(w *wire.Writer, c *topology.Cluster, running map[WorkloadID]*r
 	writeStrings(w, c.Levels())
 	base := c.Clone()
 	var feet []topology.Footprint
-	for _, r := range running {
+	for r := range running {
 		if !r.foot.IsZero() {
 			feet = append(feet, r.foot)
 		}

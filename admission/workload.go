@@ -105,7 +105,23 @@ type record struct {
 	admitted  time.Time
 	placement *topology.Placement
 	foot      topology.Footprint
+	// held says how the gate holds the record, if it does: pending or running.
+	held holding
+	// spread reports that the placement has pods on more than one node.
+	spread bool
 }
+
+// holding is how the gate holds a record. Gate.ids maps the ID of every pending or
+// running record to it, and held says which; a running record that returns to the
+// queue keeps its place in the map. Only a record that ids maps to has a meaningful
+// held: a copy of one (a decision's) carries whatever the original had then.
+type holding uint8
+
+const (
+	heldNone holding = iota
+	heldPending
+	heldRunning
+)
 
 // runningOf returns the caller's copy of a running record. One copy of the request
 // serves as both Request and a plain workload's Workload.Request.
