@@ -143,12 +143,13 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 	case s.outcome != Admit:
 		return inputErr(ErrInvalidValue, "decision", string(d.Workload.ID), "is not an admission")
 	}
+	// One lookup answers both: an ID the gate holds is running or pending.
 	id := s.own.w.ID
-	if _, ok := g.runningRecord(id); ok {
+	p, pending := g.ids[id]
+	switch {
+	case pending && p.held == heldRunning:
 		return inputErr(ErrDuplicateWorkload, "workload.id", string(id), "is already running")
-	}
-	p, pending := g.pending.get(id)
-	if pending && !p.w.same(s.own.w) {
+	case pending && !p.w.same(s.own.w):
 		return inputErr(ErrDuplicateWorkload, "workload.id", string(id), "is pending as a different workload")
 	}
 	var victims []*record
