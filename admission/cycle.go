@@ -29,6 +29,9 @@ type CycleResult struct {
 	// decisions hand out, a few allocations a cycle; CycleInto reuses them.
 	requests []quota.Quantity
 	reasons  []topology.Reason
+	// clusters are the copies of the cluster the cycle made, whose storage the next
+	// cycle written into the result reuses.
+	clusters []*topology.Cluster
 }
 
 // Admitted returns the admissions, in walk order.
@@ -80,7 +83,7 @@ func (c CycleResult) Victims() []RunningWorkload {
 func (g *Gate) Cycle(now time.Time) CycleResult {
 	var res CycleResult
 	if g.usable() {
-		g.cycle(now, &res)
+		g.cycle(now, &res, false)
 	} else {
 		res.Now = now
 	}
@@ -100,13 +103,14 @@ func (g *Gate) CycleInto(now time.Time, res *CycleResult) error {
 	case res == nil:
 		return inputErr(ErrInvalidValue, "cycle", "<nil>", "needs a result to write to")
 	}
-	g.cycle(now, res)
+	g.cycle(now, res, true)
 	return nil
 }
 
-// cycle runs a cycle at now into res, reusing its storage.
-func (g *Gate) cycle(now time.Time, res *CycleResult) {
-	s := g.working()
+// cycle runs a cycle at now into res, reusing its storage, and leaves the copies of the
+// cluster it made there when keep says res serves another cycle.
+func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
+	s := g.working(res.clusters)
 	n := g.pending.len()
 	decisions, seals := res.Decisions[:0], res.sealed[:0]
 	if cap(decisions) < n {
@@ -120,8 +124,12 @@ func (g *Gate) cycle(now time.Time, res *CycleResult) {
 	w := walk{g: g, s: s, res: res, arena: res.requests[:0]}
 	defer func() {
 		// The last (largest) buffers are kept for the next CycleInto; the decisions
-		// reference them.
+		// reference them. The clusters the cycle copied are its own: nothing outlives
+		// the cycle in them.
 		res.Searches, res.requests, res.reasons = s.searches, w.arena, s.search.reasons
+		if keep {
+			res.clusters = s.made
+		}
 	}()
 	if g.fair {
 		w.tournament()

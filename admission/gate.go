@@ -133,6 +133,10 @@ type state struct {
 	newLows []topology.Footprint
 	// searches counts the placement searches run on this state.
 	searches int
+	// spare holds copies of clusters the state is done with, whose storage its next
+	// copies take (copyOf), and made every copy a cycle's state owns: a cycle hands them
+	// to its result, for the next cycle written into it (Gate.CycleInto).
+	spare, made []*topology.Cluster
 	// fair holds a fair-sharing plan's scratch space and, in a cycle, the plans that
 	// failed; nil until the first fair plan.
 	fair *fairScratch
@@ -147,14 +151,33 @@ type ledger interface {
 	Borrowing(n quota.NodeID, r quota.ResourceID) bool
 }
 
-// working returns the state a cycle works on: an independent copy of the live state.
-func (g *Gate) working() *state {
+// working returns the state a cycle works on: an independent copy of the live state,
+// its clusters copied into the storage of spare, copies an earlier cycle made and is
+// done with.
+func (g *Gate) working(spare []*topology.Cluster) *state {
 	c := &state{books: g.tree.Clone(), guaranteed: slices.Clone(g.guaranteed), total: slices.Clone(g.total),
-		gone: map[WorkloadID]bool{}, search: newSearchCache(g.uncached)}
+		gone: map[WorkloadID]bool{}, search: newSearchCache(g.uncached), spare: spare, made: slices.Clone(spare)}
 	if g.cluster != nil {
-		c.cluster, c.guarded = g.cluster.Clone(), g.guarded.Clone()
+		c.cluster, c.guarded = c.copyOf(g.cluster), c.copyOf(g.guarded)
 	}
 	return c
+}
+
+// copyOf returns a copy of cluster in the storage of a spare copy when there is one.
+func (s *state) copyOf(cluster *topology.Cluster) *topology.Cluster {
+	var dst *topology.Cluster
+	if n := len(s.spare); n > 0 {
+		dst, s.spare = s.spare[n-1], s.spare[:n-1]
+		return cluster.CloneInto(dst)
+	}
+	out := cluster.Clone()
+	s.made = append(s.made, out)
+	return out
+}
+
+// done returns a copy the state made, and no longer uses, to its spares.
+func (s *state) done(copy *topology.Cluster) {
+	s.spare = append(s.spare, copy)
 }
 
 // trial returns the state Decide works on: it reads the live state without writing

@@ -126,12 +126,13 @@ func (g *Gate) withoutPods(s *state, cands []*record) *topology.Cluster {
 				rest = append(rest, w.foot)
 			}
 		}
-		c := s.guarded.Clone()
+		c := s.copyOf(s.guarded)
 		if len(rest) == 0 || c.ApplyFootprints(rest) == nil {
 			return c
 		}
+		s.done(c)
 	}
-	c := s.cluster.Clone()
+	c := s.copyOf(s.cluster)
 	unplaceOn(c, cands, -1)
 	return c
 }
@@ -173,7 +174,7 @@ func (g *Gate) propose(s *state, r *record, opt *optimistic, best topology.Resul
 		if opt.one == nil {
 			// The levels above the first are the smaller ones (a level holds the
 			// nodes with more candidates than the levels below it): put them back.
-			opt.one = opt.cluster.Clone()
+			opt.one = s.copyOf(opt.cluster)
 			for _, l := range fp.byLevel[1:] {
 				unplaceOn(opt.one, l, +1)
 			}
@@ -181,7 +182,7 @@ func (g *Gate) propose(s *state, r *record, opt *optimistic, best topology.Resul
 		base, k = opt.one, 1
 	}
 	live := s.cluster
-	s.cluster = base.Clone()
+	s.cluster = s.copyOf(base)
 	at := func(to int) {
 		for ; k < to; k++ {
 			s.unplace(fp.byLevel[k], -1)
@@ -210,6 +211,7 @@ func (g *Gate) propose(s *state, r *record, opt *optimistic, best topology.Resul
 	}
 	at(hi)
 	chosen := fp.cover(s, hi, best.Placement)
+	s.done(s.cluster)
 	s.cluster = live
 
 	s.take(chosenOf(cands, chosen))
