@@ -94,12 +94,15 @@ func (g *Gate) optimisticFor(s *state, r *record) *optimistic {
 		return o
 	}
 	// The walk removes each candidate's usage to run the re-checks of those after it:
-	// on a Draft of its own, it leaves the usage of the optimistic state behind.
+	// on a Draft of its own, it leaves the usage of the optimistic state behind. The
+	// state's own books come first: a plan changes them next, and a trial's must not
+	// be the live tree then.
+	s.ownBooks()
 	books := s.baseTree().Draft()
-	saved, shared := s.books, s.sharedBooks
-	s.books, s.sharedBooks = books, false
+	saved := s.books
+	s.books = books
 	cands := g.pass(s, r, false, nil)
-	s.books, s.sharedBooks = saved, shared
+	s.books = saved
 	if o != nil && slices.Equal(cands, o.cands) {
 		// The steps it took since it was checked changed no candidate.
 		o.unchecked = false
