@@ -84,7 +84,9 @@
 // workload whose queue, priority, request and placement request equal those of one left
 // pending on the same working state is decided from that decision, without the verdict
 // lookups; gangs of one node selector are told apart from those of another.
-// CycleResult.Searches counts the searches a cycle ran.
+// CycleResult.Searches counts the searches a cycle ran. CycleInto runs the same cycle
+// into a result the host reuses, whose decisions, explanations and copies of the
+// cluster it writes over instead of allocating them anew each cycle.
 //
 // Decisions are values: an Outcome, a typed Reason, the numbers, the binding node and
 // the plan. Errors are *InputError values for malformed input or misuse only (unknown
