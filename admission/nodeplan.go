@@ -156,9 +156,9 @@ func (s *state) baseTree() *quota.Tree {
 // On each node, the candidates with pods there are ranked largest first (ties in
 // eviction order); a candidate's level is its best rank on any node. Evicting the
 // candidates of level at most k frees up to k candidates' room on every node. The
-// smallest k that lets r be placed is found by doubling from 1, then bisection. A placement found with few
-// evictions per node spreads over nodes that need few, rather than packing onto the
-// nodes that evicting everything would empty. The placement then picks the victims
+// smallest k that lets r be placed is found by doubling from 1, then bisection. A
+// placement found with few evictions per node spreads over nodes that need few, rather
+// than packing onto the nodes that evicting everything would empty. The placement then picks the victims
 // (cover); and when the tree still needs room, candidates in eviction order until it
 // fits.
 func (g *Gate) propose(s *state, r *record, opt *optimistic, best topology.Result) ([]*record, topology.Placement) {
