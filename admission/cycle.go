@@ -114,10 +114,16 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	n := g.pending.len()
 	decisions, seals := res.Decisions[:0], res.sealed[:0]
 	if cap(decisions) < n {
-		decisions = make([]Decision, 0, n)
+		// A result reused while the queue grows gets room to spare, so that it is not
+		// allocated anew at every cycle that finds one more workload pending.
+		room := n
+		if keep {
+			room += n / 4
+		}
+		decisions, seals = make([]Decision, 0, room), make([]sealed, 0, room)
 	}
 	if cap(seals) < n {
-		seals = make([]sealed, 0, n)
+		seals = make([]sealed, 0, cap(decisions))
 	}
 	s.search.reasons = res.reasons[:0]
 	*res = CycleResult{Now: now, Decisions: decisions, sealed: seals, gate: g, usageGen: g.usageGen, queueGen: g.queueGen}

@@ -71,7 +71,12 @@ func (s *state) fillBackQuota(r *record, removed []*record) {
 // the quota plan's walk would.
 func (g *Gate) pass(s *state, r *record, quotaOnly bool, done func() bool) []*record {
 	s.ownBooks()
+	order := g.lowOrder(s)
 	var removed []*record
+	if done == nil {
+		// The walk for nodes takes every candidate: room for all, at once.
+		removed = make([]*record, 0, len(order))
+	}
 	visit := func(c *record) bool {
 		if done != nil && done() {
 			return false
@@ -84,7 +89,6 @@ func (g *Gate) pass(s *state, r *record, quotaOnly bool, done func() bool) []*re
 		removed = append(removed, c)
 		return true
 	}
-	order := g.lowOrder(s)
 	for _, own := range [...]bool{false, true} {
 		for _, c := range order {
 			if (c.leaf == r.leaf) == own && !visit(c) {
