@@ -163,21 +163,24 @@ func (g *Gate) working(spare []*topology.Cluster) *state {
 	return c
 }
 
-// copyOf returns a copy of cluster in the storage of a spare copy when there is one.
+// copyOf returns a copy of cluster in the storage of a spare copy when there is one. A
+// cycle's state keeps every copy it makes, for its result; a trial's keeps none.
 func (s *state) copyOf(cluster *topology.Cluster) *topology.Cluster {
-	var dst *topology.Cluster
 	if n := len(s.spare); n > 0 {
+		var dst *topology.Cluster
 		dst, s.spare = s.spare[n-1], s.spare[:n-1]
 		return cluster.CloneInto(dst)
 	}
 	out := cluster.Clone()
-	s.made = append(s.made, out)
+	if s.search != nil {
+		s.made = append(s.made, out)
+	}
 	return out
 }
 
 // done returns a copy the state made, and no longer uses, to its spares.
-func (s *state) done(copy *topology.Cluster) {
-	s.spare = append(s.spare, copy)
+func (s *state) done(c *topology.Cluster) {
+	s.spare = append(s.spare, c)
 }
 
 // trial returns the state Decide works on: it reads the live state without writing
