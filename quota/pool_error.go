@@ -64,6 +64,9 @@ const (
 	ErrWorkflowNotRunning
 	// ErrOverflow: the amount would push a ledger past the int64 range.
 	ErrOverflow
+	// ErrInvalidLedger: a ledger given whole (WithLedgers) holds negative or Unlimited
+	// amounts, or usage with no running workflow.
+	ErrInvalidLedger
 )
 
 var poolRuleText = [...]string{
@@ -89,6 +92,7 @@ var poolRuleText = [...]string{
 	ErrWorkflowRunning:    "workflow is already running",
 	ErrWorkflowNotRunning: "workflow is not running",
 	ErrOverflow:           "ledger would overflow",
+	ErrInvalidLedger:      "invalid ledger",
 }
 
 // Error returns the rule's text.
