@@ -39,6 +39,16 @@ func (s NodeSpec) WithNominal(resource string, nominal Quantity) NodeSpec {
 	return s.WithQuota(resource, q)
 }
 
+// WithCapacity returns a copy of s whose capacity for resource is capacity (see
+// NodeQuota.Capacity: a root's only); the resource's nominal quota is kept.
+//
+//	quota.CohortSpec("cluster", "").WithCapacity("gpu", 56)
+func (s NodeSpec) WithCapacity(resource string, capacity Quantity) NodeSpec {
+	q := s.Quotas[resource]
+	q.Capacity = LimitOf(capacity)
+	return s.WithQuota(resource, q)
+}
+
 // WithUsage returns a copy of s whose usage of resource is u (for a queue of a tree
 // built from a running system). The copy's maps are its own, as with WithQuota.
 func (s NodeSpec) WithUsage(resource string, u Quantity) NodeSpec {

@@ -97,14 +97,16 @@ type Tree struct {
 }
 
 // quotaCell is the configuration of one node and resource and what follows from it and
-// the structure alone. Invariants, with Unlimited standing for an unset limit:
+// the structure alone. Invariants, with Unlimited standing for an unset limit or
+// capacity:
 //
-//	sq   = nom for a queue; nom + Σ children lend for a cohort (saturating)
+//	cap  = Unlimited unless the node is a root
+//	sq   = min(cap, nom for a queue; nom + Σ children lend for a cohort (saturating))
 //	lq   = 0 if ll is Unlimited, else max(0, sq − ll)   // guaranteed, never lent
 //	lend = sq − lq = sq if ll is Unlimited, else min(sq, ll)
 type quotaCell struct {
-	nom, bl, ll  Quantity
-	sq, lq, lend Quantity
+	nom, bl, ll, cap Quantity
+	sq, lq, lend     Quantity
 }
 
 // walkCell holds the two terms the available walk needs at one node and resource, so
@@ -289,13 +291,23 @@ func (t *Tree) Quota(n NodeID, r ResourceID) (NodeQuota, bool) {
 	if i < 0 || j < 0 {
 		return NodeQuota{}, false
 	}
-	c := &t.cfg[i*t.numRes()+j]
-	return NodeQuota{Nominal: c.nom, BorrowingLimit: LimitOf(c.bl), LendingLimit: LimitOf(c.ll)}, true
+	return t.cfg[i*t.numRes()+j].quota(), true
+}
+
+// quota returns the configured quota the cell holds.
+func (c *quotaCell) quota() NodeQuota {
+	return NodeQuota{Nominal: c.nom, BorrowingLimit: LimitOf(c.bl), LendingLimit: LimitOf(c.ll), Capacity: LimitOf(c.cap)}
+}
+
+// configured reports whether the cell holds anything but the zero quota.
+func (c *quotaCell) configured() bool {
+	return c.nom != 0 || c.bl != Unlimited || c.ll != Unlimited || c.cap != Unlimited
 }
 
 // SubtreeQuota returns SQ(n): a queue's nominal quota; for a cohort its own nominal quota
-// plus what each child may lend it (the child's subtree quota less its guaranteed quota).
-// It is 0 for an unknown node or resource.
+// plus what each child may lend it (the child's subtree quota less its guaranteed quota);
+// for a root with a capacity, no more than the capacity. It is 0 for an unknown node or
+// resource.
 func (t *Tree) SubtreeQuota(n NodeID, r ResourceID) Quantity {
 	i, j := t.slot(n), t.res(r)
 	if i < 0 || j < 0 {

@@ -6,7 +6,8 @@ package quota
 // the change is absorbed.
 
 // derive recomputes SQ, LQ and lend of slot i for every resource from its own quota and
-// its children's lend. The caller must own t.cfg.
+// its children's lend, capped by the capacity, which only a root has. The caller must
+// own t.cfg.
 func (t *Tree) derive(i int) {
 	R := t.numRes()
 	for j := range R {
@@ -15,6 +16,7 @@ func (t *Tree) derive(i int) {
 		for _, ch := range t.children[i] {
 			sq = sq.Add(t.cfg[int(ch)*R+j].lend)
 		}
+		sq = min(sq, c.cap)
 		c.sq = sq
 		if c.ll == Unlimited {
 			c.lq, c.lend = 0, sq

@@ -18,7 +18,9 @@ import (
 
 // SetQuota sets node n's quota for resource r and returns the overdrafts on the path from
 // n to its root after the change. It refuses an unknown node or resource, negative
-// amounts, a queue lending limit above its nominal quota and limits on a root.
+// amounts, a queue lending limit above its nominal quota, limits on a root and a
+// capacity on a node with a parent. A capacity below what the root's children are
+// guaranteed is legal: it over-commits their guarantees.
 // O(nodes × resources) to copy the shared configuration, then O(depth × fanout) to
 // recompute.
 func (t *Tree) SetQuota(n NodeID, r ResourceID, q NodeQuota) ([]Overdraft, error) {
@@ -36,12 +38,12 @@ func (t *Tree) SetQuota(n NodeID, r ResourceID, q NodeQuota) ([]Overdraft, error
 	if err := checkQuota(op, t.names[i], t.resNames[j], t.kind[i], q); err != nil {
 		return nil, err
 	}
-	if t.parent[i] < 0 && (q.BorrowingLimit.set || q.LendingLimit.set) {
-		return nil, &TreeError{Op: op, Node: t.names[i], Resource: t.resNames[j], Rule: ErrLimitWithoutParent}
+	cell := quotaCell{nom: q.Nominal, bl: q.BorrowingLimit.quantity(), ll: q.LendingLimit.quantity(), cap: q.Capacity.quantity()}
+	if err := t.placeError(op, t.names[i], j, cell, t.parent[i] < 0); err != nil {
+		return nil, err
 	}
 	t.cfg = slices.Clone(t.cfg)
-	c := &t.cfg[i*t.numRes()+j]
-	c.nom, c.bl, c.ll = q.Nominal, q.BorrowingLimit.quantity(), q.LendingLimit.quantity()
+	t.cfg[i*t.numRes()+j] = cell
 	t.recomputeUp(i)
 	t.refreshFair()
 	return t.overdraftsUp(i), nil
@@ -50,8 +52,9 @@ func (t *Tree) SetQuota(n NodeID, r ResourceID, q NodeQuota) ([]Overdraft, error
 // Move makes node n a child of the cohort parent, or a root when parent is the zero
 // NodeID, keeping its subtree, quotas and usage, and returns the overdrafts on its old
 // and new paths after the move. It refuses an unknown node or parent, a queue as parent,
-// a parent inside n's own subtree (a cycle), and limits on a node that would become a
-// root. Moving a node to the parent it has changes nothing.
+// a parent inside n's own subtree (a cycle), limits on a node that would become a root
+// and a capacity on a root that would get a parent. Moving a node to the parent it has
+// changes nothing.
 func (t *Tree) Move(n, parent NodeID) ([]Overdraft, error) {
 	const op = "move"
 	if t == nil {
@@ -76,7 +79,8 @@ func (t *Tree) Move(n, parent NodeID) ([]Overdraft, error) {
 					Detail: strconv.Quote(t.names[p]) + " is in the subtree of " + strconv.Quote(t.names[i])}
 			}
 		}
-	} else if err := t.rootLimits(op, t.names[i], t.cfg[i*R:(i+1)*R]); err != nil {
+	}
+	if err := t.checkPlace(op, t.names[i], t.cfg[i*R:(i+1)*R], p < 0); err != nil {
 		return nil, err
 	}
 	old := int(t.parent[i])
@@ -131,11 +135,7 @@ func (t *Tree) AddNode(spec NodeSpec) (NodeID, []Overdraft, error) {
 		return 0, nil, err
 	}
 	p := int32(-1)
-	if spec.Parent == "" {
-		if err := t.rootLimits(op, spec.Name, cells); err != nil {
-			return 0, nil, err
-		}
-	} else {
+	if spec.Parent != "" {
 		var ok bool
 		if p, ok = t.index[spec.Parent]; !ok {
 			return 0, nil, &TreeError{Op: op, Node: spec.Name, Rule: ErrUnknownParent, Detail: strconv.Quote(spec.Parent)}
@@ -143,6 +143,9 @@ func (t *Tree) AddNode(spec NodeSpec) (NodeID, []Overdraft, error) {
 		if t.kind[p] != KindCohort {
 			return 0, nil, &TreeError{Op: op, Node: spec.Name, Rule: ErrParentIsQueue, Detail: strconv.Quote(spec.Parent)}
 		}
+	}
+	if err := t.checkPlace(op, spec.Name, cells, p < 0); err != nil {
+		return 0, nil, err
 	}
 	for j, u := range usage {
 		if u > Unlimited-1-t.total[j] {

@@ -56,6 +56,8 @@ const (
 	ErrHasChildren
 	// ErrQueueInUse: a queue that holds usage cannot be removed; release it first.
 	ErrQueueInUse
+	// ErrCapacityNotRoot: a capacity caps a whole tree, so only a root carries one.
+	ErrCapacityNotRoot
 )
 
 var treeRuleText = [...]string{
@@ -79,6 +81,7 @@ var treeRuleText = [...]string{
 	ErrUsageUnderflow:      "releasing more than the queue uses",
 	ErrHasChildren:         "cohort has children",
 	ErrQueueInUse:          "queue holds usage",
+	ErrCapacityNotRoot:     "only a root has a capacity",
 }
 
 // Error returns the rule's text.

@@ -1,8 +1,8 @@
 package quota
 
 // Spec returns a TreeSpec that NewTree builds into a tree equal to t in everything but
-// its NodeIDs: the same resources, nodes, kinds, quotas, limits, weights and queue
-// usage, the same children in the same order, and so the same tree order (fair
+// its NodeIDs: the same resources, nodes, kinds, quotas, limits, capacities, weights
+// and queue usage, the same children in the same order, and so the same tree order (fair
 // sharing's tie-break). Nodes are listed depth first from the roots in the order they
 // were added, children in the order they were attached, so the NodeIDs of the new tree
 // follow that order; removed nodes are left out. Nothing in the result is shared with
@@ -23,11 +23,11 @@ func (t *Tree) Spec() TreeSpec {
 		}
 		for j := range R {
 			c := &t.cfg[i*R+j]
-			if c.nom != 0 || c.bl != Unlimited || c.ll != Unlimited {
+			if c.configured() {
 				if ns.Quotas == nil {
 					ns.Quotas = make(map[string]NodeQuota, R)
 				}
-				ns.Quotas[t.resNames[j]] = NodeQuota{Nominal: c.nom, BorrowingLimit: LimitOf(c.bl), LendingLimit: LimitOf(c.ll)}
+				ns.Quotas[t.resNames[j]] = c.quota()
 			}
 			if u := t.usage[i*R+j]; u != 0 && t.kind[i] == KindQueue {
 				if ns.Usage == nil {

@@ -6,8 +6,8 @@ import (
 )
 
 // Mermaid renders the tree as a Mermaid flowchart, for documentation and debugging. Each
-// node shows its name and kind and, per resource, its nominal quota, its limits when
-// set, its subtree quota (SQ), its usage (U) and its Available; ∞ is Unlimited, and an
+// node shows its name and kind and, per resource, its nominal quota, its limits and
+// capacity when set, its subtree quota (SQ), its usage (U) and its Available; ∞ is Unlimited, and an
 // over-admitted resource is marked "over". Nodes appear in NodeID order, each edge under
 // its child. For example:
 //
@@ -38,6 +38,9 @@ func (t *Tree) Mermaid() string {
 			}
 			if v, ok := q.LendingLimit.Value(); ok {
 				b.WriteString(" · LL " + mermaidQuantity(v))
+			}
+			if v, ok := q.Capacity.Value(); ok {
+				b.WriteString(" · cap " + mermaidQuantity(v))
 			}
 			b.WriteString(" · SQ " + mermaidQuantity(t.SubtreeQuota(n, r)))
 			b.WriteString(" · U " + mermaidQuantity(t.Usage(n, r)))

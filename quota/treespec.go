@@ -5,8 +5,8 @@ import (
 	"strconv"
 )
 
-// Limit is an optional borrowing or lending limit. The zero Limit is "no limit"; LimitOf
-// sets one. A limit of Unlimited is the same as no limit.
+// Limit is an optional borrowing limit, lending limit or capacity. The zero Limit is "no
+// limit"; LimitOf sets one. A limit of Unlimited is the same as no limit.
 type Limit struct {
 	v   Quantity
 	set bool
@@ -61,6 +61,12 @@ type NodeQuota struct {
 	// borrow; the rest is guaranteed to the subtree. It needs a parent, and a queue's is
 	// at most its nominal quota.
 	LendingLimit Limit
+	// Capacity caps what the whole tree may hold of the resource, for when the node set
+	// has less than the quotas below add up to (a node failed, say): the root's subtree
+	// quota becomes min(nom + Σ children's lend, Capacity), and everything read from it
+	// follows. It is for a root only. It may be below what the children are guaranteed:
+	// the guarantees are then over-committed, which is legal.
+	Capacity Limit
 }
 
 // TreeSpec describes a tree in plain data, for NewTree.
@@ -95,7 +101,8 @@ type NodeSpec struct {
 
 // NewTree builds a tree from spec, or reports the first rule the spec breaks, in this
 // order: resource names; then per node in spec order its name, kind, quotas and usage;
-// then parent edges (unknown parents, a queue as parent, limits on a root); then cycles;
+// then parent edges (unknown parents, a queue as parent, limits on a root, a capacity
+// below one); then cycles;
 // then usage sums that would reach Unlimited.
 func NewTree(spec TreeSpec) (*Tree, error) {
 	t := &Tree{resIndex: make(map[string]int32, len(spec.Resources))}
@@ -154,10 +161,8 @@ func NewTree(spec TreeSpec) (*Tree, error) {
 		t.parent[i] = p
 	}
 	for i := range spec.Nodes {
-		if t.parent[i] < 0 {
-			if err := t.rootLimits("new tree", t.names[i], t.cfg[i*R:(i+1)*R]); err != nil {
-				return nil, err
-			}
+		if err := t.checkPlace("new tree", t.names[i], t.cfg[i*R:(i+1)*R], t.parent[i] < 0); err != nil {
+			return nil, err
 		}
 	}
 	if i := findCycle(t.parent); i >= 0 {
@@ -203,7 +208,8 @@ func (t *Tree) parseNode(ns NodeSpec, op string, cells []quotaCell, usage []Quan
 		if err := checkQuota(op, ns.Name, rn, ns.Kind, q); err != nil {
 			return err
 		}
-		cells[j] = quotaCell{nom: q.Nominal, bl: q.BorrowingLimit.quantity(), ll: q.LendingLimit.quantity()}
+		cells[j] = quotaCell{nom: q.Nominal, bl: q.BorrowingLimit.quantity(), ll: q.LendingLimit.quantity(),
+			cap: q.Capacity.quantity()}
 		u := ns.Usage[rn]
 		switch {
 		case u < 0:
@@ -226,6 +232,8 @@ func checkQuota(op, node, res string, kind NodeKind, q NodeQuota) error {
 		return &TreeError{Op: op, Node: node, Resource: res, Rule: ErrNegativeAmount, Detail: "borrowing limit " + q.BorrowingLimit.String()}
 	case q.LendingLimit.set && q.LendingLimit.v < 0:
 		return &TreeError{Op: op, Node: node, Resource: res, Rule: ErrNegativeAmount, Detail: "lending limit " + q.LendingLimit.String()}
+	case q.Capacity.set && q.Capacity.v < 0:
+		return &TreeError{Op: op, Node: node, Resource: res, Rule: ErrNegativeAmount, Detail: "capacity " + q.Capacity.String()}
 	case kind == KindQueue && q.LendingLimit.set && q.LendingLimit.v > q.Nominal:
 		return &TreeError{Op: op, Node: node, Resource: res, Rule: ErrLendingAboveNominal,
 			Detail: "lending limit " + q.LendingLimit.String() + ", nominal " + q.Nominal.String()}
@@ -233,13 +241,26 @@ func checkQuota(op, node, res string, kind NodeKind, q NodeQuota) error {
 	return nil
 }
 
-// rootLimits refuses limits in cells, the quota of a node named name that has (or
-// would have) no parent.
-func (t *Tree) rootLimits(op, name string, cells []quotaCell) error {
+// checkPlace applies the rules that depend on where a node sits to cells, the quota of
+// the node named name: a root (root true) carries no limits, and a node with a parent
+// carries no capacity.
+func (t *Tree) checkPlace(op, name string, cells []quotaCell, root bool) error {
 	for j, c := range cells {
-		if c.bl != Unlimited || c.ll != Unlimited {
-			return &TreeError{Op: op, Node: name, Resource: t.resNames[j], Rule: ErrLimitWithoutParent}
+		if err := t.placeError(op, name, j, c, root); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// placeError is checkPlace for one resource j.
+func (t *Tree) placeError(op, name string, j int, c quotaCell, root bool) error {
+	switch {
+	case root && (c.bl != Unlimited || c.ll != Unlimited):
+		return &TreeError{Op: op, Node: name, Resource: t.resNames[j], Rule: ErrLimitWithoutParent}
+	case !root && c.cap != Unlimited:
+		return &TreeError{Op: op, Node: name, Resource: t.resNames[j], Rule: ErrCapacityNotRoot,
+			Detail: "capacity " + c.cap.String()}
 	}
 	return nil
 }
