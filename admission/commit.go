@@ -40,18 +40,27 @@ func (g *Gate) checkNew(id WorkloadID) error {
 	return inputErr(ErrDuplicateWorkload, "workload.id", string(id), "is already pending")
 }
 
-// Submit adds w to the pending queue, where the next Cycle finds it. It is an error
-// for malformed input and for an ID the gate already holds, pending or running.
+// Submit adds w to the pending queue, where the next Cycle finds it, unless it cannot
+// run under the gate's present configuration even with nothing else running: it then
+// waits aside (see Inadmissible) until the quotas, the capacity or the nodes change.
+// It is an error
+// for malformed input, for an ID the gate already holds, pending or running, and for a
+// queue that takes no new work (ErrClosedQueue: a DELETING subpool's).
 func (g *Gate) Submit(w Workload) error {
 	r, err := g.resolve(w)
 	if err != nil {
 		return err
 	}
+	if g.leaves[r.leaf-1].closed {
+		return inputErr(ErrClosedQueue, "workload.queue", w.Queue, "is a DELETING subpool, which takes no new work")
+	}
 	if err := g.checkNew(w.ID); err != nil {
 		return err
 	}
-	g.pending.add(g.share(keep(r)))
-	g.queueGen++
+	k := g.share(keep(r))
+	g.pending.add(k)
+	g.judgeNew(k)
+	g.changed(changeQueue)
 	return nil
 }
 
@@ -89,7 +98,7 @@ func (g *Gate) Withdraw(id WorkloadID) (Workload, error) {
 	if !ok {
 		return Workload{}, inputErr(ErrUnknownWorkload, "workload.id", string(id), "is not pending")
 	}
-	g.queueGen++
+	g.changed(changeQueue)
 	return r.w.clone(), nil
 }
 
@@ -115,7 +124,7 @@ func (g *Gate) AddRunning(w Workload, admitted time.Time, placement *topology.Pl
 	if err := g.start(k); err != nil {
 		return err
 	}
-	g.usageGen++
+	g.changed(changeUsage)
 	return nil
 }
 
@@ -175,7 +184,7 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 		return err
 	}
 	if pending {
-		g.queueGen++
+		g.changed(changeQueue)
 	}
 	return nil
 }
@@ -236,10 +245,11 @@ func (g *Gate) carryOut(steps []step) error {
 	for _, v := range stopped {
 		g.pending.enqueue(requeue(v))
 	}
+	c := changeUsage
 	if len(stopped) > 0 {
-		g.queueGen++
+		c |= changeQueue
 	}
-	g.usageGen++
+	g.changed(c)
 	return nil
 }
 
@@ -257,7 +267,7 @@ func (g *Gate) Release(id WorkloadID) (RunningWorkload, error) {
 		return RunningWorkload{}, err
 	}
 	delete(g.ids, id)
-	g.usageGen++
+	g.changed(changeUsage)
 	return g.retired(r, nil), nil
 }
 
@@ -277,8 +287,7 @@ func (g *Gate) Evict(id WorkloadID) (RunningWorkload, error) {
 	}
 	out := g.retired(r, nil)
 	g.pending.enqueue(requeue(r))
-	g.usageGen++
-	g.queueGen++
+	g.changed(changeUsage | changeQueue)
 	return out, nil
 }
 
@@ -304,6 +313,7 @@ func (g *Gate) start(r *record) error {
 		}
 	}
 	g.remember(r)
+	g.recountCordoned(r)
 	return nil
 }
 
@@ -311,6 +321,7 @@ func (g *Gate) start(r *record) error {
 // gate's indexes.
 func (g *Gate) remember(r *record) {
 	g.account(r.leaf, r, +1)
+	g.runs[r.leaf-1]++
 	r.held = heldRunning
 	g.ids[r.w.ID] = r
 	g.indexLow(r, +1)
@@ -358,6 +369,9 @@ func (g *Gate) stopAll(rs []*record, gone string) error {
 	for _, r := range rs {
 		g.forget(r, gone)
 	}
+	for _, r := range rs {
+		g.recountCordoned(r)
+	}
 	return nil
 }
 
@@ -401,6 +415,7 @@ func (g *Gate) giveBack(rs []*record) error {
 // delete.
 func (g *Gate) forget(r *record, gone string) {
 	g.account(r.leaf, r, -1)
+	g.runs[r.leaf-1]--
 	r.held = heldNone
 	g.indexLow(r, -1)
 	if gone == "" || r.spread {

@@ -43,7 +43,7 @@ func TestConcurrentReads(t *testing.T) {
 // Draft and a copy of the cluster, so several may run together with the accessors
 // (run with -race) and the gate is left as it was.
 func TestConcurrentNodePlans(t *testing.T) {
-	g, err := NewForPools(poolSet(t, "team:8"), 8, Options{Cluster: hostCluster(t, 2, 2, 2, 2)})
+	g, err := NewForPools(poolSet(t, "team:8"), 0, Options{Cluster: hostCluster(t, 2, 2, 2, 2)})
 	assert.NoError(t, err)
 	for i := 1; i <= 4; i++ {
 		placedOn(t, g, "l"+itoa(i), "team", quota.Low, 1, "n"+itoa(i), i)

@@ -21,8 +21,11 @@ type CycleResult struct {
 	// earlier verdict of the same cycle cost none.
 	Searches int
 
-	gate               *Gate
-	usageGen, queueGen uint64
+	gate                          *Gate
+	usageGen, queueGen, configGen uint64
+	// bare holds what the cycle's searches on the cluster with nothing running found,
+	// which Apply hands to the gate.
+	bare map[string]topology.Result
 	// sealed holds what the cycle decided, one per decision, for Apply.
 	sealed []sealed
 	// requests and reasons hold the copies of the requests and the explanations the
@@ -126,13 +129,13 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		seals = make([]sealed, 0, cap(decisions))
 	}
 	s.search.reasons = res.reasons[:0]
-	*res = CycleResult{Now: now, Decisions: decisions, sealed: seals, gate: g, usageGen: g.usageGen, queueGen: g.queueGen}
+	*res = CycleResult{Now: now, Decisions: decisions, sealed: seals, gate: g, usageGen: g.usageGen, queueGen: g.queueGen, configGen: g.configGen}
 	w := walk{g: g, s: s, res: res, arena: res.requests[:0]}
 	defer func() {
 		// The last (largest) buffers are kept for the next CycleInto; the decisions
 		// reference them. The clusters the cycle copied are its own: nothing outlives
 		// the cycle in them.
-		res.Searches, res.requests, res.reasons = s.searches, w.arena, s.search.reasons
+		res.Searches, res.requests, res.reasons, res.bare = s.searches, w.arena, s.search.reasons, s.search.bare
 		if keep {
 			res.clusters = s.made
 		}
@@ -302,6 +305,8 @@ func (w *walk) decide(r *record, at int) {
 			s.admit(g, r, &d, victims)
 		case at >= 0:
 			return // still waits: the decision already recorded stands
+		case d.Reason == ReasonInadmissible:
+			// Work that can never run holds nothing back: Apply sets it aside.
 		default:
 			if g.leaves[r.leaf-1].strategy == StrictFIFO {
 				if w.blocked == nil {
@@ -445,19 +450,41 @@ func (g *Gate) Apply(c CycleResult) error {
 		st.admit = &record{w: p.w, leaf: p.leaf, vec: p.vec, place: p.place, sig: p.sig, admitted: c.Now, placement: clonePlacement(s.placement)}
 		steps = append(steps, st)
 	}
-	if len(steps) == 0 {
-		g.queueGen++ // applied: the result cannot be applied again
-		return nil
-	}
-	for _, st := range steps {
-		g.pending.remove(st.admit.w.ID)
-	}
-	if err := g.carryOut(steps); err != nil {
+	if len(steps) > 0 {
 		for _, st := range steps {
-			g.pending.add(requeue(st.admit))
+			g.pending.remove(st.admit.w.ID)
 		}
-		return err
+		if err := g.carryOut(steps); err != nil {
+			for _, st := range steps {
+				g.pending.add(requeue(st.admit))
+			}
+			return err
+		}
 	}
-	g.queueGen++
+	g.settle(c.sealed)
+	if c.bare != nil && c.configGen == g.configGen {
+		for key, res := range c.bare {
+			g.learnBare(key, res)
+		}
+	}
+	g.changed(changeQueue) // applied: the result cannot be applied again
 	return nil
+}
+
+// settle remembers what a cycle applied found of the work it left pending: work that
+// could run under the configuration is not looked at again until it changes, and work
+// that never could is set aside, out of the cycles.
+func (g *Gate) settle(sealed []sealed) {
+	for i := range sealed {
+		s := &sealed[i]
+		if s.outcome == Admit || s.rec.held != heldPending {
+			continue
+		}
+		switch {
+		case s.barred != nil:
+			g.setAside(s.rec, *s.barred)
+		case s.possible:
+			s.rec.possible = g.configGen + 1
+		}
+	}
 }

@@ -21,11 +21,12 @@ import (
 // and the cycle must not tell the other, whose nodes are free, the same from its cache.
 func TestCycleVerdictKeepsSelectorsApart(t *testing.T) {
 	c, err := topology.NewCluster([]string{"hostname"}, []topology.Node{
-		{Name: "a1", Labels: map[string]string{"hostname": "a1", "model": "a"}, Free: topology.Resources{"gpu": 0}},
+		// a1's one GPU is held by a pod the host placed: no placement for now.
+		{Name: "a1", Labels: map[string]string{"hostname": "a1", "model": "a"}, Free: topology.Resources{"gpu": 0}, Capacity: topology.Resources{"gpu": 1}},
 		{Name: "b1", Labels: map[string]string{"hostname": "b1", "model": "b"}, Free: topology.Resources{"gpu": 1}},
 	})
 	require.NoError(t, err)
-	g, err := NewForPools(poolSet(t, "team:8"), 8, Options{Cluster: c})
+	g, err := NewForPools(poolSet(t, "team:8"), 0, Options{Cluster: c})
 	require.NoError(t, err)
 	for i, model := range []string{"a", "b"} {
 		spec, err := gang.ParseSpec([]byte(`{"minMember": 1, "nodeSelector": {"model": ["` + model + `"]}}`))
@@ -49,11 +50,12 @@ func TestCycleVerdictKeepsSelectorsApart(t *testing.T) {
 // first is searched and the others are decided from its decision, with the same
 // explanation; a gang of another name is told about its own groups.
 func TestCycleRepeatsEqualRequests(t *testing.T) {
+	// n1 holds 4 GPUs, 3 of them taken by pods the host placed.
 	c, err := topology.NewCluster([]string{"hostname"}, []topology.Node{
-		{Name: "n1", Labels: map[string]string{"hostname": "n1"}, Free: topology.Resources{"gpu": 1}},
+		{Name: "n1", Labels: map[string]string{"hostname": "n1"}, Free: topology.Resources{"gpu": 1}, Capacity: topology.Resources{"gpu": 4}},
 	})
 	require.NoError(t, err)
-	g, err := NewForPools(poolSet(t, "team:8"), 8, Options{Cluster: c})
+	g, err := NewForPools(poolSet(t, "team:8"), 0, Options{Cluster: c})
 	require.NoError(t, err)
 	spec, err := gang.ParseSpec([]byte(`{"minMember": 1}`))
 	require.NoError(t, err)

@@ -55,6 +55,13 @@ const (
 	ReasonFIFO
 	// ReasonPlacement: the request fits the quota but no topology placement exists.
 	ReasonPlacement
+	// ReasonInadmissible: the work cannot run under the gate's present configuration,
+	// even with nothing else running: its queue is closed, it asks more than its
+	// queue's nominal quota or than the tree could ever give it, or no placement exists
+	// on the whole cluster (Decision.Barrier says which, with the numbers). It waits
+	// aside, out of the cycles, until the quotas, the capacity or the nodes change;
+	// Gate.Inadmissible lists it.
+	ReasonInadmissible
 )
 
 var reasonText = [...]string{
@@ -69,6 +76,7 @@ var reasonText = [...]string{
 	ReasonFit:           "fit",
 	ReasonFIFO:          "fifo",
 	ReasonPlacement:     "placement",
+	ReasonInadmissible:  "inadmissible",
 }
 
 // String returns the reason's stable code, such as group-cap or fit.

@@ -16,8 +16,8 @@ import (
 type Decision struct {
 	// Outcome is Admit or Pending.
 	Outcome Outcome
-	// Reason is ReasonNone for an admission, else ReasonQuota, ReasonFit, ReasonFIFO or
-	// ReasonPlacement.
+	// Reason is ReasonNone for an admission, else ReasonQuota, ReasonFit, ReasonFIFO,
+	// ReasonPlacement or ReasonInadmissible.
 	Reason Reason
 	// Workload is the workload decided.
 	Workload Workload
@@ -27,12 +27,18 @@ type Decision struct {
 	// minimum requirement.
 	Request []quota.Quantity
 	// Quota gives the numbers of a ReasonQuota decision: the first resource on which the
-	// queue's HIGH/NORMAL usage plus the request would exceed its nominal quota.
+	// queue's HIGH/NORMAL usage plus the request would exceed its nominal quota; for
+	// ReasonInadmissible with BarrierNominal, the request above the nominal quota (Used
+	// is then 0: it would not fit an empty queue).
 	Quota QuotaCheck
 	// Fit is the quota tree's answer when the request did not fit as things stand: for
 	// ReasonFit the binding node, resource and shortfall; for an admission with a plan,
-	// the shortfall the plan makes up. It is the zero Fit when the request fit at once.
+	// the shortfall the plan makes up; for ReasonInadmissible with BarrierTree, the node
+	// whose quota or limit no request this large ever gets past, with nothing running.
+	// It is the zero Fit when the request fit at once.
 	Fit quota.Fit
+	// Barrier says, for ReasonInadmissible, what the work can never get past.
+	Barrier Barrier
 	// Plan lists the LOW workloads to evict before the admission, in eviction order,
 	// each with why it goes (RunningWorkload.Why); empty when none need to go.
 	Plan []RunningWorkload
@@ -41,7 +47,8 @@ type Decision struct {
 	Blocker WorkloadID
 	// Placement is where a gang's pods go, on a gate with a cluster.
 	Placement *topology.Placement
-	// PlacementReasons explain a ReasonPlacement decision, per candidate domain.
+	// PlacementReasons explain a ReasonPlacement decision, per candidate domain, and a
+	// ReasonInadmissible one with BarrierPlacement, on the cluster with nothing running.
 	PlacementReasons []topology.Reason
 	// Searches counts the placement searches the decision ran: none for a workload
 	// without a placement or one a cycle decided from an earlier verdict, one for a gang
@@ -55,6 +62,10 @@ type Decision struct {
 	// seal is what Decide decided, for Commit; nil in a cycle's decisions, so that
 	// Commit refuses them (their seals are the cycle's).
 	seal *decided
+	// possible reports that the decision found the pending work admissible under the
+	// configuration it was decided on, had nothing else been running: a cycle's Apply
+	// then spares the work that check until the configuration changes.
+	possible bool
 }
 
 // QuotaCheck is the numbers of a ReasonQuota decision.
@@ -96,6 +107,8 @@ func (d Decision) Message() string {
 			parts[i] = r.String()
 		}
 		return "pending: no placement: " + strings.Join(parts, "; ")
+	case ReasonInadmissible:
+		return "inadmissible: " + d.barrierText()
 	}
 	return d.Outcome.String() + " (" + d.Reason.String() + ")"
 }
@@ -159,8 +172,24 @@ func (g *Gate) resolvePending(w Workload, r *record) (err error) {
 }
 
 // decide decides r against s, a state it may change as long as it restores it, and
-// returns the plan's victims with the decision.
+// returns the plan's victims with the decision. Work its queue does not take, and work
+// left pending for quota, the tree or a placement, is looked at once more in the light
+// of the configuration alone: whatever could never run is ReasonInadmissible.
 func (g *Gate) decide(s *state, r *record) (Decision, []*record) {
+	if g.leaves[r.leaf-1].closed {
+		d := Decision{Outcome: Pending, Workload: r.w, Queue: g.tree.Name(r.leaf), Request: r.vec}
+		g.judge(s, r, &d)
+		return d, nil
+	}
+	d, victims := g.decideOpen(s, r)
+	if d.Outcome == Pending && (d.Reason == ReasonQuota || d.Reason == ReasonFit || d.Reason == ReasonPlacement) {
+		g.judge(s, r, &d)
+	}
+	return d, victims
+}
+
+// decideOpen decides r, whose queue takes work, against s as decide does.
+func (g *Gate) decideOpen(s *state, r *record) (Decision, []*record) {
 	d := Decision{Outcome: Pending, Workload: r.w, Queue: g.tree.Name(r.leaf), Request: r.vec}
 	if q, over := g.overQuota(s, r); over {
 		d.Reason, d.Quota = ReasonQuota, q

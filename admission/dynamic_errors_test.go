@@ -76,9 +76,9 @@ func TestDynamicInputErrors(t *testing.T) {
 }
 
 func TestGateConfigErrors(t *testing.T) {
-	_, err := NewForPools(poolSet(t, "a:3", "b:2"), 4, Options{})
-	assert.EqualError(t, err, `invalid capacity "4": is less than the pools' quotas, which add up to 5`)
-	assert.ErrorIs(t, err, ErrInvalidConfig)
+	over, err := NewForPools(poolSet(t, "a:3", "b:2"), 4, Options{})
+	require.NoError(t, err, "quotas above the capacity over-commit the guarantees")
+	assert.Equal(t, []ResourceCapacity{{Resource: "gpu", Capacity: 4, Guaranteed: 5, OverCommitted: true}}, over.Capacity())
 	_, err = NewForPools(poolSet(t, "a:3"), -1, Options{})
 	assert.EqualError(t, err, `invalid capacity "-1": must not be negative`)
 	_, err = NewForPools(poolSet(t, "a:3"), 3, Options{Strategy: 7})
@@ -95,11 +95,19 @@ func TestGateConfigErrors(t *testing.T) {
 	_, err = New(used, Options{})
 	assert.EqualError(t, err, `invalid tree "q": holds usage 1; record running work with AddRunning instead`)
 
-	g = poolGate(t, 4, "p:4")
 	cpu, err := quota.NewTree(quota.TreeSpec{Resources: []string{"cpu"}, Nodes: []quota.NodeSpec{{Name: "q", Kind: quota.KindQueue}}})
 	require.NoError(t, err)
+	gpuTree, err := quota.NewTree(quota.TreeSpec{Resources: []string{"gpu"}, Nodes: []quota.NodeSpec{{Name: "q", Kind: quota.KindQueue}}})
+	require.NoError(t, err)
+	g, err = New(gpuTree, Options{})
+	require.NoError(t, err)
 	assert.EqualError(t, g.Reconfigure(cpu), `invalid tree.resources "[cpu]": must be the gate's resources [gpu]`)
-	assert.ErrorIs(t, g.ReconfigurePools(poolSet(t, "p:4"), 3), ErrInvalidConfig)
+	g = poolGate(t, 4, "p:4")
+	assert.EqualError(t, g.Reconfigure(gpuTree), `invalid gate "": was built from pools; change them through the gate (AddPool, CreateSubpool, …)`)
+	_, err = NewForPools(poolSet(t, "p:4"), 4, Options{Cluster: hostCluster(t, 2, 2)})
+	assert.EqualError(t, err, `invalid capacity "4": must be 0 on a gate with a cluster, which takes its capacity from the cluster's nodes (4)`)
+	_, err = New(cpu, Options{GPUResource: "nvidia.com/gpu"})
+	assert.ErrorIs(t, err, ErrInvalidConfig)
 }
 
 // TestDecideAllocatesNothing: the fit part of dynamic admission — a HIGH, NORMAL or
@@ -134,7 +142,18 @@ func TestNilAndZeroGate(t *testing.T) {
 		assert.ErrorIs(t, g.Apply(CycleResult{}), ErrInvalidConfig)
 		assert.ErrorIs(t, g.Apply(g.Cycle(at(0))), ErrInvalidConfig)
 		assert.ErrorIs(t, g.SetStrategy("p", StrictFIFO), ErrInvalidConfig)
-		assert.ErrorIs(t, g.ReconfigurePools(nil, 0), ErrInvalidConfig)
+		assert.ErrorIs(t, g.SetCapacity(0), ErrInvalidConfig)
+		for _, f := range []func() (PoolChange, error){
+			func() (PoolChange, error) { return g.Reconcile() },
+			func() (PoolChange, error) { return g.DeleteSubpool(name(t, "p--a")) },
+		} {
+			_, err := f()
+			assert.ErrorIs(t, err, ErrInvalidConfig)
+		}
+		assert.Nil(t, g.Pools())
+		assert.Nil(t, g.PoolList())
+		assert.Nil(t, g.Inadmissible())
+		assert.Nil(t, g.Capacity())
 		assert.ErrorIs(t, g.Reconfigure(nil), ErrInvalidConfig)
 		for _, f := range []func() error{
 			func() error { _, err := g.Withdraw("a"); return err },

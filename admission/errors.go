@@ -26,6 +26,12 @@ var (
 	ErrEditedDecision = errors.New("edited decision")
 	// ErrInvalidConfig: a tree, pool set or capacity the gate cannot be built from.
 	ErrInvalidConfig = errors.New("invalid configuration")
+	// ErrClosedQueue: the queue takes no new work (a DELETING subpool's); its running
+	// work drains.
+	ErrClosedQueue = errors.New("closed queue")
+	// ErrUnknownResource: a workload asks for a resource that neither the gate's quota
+	// tree charges nor its cluster's nodes hold, which nothing would limit.
+	ErrUnknownResource = errors.New("unknown resource")
 )
 
 // InputError reports malformed input to this package: a field, its value and the rule

@@ -81,7 +81,7 @@ func TestGateModelFairSharing(t *testing.T) {
 			if err != nil {
 				panic(err)
 			}
-			return &modelSUT{g: g, pools: fairModelPools(), stats: stats}
+			return &modelSUT{g: g, stats: stats}
 		},
 		InitialStateGen: ggen.Const(modelState{live: map[WorkloadID]Workload{}}),
 		GenCommandFunc: func(commands.State) gopter.Gen {

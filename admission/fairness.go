@@ -106,8 +106,7 @@ func (g *Gate) SetFairSharing(on bool) error {
 	}
 	if g.fair != on {
 		g.fair = on
-		g.usageGen++
-		g.queueGen++
+		g.changed(changeUsage | changeQueue)
 	}
 	return nil
 }

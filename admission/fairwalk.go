@@ -275,7 +275,7 @@ func (w *walk) tournament() {
 		d := w.res.Decisions[at]
 		q := t.queue(r.leaf)
 		q.head++
-		if d.Outcome != Admit && g.leaves[r.leaf-1].strategy == StrictFIFO {
+		if d.Outcome != Admit && d.Reason != ReasonInadmissible && g.leaves[r.leaf-1].strategy == StrictFIFO {
 			for _, x := range q.items[q.head:] {
 				w.decide(x, -1) // held back behind r
 			}

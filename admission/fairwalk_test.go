@@ -210,9 +210,10 @@ func TestTournamentStrictFIFO(t *testing.T) {
 		{BestEffortFIFO, []string{"B1", "A1 (fit)", "A2", "A3"}},
 	} {
 		t.Run(tc.strategy.String(), func(t *testing.T) {
-			g := fairGate(t, 4, "a:2", "b:2")
+			g := fairGate(t, 6, "a:2", "b:2")
 			require.NoError(t, g.SetStrategy("a", tc.strategy))
-			submit(t, g, wl("A1", "a", quota.Low, 5, 1), wl("A2", "a", quota.Low, 1, 2), wl("A3", "a", quota.Low, 1, 4), wl("B1", "b", quota.Low, 1, 3))
+			// A1 could run on the whole 6, but B1 goes first and leaves it 5.
+			submit(t, g, wl("A1", "a", quota.Low, 6, 1), wl("A2", "a", quota.Low, 1, 2), wl("A3", "a", quota.Low, 1, 4), wl("B1", "b", quota.Low, 1, 3))
 			c := g.Cycle(at(10))
 			assert.Equal(t, tc.want, order(c))
 			for _, d := range c.Decisions {
@@ -241,7 +242,7 @@ func TestFairGangPlacement(t *testing.T) {
 		{"victim frees quota only", "b-r2", "A: pending: no placement: ", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g, err := NewForPools(fairPools(t, "a:8", "b:4"), 12, Options{Cluster: rackCluster(t), FairSharing: true})
+			g, err := NewForPools(fairPools(t, "a:8", "b:4"), 0, Options{Cluster: rackCluster(t), FairSharing: true})
 			require.NoError(t, err)
 			place := func(id, queue string, pods, minute int, nodes ...string) {
 				p := topology.Placement{}

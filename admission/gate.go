@@ -42,10 +42,18 @@ type Gate struct {
 	leaves []leafInfo
 	// route maps each name a workload may target to its queue.
 	route map[string]quota.NodeID
-	// pools reports that the tree is a pool set's (NewForPools, ReconfigurePools): a
-	// workload names a pool reference, parsed as Check parses a submission's pool, so a
-	// leaf's queue name such as team--shared is not one (see leafOf).
-	pools bool
+	// pools is the pool set the tree is built from, on a gate built from pools, and nil
+	// on one built from a tree. A workload then names a pool reference, parsed as Check
+	// parses a submission's pool, so a leaf's queue name such as team--shared is not one
+	// (see leafOf). The host changes it through the gate (pools.go); its ledgers are
+	// kept empty, since the gate's running work is its usage (ledgerOf).
+	pools *quota.PoolSet
+	// runs counts the running workloads of each queue, by node slot: the running count
+	// of a pool's ledger, which decides when a deleted subpool is drained.
+	runs []int32
+	// capacity is what the tree's roots may hand out: the cluster's nodes' (capacity.go),
+	// or, on a gate from pools without a cluster, the capacity the host gave.
+	capacity capacityBook
 	// strategies holds the strategies SetStrategy set, by queue name, so that they
 	// survive a new tree; fallback is the strategy of every other queue.
 	strategies map[string]Strategy
@@ -55,6 +63,12 @@ type Gate struct {
 	// a failed node's whole load — moves without a change to it. The pending queue
 	// shares it.
 	ids map[WorkloadID]*record
+	// bare is the cluster with nothing running, whose nodes follow the live cluster's:
+	// a gang that finds no placement there cannot run under the present nodes (see
+	// judge). nil without topology. bareSeen holds, by request key, what searches on it
+	// found, until the configuration changes.
+	bare     *topology.Cluster
+	bareSeen map[string]topology.Result
 	// lows holds the running LOW records, the preemption candidates, in eviction order
 	// within a queue (evictsBefore). Every running LOW record is in lows, and nothing
 	// else is.
@@ -70,9 +84,12 @@ type Gate struct {
 	// fairPlan replaces §7's plan for work that does not fit (see fairness.go).
 	fair bool
 	// usageGen counts changes to what decisions depend on (running work, quotas,
-	// capacity); queueGen counts changes to the pending queue and strategies. A
-	// Decision is valid while usageGen is unchanged, a CycleResult while both are.
-	usageGen, queueGen uint64
+	// capacity); queueGen counts changes to the pending queue and strategies;
+	// configGen counts changes to what can ever run (quotas, capacity, nodes). A
+	// Decision is valid while usageGen is unchanged, a CycleResult while usageGen and
+	// queueGen are, and a finding that work is inadmissible while configGen is. Only
+	// changed (change.go) counts them.
+	usageGen, queueGen, configGen uint64
 	// lastVec and lastSig are what the last gang submitted was charged and placed by:
 	// the next submission of an equal request shares them (see share).
 	lastVec []quota.Quantity
@@ -94,7 +111,10 @@ type leafInfo struct {
 	// has none. Preemption across pools looks at whether it borrows.
 	pool quota.NodeID
 	// exempt reports that HIGH/NORMAL work here is not held to the nominal quota.
-	exempt   bool
+	exempt bool
+	// closed reports that the queue takes no new work: a DELETING subpool's, whose
+	// running work drains.
+	closed   bool
 	strategy Strategy
 }
 
@@ -210,49 +230,82 @@ func (s *state) ownCluster() {
 type Options struct {
 	// Cluster, when set, is the topology gangs are placed on: a gang is admitted only
 	// with a placement, which the gate applies to its own copy of the cluster's free
-	// capacity. Workloads without a gang are not placed.
+	// capacity. Workloads without a gang are not placed. The cluster's nodes are also
+	// the gate's capacity: the most its tree's roots hand out of every resource the
+	// nodes hold (see Capacity).
 	Cluster *topology.Cluster
+	// GPUResource names the one resource of a gate built from pools as gangs ask for
+	// it and the cluster's nodes list it, e.g. "nvidia.com/gpu"; empty means GPU
+	// ("gpu"). A gate built with New takes its tree's names and refuses it.
+	GPUResource string
 	// Strategy is the strategy of every queue that Strategies and SetStrategy have not
 	// set; the zero value is BestEffortFIFO.
 	Strategy Strategy
 	// Strategies sets the strategy of single queues at construction, as SetStrategy
 	// would: keys are what SetStrategy takes (a queue name, or a top-level pool's name
-	// for its shared leaf), and each is kept by name across ReconfigurePools and
+	// for its shared leaf), and each is kept by name across changes of the pools and
 	// Reconfigure. An unknown queue (ErrUnknownQueue) or an invalid strategy
 	// (ErrInvalidValue) is an error of the constructor, reported for the first key in
 	// byte order. The gate keeps its own copy of the map.
 	Strategies map[string]Strategy
-	// FairSharing shares idle quota by weight (SPEC §12): a cycle admits in the order
-	// of a tournament of dominant resource shares instead of one walk by priority, and
-	// work that does not fit — LOW work included — may preempt LOW work that holds more
-	// than its share. Off by default; SetFairSharing switches it later.
+	// FairSharing shares idle quota by weight: a cycle admits in the order of a
+	// tournament of dominant resource shares instead of one walk by priority, and work
+	// that does not fit — LOW work included — may preempt LOW work that holds more than
+	// its share. Off by default; SetFairSharing switches it later.
 	FairSharing bool
 }
 
-// NewForPools returns a gate for the pools of one node set of the given capacity in
-// GPUs, on the tree of SPEC §7 (see the package documentation): a root cohort, a cohort
-// per top-level pool and a leaf per ACTIVE or DELETING subpool plus the pool's shared
-// leaf. Workloads name a pool (its shared leaf) or a subpool; the one resource is GPU.
-// Quotas adding up to more than the capacity are an error. The gate reads pools only
-// here: after the host changes them, ReconfigurePools brings the gate up to date.
+// NewForPools returns a gate for the pools of one node set, on the tree described in
+// the package documentation: a root cohort, a cohort per top-level pool and a leaf per
+// ACTIVE or DELETING subpool plus the pool's shared leaf. Workloads name a pool (its
+// shared leaf) or a subpool; the one resource is the GPU (Options.GPUResource).
+//
+// The gate's capacity is the node set's GPUs: with Options.Cluster, what the
+// cluster's schedulable nodes hold, followed through every node change, and capacity
+// must then be 0; without one, capacity, which SetCapacity changes. Quotas may add up
+// to more than the capacity: the guarantees are then over-committed, which Capacity
+// reports, and no admission takes the gate past its capacity.
+//
+// The gate keeps its own copy of pools and is from then on the one place where they
+// change (AddPool, CreateSubpool, DeleteSubpool, Reconcile, …): the usage of its pools
+// is its own running work, so no ledger needs copying. What Start recorded in pools is
+// not carried over; record work that runs already with AddRunning.
 func NewForPools(pools *quota.PoolSet, capacity quota.Quantity, o Options) (*Gate, error) {
-	l, err := poolLayout(pools, capacity)
+	gpu := o.GPUResource
+	if gpu == "" {
+		gpu = GPU
+	}
+	book, err := newCapacityBook(o.Cluster, []string{gpu}, capacity)
 	if err != nil {
 		return nil, err
 	}
-	return newGate(l, o)
+	book.fromPools = true
+	l, err := poolLayout(pools, gpu, book.total(0))
+	if err != nil {
+		return nil, err
+	}
+	return newGate(l, book, o)
 }
 
 // New returns a gate on a copy of tree, which must hold no usage: the gate's usage is
 // the work it admits, and AddRunning records work already running. Workloads name the
 // tree's queues. HIGH/NORMAL work is held to its queue's nominal quota; a queue with an
-// Unlimited nominal quota does not hold it.
+// Unlimited nominal quota does not hold it. With Options.Cluster, every root of the
+// tree takes, for every resource the cluster's nodes hold, the nodes' capacity as its
+// own (quota.NodeQuota.Capacity), followed through every node change.
 func New(tree *quota.Tree, o Options) (*Gate, error) {
+	if o.GPUResource != "" {
+		return nil, inputErr(ErrInvalidConfig, "options.gpuResource", o.GPUResource, "names the resource of a gate built from pools; a tree names its own")
+	}
 	l, err := treeLayout(tree)
 	if err != nil {
 		return nil, err
 	}
-	return newGate(l, o)
+	book, err := newCapacityBook(o.Cluster, l.tree.Resources(), 0)
+	if err != nil {
+		return nil, err
+	}
+	return newGate(l, book, o)
 }
 
 // treeLayout checks that tree can carry a gate and returns a layout on a copy of it.
@@ -271,15 +324,15 @@ func treeLayout(tree *quota.Tree) (layout, error) {
 	return layout{tree: tree.Clone()}, nil
 }
 
-func newGate(l layout, o Options) (*Gate, error) {
+func newGate(l layout, book capacityBook, o Options) (*Gate, error) {
 	if !o.Strategy.IsValid() {
 		return nil, inputErr(ErrInvalidValue, "options.strategy", o.Strategy.String(), "must be BestEffortFIFO or StrictFIFO")
 	}
 	ids := map[WorkloadID]*record{}
-	g := &Gate{resources: l.tree.Resources(), strategies: map[string]Strategy{}, fallback: o.Strategy,
+	g := &Gate{resources: l.tree.Resources(), strategies: map[string]Strategy{}, fallback: o.Strategy, capacity: book,
 		ids: ids, lows: newLowIndex(), byNode: map[string]map[*record]struct{}{}, pending: newPendingQueue(ids), fair: o.FairSharing}
 	if o.Cluster != nil {
-		g.cluster, g.guarded = o.Cluster.Clone(), o.Cluster.Clone()
+		g.cluster, g.guarded, g.bare = o.Cluster.Clone(), o.Cluster.Clone(), bareOf(o.Cluster)
 	}
 	g.install(l)
 	if err := g.setStrategies(o.Strategies); err != nil {
@@ -289,7 +342,7 @@ func newGate(l layout, o Options) (*Gate, error) {
 }
 
 // install makes l the gate's layout, with no usage: the caller charges the running
-// records afterwards.
+// records afterwards. The tree's roots take the gate's capacity.
 func (g *Gate) install(l layout) {
 	t := l.tree
 	size := 0
@@ -297,10 +350,13 @@ func (g *Gate) install(l layout) {
 		size = max(size, int(n))
 	}
 	g.tree, g.books = t, t
-	g.pools = l.alias != nil
+	g.pools = l.pools
+	g.capacity.guaranteed = l.guaranteed
+	g.capacity.capTree(t)
 	g.guaranteed = make([]quota.Quantity, size*len(g.resources))
 	g.total = make([]quota.Quantity, len(g.resources))
 	g.leaves = make([]leafInfo, size)
+	g.runs = make([]int32, size)
 	g.route = make(map[string]quota.NodeID, size+len(l.alias))
 	for _, n := range t.Nodes() {
 		if t.Kind(n) != quota.KindQueue {
@@ -312,7 +368,7 @@ func (g *Gate) install(l layout) {
 		for p := t.Parent(pool); p != 0 && t.Parent(p) != 0; p = t.Parent(pool) {
 			pool = p
 		}
-		g.leaves[n-1] = leafInfo{pool: pool, exempt: l.exempt[name], strategy: g.strategyOf(name)}
+		g.leaves[n-1] = leafInfo{pool: pool, exempt: l.exempt[name], closed: l.closed[name], strategy: g.strategyOf(name)}
 	}
 	for from, to := range l.alias {
 		if n, ok := t.Node(to); ok {
@@ -337,7 +393,7 @@ func (g *Gate) leafOf(name string) (quota.NodeID, error) {
 		return 0, errUnusable()
 	}
 	n, ok := g.route[name]
-	if g.pools && (!ok || isSharedLeaf(name)) {
+	if g.pools != nil && (!ok || isSharedLeaf(name)) {
 		if err := checkPoolReference("workload.queue", name); err != nil {
 			return 0, err
 		}
@@ -363,45 +419,41 @@ func (g *Gate) queueOf(field, name string) (quota.NodeID, error) {
 	return 0, inputErr(ErrUnknownQueue, field, name, "no such queue")
 }
 
-// ReconfigurePools replaces the gate's tree with the one of pools and capacity (see
-// NewForPools), after the host changed quotas, maxima or subpools. Running work keeps
-// running and is charged to the new tree, over-admitted where quotas shrank: nothing is
-// evicted (SPEC §4's soft decreases), and new HIGH/NORMAL work waits until usage drains.
-// It is an error, changing nothing, when a running or pending workload's queue would
-// disappear (withdraw or release it first).
-func (g *Gate) ReconfigurePools(pools *quota.PoolSet, capacity quota.Quantity) error {
-	if !g.usable() {
-		return errUnusable()
-	}
-	l, err := poolLayout(pools, capacity)
-	if err != nil {
-		return err
-	}
-	return g.reconfigure(l)
-}
-
 // Reconfigure replaces the gate's tree with a copy of tree, which must hold no usage and
-// have the same resources in the same order. Running work is charged to it as with
-// ReconfigurePools; the gate then routes workloads to the new tree's queues by name only.
+// have the same resources in the same order. Running work keeps running and is charged
+// to the new tree as it is, over-admitted where quotas shrank: nothing is evicted, and
+// new HIGH/NORMAL work waits until usage drains. The gate then routes workloads to the
+// new tree's queues by name. It is an error, changing nothing, on a gate built from
+// pools (change them through the gate) and when a running or pending workload's queue
+// would disappear (withdraw or release it first).
 func (g *Gate) Reconfigure(tree *quota.Tree) error {
 	if !g.usable() {
 		return errUnusable()
+	}
+	if g.pools != nil {
+		return inputErr(ErrInvalidConfig, "gate", "", "was built from pools; change them through the gate (AddPool, CreateSubpool, …)")
 	}
 	l, err := treeLayout(tree)
 	if err != nil {
 		return err
 	}
-	return g.reconfigure(l)
+	return g.reconfigure(l, nil)
 }
 
-func (g *Gate) reconfigure(l layout) error {
+// reconfigure makes l the gate's layout and charges the running work to it. The
+// pending records in drop leave the gate (their queue goes); every other record must
+// have a queue in l. On failure nothing changes.
+func (g *Gate) reconfigure(l layout, drop map[*record]bool) error {
 	if got := l.tree.Resources(); !slices.Equal(got, g.resources) {
 		return inputErr(ErrInvalidConfig, "tree.resources", joinNames(got), "must be the gate's resources "+joinNames(g.resources))
 	}
-	next := &Gate{resources: g.resources, strategies: g.strategies, fallback: g.fallback}
+	next := &Gate{resources: g.resources, strategies: g.strategies, fallback: g.fallback, capacity: g.capacity}
 	next.install(l)
 	leaves := make(map[*record]quota.NodeID, len(g.ids))
 	for _, r := range g.records() {
+		if drop[r] {
+			continue
+		}
 		n, err := next.leafOf(r.w.Queue)
 		if err != nil {
 			return inputErr(ErrInvalidConfig, "tree", r.w.Queue, "has no queue for workload "+strconv.Quote(string(r.w.ID))+"; withdraw or release it first")
@@ -413,19 +465,22 @@ func (g *Gate) reconfigure(l layout) error {
 			return inputErr(ErrInvalidConfig, "tree", r.w.Queue, err.Error())
 		}
 		next.account(leaves[r], r, +1)
+		next.runs[leaves[r]-1]++
+	}
+	for r := range drop {
+		g.pending.drop(r)
 	}
 	for r, n := range leaves {
 		r.leaf = n
 	}
 	g.tree = next.tree
 	g.state = state{books: next.tree, guaranteed: next.guaranteed, total: next.total, cluster: g.cluster, guarded: g.guarded}
-	g.leaves, g.route, g.pools = next.leaves, next.route, next.pools
+	g.leaves, g.route, g.pools, g.runs, g.capacity = next.leaves, next.route, next.pools, next.runs, next.capacity
 	g.lows = newLowIndex()
 	for r := range g.runningRecords() {
 		g.indexLow(r, +1)
 	}
-	g.usageGen++
-	g.queueGen++
+	g.changed(changeConfig)
 	return nil
 }
 
@@ -523,7 +578,7 @@ func (g *Gate) SetStrategy(queue string, s Strategy) error {
 	name := g.tree.Name(n)
 	g.strategies[name] = s
 	g.leaves[n-1].strategy = s
-	g.queueGen++
+	g.changed(changeQueue)
 	return nil
 }
 
@@ -599,17 +654,19 @@ func (g *Gate) Usage(queue string) (QueueUsage, error) {
 	return u, nil
 }
 
-// Counts returns how many workloads are pending and how many run, without copying
-// them: for a host's metrics and checks.
+// Counts returns how many workloads are pending — in the queue the cycles walk, work
+// set aside as inadmissible left out (Inadmissible lists it) — and how many run,
+// without copying them: for a host's metrics and checks.
 func (g *Gate) Counts() (pending, running int) {
 	if !g.usable() {
 		return 0, 0
 	}
-	return g.pending.len(), len(g.ids) - g.pending.len()
+	return g.pending.len(), len(g.ids) - g.pending.waitingLen()
 }
 
 // Pending returns the pending workloads in the order a cycle walks them: priority, then
-// submit time, then ID.
+// submit time, then ID. Work set aside as inadmissible is not walked, and not listed
+// here: Inadmissible lists it.
 func (g *Gate) Pending() []Workload {
 	if !g.usable() {
 		return nil
@@ -627,7 +684,7 @@ func (g *Gate) Running() []RunningWorkload {
 	if !g.usable() {
 		return nil
 	}
-	out := make([]RunningWorkload, 0, len(g.ids)-g.pending.len())
+	out := make([]RunningWorkload, 0, len(g.ids)-g.pending.waitingLen())
 	for r := range g.runningRecords() {
 		out = append(out, g.runningOf(r))
 	}

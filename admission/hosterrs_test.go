@@ -43,7 +43,7 @@ func TestEditedDecisionsAreRefused(t *testing.T) {
 	admit, err := g.Decide(wl("a", "p", quota.High, 1, 1))
 	require.NoError(t, err)
 	require.Equal(t, "admit to p--shared after preempting l", admit.Message())
-	over, err := g.Decide(wl("h", "p", quota.High, 7, 1))
+	over, err := g.Decide(wl("h", "p", quota.High, 5, 1))
 	require.NoError(t, err)
 	require.Equal(t, ReasonQuota, over.Reason)
 
@@ -74,10 +74,10 @@ func TestEditedDecisionsAreRefused(t *testing.T) {
 	require.NoError(t, err)
 	assert.ErrorIs(t, g.Commit(d, at(4)), ErrStaleDecision, "taken to another gate")
 
-	submit(t, g, wl("h7", "p", quota.High, 7, 5))
+	submit(t, g, wl("h7", "p", quota.High, 4, 5))
 	c := g.Cycle(at(6))
 	require.Equal(t, []string{
-		"h7: pending: queue p--shared holds 3 of its 6 gpu for HIGH/NORMAL work and the workload asks 7",
+		"h7: pending: queue p--shared holds 3 of its 6 gpu for HIGH/NORMAL work and the workload asks 4",
 		`l: pending: does not fit: node "(root)" allows 5 of 6 "gpu" (short by 1)`,
 	}, decisions(c))
 	flipped := c
@@ -125,7 +125,7 @@ func TestNilGateRefusesAsConfig(t *testing.T) {
 // TestCounts: Counts tells what Pending and Running list, without copying them.
 func TestCounts(t *testing.T) {
 	g := poolGate(t, 8, "p:8")
-	submit(t, g, wl("a", "p", quota.High, 2, 0), wl("b", "p", quota.Low, 9, 1))
+	submit(t, g, wl("a", "p", quota.High, 2, 0), wl("b", "p", quota.Low, 8, 1))
 	running(t, g, wl("c", "p", quota.Low, 1, 2))
 	p, r := g.Counts()
 	assert.Equal(t, len(g.Pending()), p)

@@ -51,7 +51,7 @@ func hostModelCluster(tb testing.TB) *topology.Cluster {
 }
 
 func hostGate(tb testing.TB) *Gate {
-	g, err := NewForPools(poolSet(tb, "team:6", "team--a:2", "solo:4"), 10, Options{Cluster: hostModelCluster(tb)})
+	g, err := NewForPools(poolSet(tb, "team:6", "team--a:2", "solo:4"), 0, Options{Cluster: hostModelCluster(tb)})
 	require.NoError(tb, err)
 	return g
 }
@@ -232,7 +232,11 @@ func (c hostCommand) Run(sut commands.SystemUnderTest) commands.Result {
 		}
 		run.live[r.Workload.ID] = true
 	}
-	for _, p := range s.g.Pending() {
+	waiting := s.g.Pending()
+	for _, d := range s.g.Inadmissible() {
+		waiting = append(waiting, d.Workload)
+	}
+	for _, p := range waiting {
 		if run.live[p.ID] {
 			run.problems = append(run.problems, "pending and running, or pending twice: "+string(p.ID))
 		}

@@ -83,7 +83,6 @@ func (m modelState) next(op gen.AdmissionOp) modelState {
 // and counts of what the steps did, so the test can tell it exercised them.
 type modelSUT struct {
 	g     *Gate
-	pools *quota.PoolSet
 	now   int
 	stats *modelStats
 }
@@ -188,33 +187,24 @@ func (c modelCommand) Run(sut commands.SystemUnderTest) commands.Result {
 	return run
 }
 
-// changeQuota changes a quota on the pools and brings the gate up to date; a change the
-// pools or the gate refuse leaves both as they were.
+// changeQuota changes a quota of the gate's pools, or its capacity; a change the gate
+// refuses leaves it as it was.
 func changeQuota(s *modelSUT, op gen.AdmissionOp) error {
-	next := s.pools.Clone()
 	amount := quota.Quantity(op.Amount + 1)
-	capacity := quota.Quantity(modelCapacity)
 	var err error
 	switch name := mustName(modelQueues[op.Queue]); {
 	case op.Priority < 0:
-		capacity = quota.Quantity(6 + op.Amount)
+		err = s.g.SetCapacity(quota.Quantity(6 + op.Amount))
 	case name.IsSubpool():
-		_, err = next.UpdateSubpool(name, amount-1)
+		_, err = s.g.UpdateSubpool(name, amount-1)
 	default:
-		info, _ := next.Pool(name)
+		info, _ := s.g.Pools().Pool(name)
 		cfg := info.Config
 		cfg.Quota = 2 * amount
 		cfg.Maximum = max(cfg.Maximum, cfg.Quota)
-		_, err = next.UpdatePool(name, cfg)
+		_, err = s.g.UpdatePool(name, cfg)
 	}
-	if err != nil {
-		return err
-	}
-	if err := s.g.ReconfigurePools(next, capacity); err != nil {
-		return err
-	}
-	s.pools = next
-	return nil
+	return err
 }
 
 func mustLeaf(g *Gate, q string) quota.NodeID {
@@ -231,6 +221,12 @@ func snapshot(g *Gate) string {
 	}
 	for _, w := range g.Pending() {
 		fmt.Fprintf(&b, "pending %s\n", w.ID)
+	}
+	for _, d := range g.Inadmissible() {
+		fmt.Fprintf(&b, "aside %s\n", d)
+	}
+	if pools := g.PoolList(); pools != nil {
+		b.WriteString(quota.FormatPoolList(pools))
 	}
 	if c := g.Cluster(); c != nil {
 		fmt.Fprintf(&b, "nodes %v\n", c.Nodes())
@@ -285,7 +281,8 @@ func addVec(a, b []quota.Quantity) []quota.Quantity {
 type balance struct{ sq, u, t, avail quota.Quantity }
 
 // recompute evaluates SPEC §6 from scratch for a tree without lending limits (a pool
-// set's): SQ(q) = nom, SQ(c) = nom + Σ SQ(child); U(q) = the usage given, U(c) = Σ
+// set's): SQ(q) = nom, SQ(c) = nom + Σ SQ(child), capped at a root's capacity; U(q) =
+// the usage given, U(c) = Σ
 // U(child); T = SQ − U; available(root) = SQ − U and available(n) = min(available(parent),
 // SQ(n) − U(n) + BL(n)), clamped at 0.
 func recompute(t *quota.Tree, usage map[quota.NodeID][]quota.Quantity) map[quota.NodeID][]balance {
@@ -307,6 +304,12 @@ func recompute(t *quota.Tree, usage map[quota.NodeID][]quota.Quantity) map[quota
 			}
 		}
 		for j := range b {
+			// A root's capacity caps what its whole tree holds.
+			if q, _ := t.Quota(n, quota.ResourceID(j)); t.Parent(n) == 0 {
+				if c, ok := q.Capacity.Value(); ok {
+					b[j].sq = min(b[j].sq, c)
+				}
+			}
 			b[j].t = b[j].sq.Sub(b[j].u)
 		}
 		out[n] = b
@@ -368,6 +371,9 @@ func held(g *Gate) []WorkloadID {
 	for _, w := range g.Pending() {
 		ids = append(ids, w.ID)
 	}
+	for _, d := range g.Inadmissible() {
+		ids = append(ids, d.Workload.ID)
+	}
 	for _, r := range g.Running() {
 		ids = append(ids, r.Workload.ID)
 	}
@@ -383,7 +389,7 @@ func TestGateModel(t *testing.T) {
 			if err != nil {
 				panic(err)
 			}
-			return &modelSUT{g: g, pools: modelPools(), stats: stats}
+			return &modelSUT{g: g, stats: stats}
 		},
 		InitialStateGen: ggen.Const(modelState{live: map[WorkloadID]Workload{}}),
 		GenCommandFunc: func(commands.State) gopter.Gen {

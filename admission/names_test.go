@@ -87,7 +87,8 @@ func TestOptionsStrategies(t *testing.T) {
 		assert.Equal(t, want, s, q)
 	}
 	// They are kept by name across a new tree, as SetStrategy's are.
-	require.NoError(t, g.ReconfigurePools(pools, 20))
+	_, err = g.CreateSubpool(name(t, "team--b"), 2)
+	require.NoError(t, err)
 	s, _ := g.Strategy("team--a")
 	assert.Equal(t, BestEffortFIFO, s)
 

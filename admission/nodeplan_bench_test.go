@@ -27,7 +27,7 @@ func fragmentedGate(tb testing.TB, n int) *Gate {
 	}
 	c, err := topology.NewCluster([]string{"rack", "hostname"}, nodes)
 	require.NoError(tb, err)
-	g, err := NewForPools(poolSet(tb, "team:"+fmt.Sprint(8*n)), quota.Quantity(8*n), Options{Cluster: c})
+	g, err := NewForPools(poolSet(tb, "team:"+fmt.Sprint(8*n)), 0, Options{Cluster: c})
 	require.NoError(tb, err)
 	one := podGang(tb, 1, 1)
 	for k := range 7 * n {

@@ -53,7 +53,7 @@ func podWorkload(t testing.TB, id, queue string, p quota.Priority, pods, gpus, n
 // TestNodePlanFreesTheNodeThePlacementUses: the tree has room, no node has; evicting
 // the LOW pod on one node makes room, and the plan names only that pod.
 func TestNodePlanFreesTheNodeThePlacementUses(t *testing.T) {
-	g, err := NewForPools(poolSet(t, "team:8"), 8, Options{Cluster: hostCluster(t, 2, 2, 2, 2)})
+	g, err := NewForPools(poolSet(t, "team:8"), 0, Options{Cluster: hostCluster(t, 2, 2, 2, 2)})
 	require.NoError(t, err)
 	for i := 1; i <= 4; i++ {
 		placedOn(t, g, "l"+itoa(i), "team", quota.Low, 1, "n"+itoa(i), i)
@@ -75,7 +75,7 @@ func TestNodePlanFreesTheNodeThePlacementUses(t *testing.T) {
 // TestNodePlanFewestVictims: one node holds two small LOW pods, another one large one;
 // both make room, and the plan takes the one.
 func TestNodePlanFewestVictims(t *testing.T) {
-	g, err := NewForPools(poolSet(t, "team:4"), 4, Options{Cluster: hostCluster(t, 2, 2)})
+	g, err := NewForPools(poolSet(t, "team:4"), 0, Options{Cluster: hostCluster(t, 2, 2)})
 	require.NoError(t, err)
 	placedOn(t, g, "a", "team", quota.Low, 1, "n1", 1)
 	placedOn(t, g, "b", "team", quota.Low, 1, "n1", 2)
@@ -90,7 +90,7 @@ func TestNodePlanFewestVictims(t *testing.T) {
 // that pool borrows, re-checked before each eviction: of b's two LOW pods, one may go,
 // the one admitted last, and it must be the one that frees a node.
 func TestNodePlanKeepsGuaranteedWork(t *testing.T) {
-	g, err := NewForPools(poolSet(t, "a:3", "b:1"), 4, Options{Cluster: hostCluster(t, 2, 2)})
+	g, err := NewForPools(poolSet(t, "a:3", "b:1"), 0, Options{Cluster: hostCluster(t, 2, 2)})
 	require.NoError(t, err)
 	placedOn(t, g, "b1", "b", quota.Low, 1, "n1", 1)
 	placedOn(t, g, "b2", "b", quota.Low, 1, "n2", 2)
@@ -109,7 +109,7 @@ func TestNodePlanKeepsGuaranteedWork(t *testing.T) {
 
 	// A pool within its quota keeps its LOW work: a's NORMAL work waits although
 	// evicting b's pods would free a node.
-	g, err = NewForPools(poolSet(t, "a:2", "b:2"), 4, Options{Cluster: hostCluster(t, 2, 2)})
+	g, err = NewForPools(poolSet(t, "a:2", "b:2"), 0, Options{Cluster: hostCluster(t, 2, 2)})
 	require.NoError(t, err)
 	placedOn(t, g, "b1", "b", quota.Low, 1, "n1", 1)
 	placedOn(t, g, "b2", "b", quota.Low, 1, "n2", 2)
@@ -121,10 +121,12 @@ func TestNodePlanKeepsGuaranteedWork(t *testing.T) {
 // TestNodePlanNoneWhenEvictingAllIsNotEnough: a pod larger than any node waits, and
 // nothing is planned.
 func TestNodePlanNoneWhenEvictingAllIsNotEnough(t *testing.T) {
-	g, err := NewForPools(poolSet(t, "team:4"), 4, Options{Cluster: hostCluster(t, 2, 2)})
+	g, err := NewForPools(poolSet(t, "team:6"), 0, Options{Cluster: hostCluster(t, 2, 4)})
 	require.NoError(t, err)
 	placedOn(t, g, "a", "team", quota.Low, 1, "n1", 1)
 	placedOn(t, g, "b", "team", quota.Low, 1, "n2", 2)
+	// n2 could hold the gang, but HIGH work holds 2 of its 4 GPUs.
+	placedOn(t, g, "hh", "team", quota.High, 2, "n2", 3)
 	d, err := g.Decide(podWorkload(t, "h", "team", quota.High, 1, 3, 10))
 	require.NoError(t, err)
 	assert.Equal(t, Pending, d.Outcome)
@@ -136,7 +138,7 @@ func TestNodePlanNoneWhenEvictingAllIsNotEnough(t *testing.T) {
 // TestNodePlanQuotaAndNodes: the request needs quota from one LOW workload and a node
 // from another; the plan holds both, and neither can be dropped.
 func TestNodePlanQuotaAndNodes(t *testing.T) {
-	g, err := NewForPools(poolSet(t, "team:6"), 6, Options{Cluster: hostCluster(t, 2, 2, 2)})
+	g, err := NewForPools(poolSet(t, "team:6"), 0, Options{Cluster: hostCluster(t, 2, 2, 2)})
 	require.NoError(t, err)
 	placedOn(t, g, "h1", "team", quota.High, 1, "n1", 1)
 	placedOn(t, g, "l1", "team", quota.Low, 1, "n1", 2)
@@ -157,7 +159,7 @@ func TestNodePlanQuotaAndNodes(t *testing.T) {
 // workload is decided again before any LOW work and takes the rest, and Apply carries
 // out both admissions although the earlier one needs the later one's eviction.
 func TestCycleReconsidersAfterEvictions(t *testing.T) {
-	g, err := NewForPools(poolSet(t, "a:6", "b:4"), 10, Options{Cluster: hostCluster(t, 2, 2, 4)})
+	g, err := NewForPools(poolSet(t, "a:6", "b:4"), 0, Options{Cluster: hostCluster(t, 2, 2, 4)})
 	require.NoError(t, err)
 	placedOn(t, g, "ha", "a", quota.High, 2, "n1", 1)
 	placedOn(t, g, "ha2", "a", quota.High, 2, "n2", 2)
@@ -169,7 +171,8 @@ func TestCycleReconsidersAfterEvictions(t *testing.T) {
 	assert.Equal(t, []string{
 		"x: admit to a--shared",
 		"y: admit to b--shared after preempting lb",
-		"z: pending: no placement: cluster can host 0 of 1 pods of job",
+		// The pools are guaranteed 10 of the 8 GPUs the nodes hold: the capacity binds.
+		`z: pending: does not fit: node "(root)" allows 0 of 2 "gpu" (short by 2)`,
 	}, decisions(c))
 	require.NoError(t, g.Apply(c))
 	assert.Equal(t, []string{"ha", "ha2", "x", "y"}, runningIDs(g))
@@ -180,10 +183,11 @@ func TestCycleReconsidersAfterEvictions(t *testing.T) {
 // TestCycleSearchesOncePerShape: many pending gangs of one shape that cannot be placed
 // cost one search, and a larger shape none; a freed node makes the cycle search again.
 func TestCycleSearchesOncePerShape(t *testing.T) {
-	g, err := NewForPools(poolSet(t, "team:8"), 8, Options{Cluster: hostCluster(t, 2, 2, 2, 2)})
+	// n4 could hold the larger gang, but LOW work holds 2 of its 3 GPUs.
+	g, err := NewForPools(poolSet(t, "team:8"), 0, Options{Cluster: hostCluster(t, 2, 2, 2, 3)})
 	require.NoError(t, err)
 	for i := 1; i <= 4; i++ {
-		placedOn(t, g, "l"+itoa(i), "team", quota.Low, 1, "n"+itoa(i), i)
+		placedOn(t, g, "l"+itoa(i), "team", quota.Low, 1+i/4, "n"+itoa(i), i)
 	}
 	for i := range 50 {
 		submit(t, g, podWorkload(t, "p"+itoa(i), "team", quota.Low, 1, 2, 10+i))
@@ -206,7 +210,7 @@ func TestCycleSearchesOncePerShape(t *testing.T) {
 	// Fifty HIGH pods of 2 GPUs: the first gets a plan, which frees n1; the next one
 	// searches again and gets n2 with its own plan; and so on: four admissions, then the
 	// quota runs out (8 GPUs of HIGH work at most) — none is left waiting for a node.
-	g2, err := NewForPools(poolSet(t, "team:8"), 8, Options{Cluster: hostCluster(t, 2, 2, 2, 2)})
+	g2, err := NewForPools(poolSet(t, "team:8"), 0, Options{Cluster: hostCluster(t, 2, 2, 2, 2)})
 	require.NoError(t, err)
 	for i := 1; i <= 4; i++ {
 		placedOn(t, g2, "l"+itoa(i), "team", quota.Low, 1, "n"+itoa(i), i)
@@ -233,8 +237,9 @@ func TestCycleSearchesOncePerShape(t *testing.T) {
 // TestCycleRenamesCachedExplanations: a decision taken from another gang's verdict
 // speaks of its own gang.
 func TestCycleRenamesCachedExplanations(t *testing.T) {
-	g, err := NewForPools(poolSet(t, "team:4"), 4, Options{Cluster: hostCluster(t, 2, 2)})
+	g, err := NewForPools(poolSet(t, "team:4"), 0, Options{Cluster: hostCluster(t, 2, 3)})
 	require.NoError(t, err)
+	placedOn(t, g, "l", "team", quota.Low, 1, "n2", 0) // n2 could hold 3, but not now
 	w1, w2 := podWorkload(t, "p1", "team", quota.Low, 1, 3, 1), podWorkload(t, "p2", "team", quota.Low, 1, 3, 2)
 	w2.Gang.Name = "other"
 	submit(t, g, w1, w2)

@@ -50,8 +50,9 @@ func (g *Gate) AddNode(n topology.Node) error {
 	if err := g.cluster.AddNode(n); err != nil {
 		return nodeErr(n.Name, err)
 	}
-	g.follow(func(c *topology.Cluster) error { return c.AddNode(n) })
-	g.usageGen++
+	g.follow(func(c *topology.Cluster) error { return c.AddNode(n) }, func(c *topology.Cluster) error { return c.AddNode(emptyNode(n)) })
+	g.recount(n.Name)
+	g.changed(changeConfig)
 	return nil
 }
 
@@ -74,10 +75,13 @@ func (g *Gate) RemoveNode(name string) ([]RunningWorkload, error) {
 	if err := g.lose(lost, name); err != nil {
 		return nil, err
 	}
-	// The node exists, and the lost work's pods on it go with it: neither call can fail.
+	// The node exists, and the lost work's pods on it go with it: none of the calls can
+	// fail.
 	_ = g.cluster.RemoveNode(name)
 	_ = g.guarded.RemoveNode(name)
-	g.usageGen++
+	_ = g.bare.RemoveNode(name)
+	g.recount(name)
+	g.changed(changeConfig)
 	return out, nil
 }
 
@@ -100,7 +104,9 @@ func (g *Gate) cordon(name string, on bool) error {
 		return nodeErr(name, err)
 	}
 	_ = change(g.guarded, name)
-	g.usageGen++
+	_ = change(g.bare, name)
+	g.recount(name)
+	g.changed(changeConfig)
 	return nil
 }
 
@@ -122,17 +128,21 @@ func (g *Gate) SetNodeCapacity(name string, capacity topology.Resources) ([]Runn
 	if err := g.cluster.SetCapacity(name, capacity); err != nil {
 		return nil, nodeErr(name, err)
 	}
-	g.follow(func(c *topology.Cluster) error { return c.SetCapacity(name, capacity) })
+	resize := func(to topology.Resources) func(c *topology.Cluster) error {
+		return func(c *topology.Cluster) error { return c.SetCapacity(name, to) }
+	}
+	g.follow(resize(capacity), resize(capacity))
 	free, _ := g.cluster.Free(name)
 	lost := overflowing(g.onNode(name), name, free)
 	out := g.retiredAll(lost)
 	if err := g.lose(lost, ""); err != nil {
 		// Put the capacity back; it held before, so it holds again.
 		_ = g.cluster.SetCapacity(name, before)
-		g.follow(func(c *topology.Cluster) error { return c.SetCapacity(name, before) })
+		g.follow(resize(before), resize(before))
 		return nil, err
 	}
-	g.usageGen++
+	g.recount(name)
+	g.changed(changeConfig)
 	return out, nil
 }
 
@@ -180,16 +190,17 @@ func (g *Gate) lose(rs []*record, gone string) error {
 	for _, r := range rs {
 		g.pending.enqueue(requeue(r))
 	}
-	g.queueGen++
-	g.usageGen++
+	g.changed(changeUsage | changeQueue)
 	return nil
 }
 
 // follow makes the same node change on the guarded cluster that the live one just took,
 // and rebuilds the guarded cluster when the change laid the live one out anew, so that
-// every footprint stays fast on both.
-func (g *Gate) follow(change func(*topology.Cluster) error) {
+// every footprint stays fast on both; bare takes the change as it applies to a node
+// with nothing placed.
+func (g *Gate) follow(change, bare func(*topology.Cluster) error) {
 	_ = change(g.guarded)
+	_ = bare(g.bare)
 	if g.cluster.SharesLayout(g.guarded) {
 		return
 	}

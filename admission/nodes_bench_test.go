@@ -30,7 +30,7 @@ func newNodeBench(b *testing.B, nodes, loaded, podsPer int) nodeBench {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g, err := NewForPools(poolSet(b, "team:"+strconv.Itoa(nodes*128)), quota.Quantity(nodes*128), Options{Cluster: c})
+	g, err := NewForPools(poolSet(b, "team:"+strconv.Itoa(nodes*128)), 0, Options{Cluster: c})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 // nodeGate is a gate for pool team (nominal GPUs of its own) on hostCluster(gpus...).
 func nodeGate(t testing.TB, nominal int, gpus ...int64) *Gate {
 	t.Helper()
-	g, err := NewForPools(poolSet(t, "team:"+itoa(nominal)), quota.Quantity(nominal), Options{Cluster: hostCluster(t, gpus...)})
+	g, err := NewForPools(poolSet(t, "team:"+itoa(nominal)), 0, Options{Cluster: hostCluster(t, gpus...)})
 	require.NoError(t, err)
 	return g
 }
@@ -90,7 +90,7 @@ func TestRemoveNodeTakesThePodsOnlyItHeld(t *testing.T) {
 	}
 	c, err := topology.NewCluster([]string{"rack", "hostname"}, nodes)
 	require.NoError(t, err)
-	g, err := NewForPools(poolSet(t, "team:32"), 32, Options{Cluster: c})
+	g, err := NewForPools(poolSet(t, "team:32"), 0, Options{Cluster: c})
 	require.NoError(t, err)
 	placedOn(t, g, "low-only", "team", quota.Low, 2, "n1", 1)
 	placedOn(t, g, "high-only", "team", quota.High, 3, "n1", 2)
@@ -153,9 +153,13 @@ func TestCordonThenUncordon(t *testing.T) {
 	d, err = g.Decide(podWorkload(t, "big", "team", quota.High, 1, 3, 2))
 	require.NoError(t, err)
 	assert.False(t, d.Admitted(), "only the cordoned node has 3 GPUs: %s", d.Message())
-	assert.Equal(t, ReasonPlacement, d.Reason)
+	assert.Equal(t, ReasonInadmissible, d.Reason, "no node may ever take it while n1 is cordoned")
+	assert.Equal(t, BarrierPlacement, d.Barrier)
 	submit(t, g, podWorkload(t, "big", "team", quota.High, 1, 3, 2))
-	assert.Equal(t, []string{"big: pending: no placement: cluster can host 0 of 1 pods of job"}, cycle(t, g, 4))
+	assert.Empty(t, cycle(t, g, 4), "work that cannot run waits aside")
+	require.Len(t, g.Inadmissible(), 1)
+	assert.Equal(t, "big: inadmissible: no placement even on the cluster with nothing running: cluster can host 0 of 1 pods of job",
+		g.Inadmissible()[0].String())
 
 	require.NoError(t, g.UncordonNode("n1"))
 	assert.Equal(t, []string{"big: admit to team--shared"}, cycle(t, g, 5))
@@ -218,7 +222,7 @@ func TestCapacityDropBelowTheHostsOwnWork(t *testing.T) {
 		{Name: "n2", Labels: map[string]string{"rack": "r1", "hostname": "n2"}, Free: topology.Resources{"gpu": 2, "cpu": 64000}},
 	})
 	require.NoError(t, err)
-	g, err := NewForPools(poolSet(t, "team:8"), 8, Options{Cluster: c})
+	g, err := NewForPools(poolSet(t, "team:8"), 0, Options{Cluster: c})
 	require.NoError(t, err)
 	placedOn(t, g, "h", "team", quota.High, 2, "n1", 1)
 	placedOn(t, g, "on2", "team", quota.Low, 1, "n2", 2)
@@ -250,7 +254,8 @@ func TestAddNodeUnblocksAPendingGang(t *testing.T) {
 	g := nodeGate(t, 16, 2, 2)
 	placedOn(t, g, "a", "team", quota.High, 2, "n1", 1)
 	submit(t, g, podWorkload(t, "wide", "team", quota.Normal, 1, 4, 2))
-	assert.Equal(t, []string{"wide: pending: no placement: cluster can host 0 of 1 pods of job"}, cycle(t, g, 3))
+	assert.Empty(t, cycle(t, g, 3), "no node has 4 GPUs: wide waits aside")
+	assert.Equal(t, []WorkloadID{"wide"}, inadmissibleIDs(g))
 	held, err := g.Decide(podWorkload(t, "one", "team", quota.Low, 1, 1, 4))
 	require.NoError(t, err)
 
@@ -289,14 +294,24 @@ func TestNodeChangesNeedACluster(t *testing.T) {
 	}
 }
 
-// TestNodePlansAfterReconfigure: a new pool set keeps the cluster that tells which
-// gangs no eviction can place, so plans that free nodes are still found.
+// TestNodePlansAfterReconfigure: a change of the pools keeps the cluster that tells
+// which gangs no eviction can place, so plans that free nodes are still found.
 func TestNodePlansAfterReconfigure(t *testing.T) {
 	g := nodeGate(t, 8, 2, 2)
 	placedOn(t, g, "l1", "team", quota.Low, 1, "n1", 1)
 	placedOn(t, g, "l2", "team", quota.Low, 1, "n2", 2)
-	require.NoError(t, g.ReconfigurePools(poolSet(t, "team:8"), 8))
+	_, err := g.SetPoolQuota(name(t, "team"), 7)
+	require.NoError(t, err)
 	d, err := g.Decide(podWorkload(t, "h", "team", quota.High, 1, 2, 3))
 	require.NoError(t, err)
 	assert.Equal(t, "admit to team--shared after preempting l1", d.Message())
+}
+
+// inadmissibleIDs lists the work the gate set aside as inadmissible.
+func inadmissibleIDs(g *Gate) []WorkloadID {
+	var out []WorkloadID
+	for _, d := range g.Inadmissible() {
+		out = append(out, d.Workload.ID)
+	}
+	return out
 }

@@ -10,6 +10,9 @@ import "github.com/google/btree"
 // in the queue.
 type pendingQueue struct {
 	order *btree.BTreeG[*record]
+	// aside holds, in the same order, the pending work set aside as inadmissible: it
+	// shares ids with order, but no cycle walks it.
+	aside *btree.BTreeG[*record]
 	// ids is the gate's map of every workload it holds, pending or running (Gate.ids):
 	// the queue shares it, so that a running record that returns to the queue moves
 	// without a change to the map.
@@ -20,7 +23,7 @@ type pendingQueue struct {
 const pendingDegree = 32
 
 func newPendingQueue(ids map[WorkloadID]*record) pendingQueue {
-	return pendingQueue{order: btree.NewG(pendingDegree, walksBefore), ids: ids}
+	return pendingQueue{order: btree.NewG(pendingDegree, walksBefore), aside: btree.NewG(pendingDegree, walksBefore), ids: ids}
 }
 
 // walksBefore orders pending work (SPEC §3): HIGH > NORMAL > LOW, then earlier
@@ -37,9 +40,21 @@ func walksBefore(a, b *record) bool {
 
 func (q *pendingQueue) len() int { return q.order.Len() }
 
+// waitingLen counts the waiting work, in the queue and set aside.
+func (q *pendingQueue) waitingLen() int { return q.order.Len() + q.aside.Len() }
+
 func (q *pendingQueue) get(id WorkloadID) (*record, bool) {
 	r, ok := q.ids[id]
 	if !ok || r.held != heldPending {
+		return nil, false
+	}
+	return r, true
+}
+
+// waiting returns the record of id when it waits, in the queue or set aside.
+func (q *pendingQueue) waiting(id WorkloadID) (*record, bool) {
+	r, ok := q.ids[id]
+	if !ok || (r.held != heldPending && r.held != heldAside) {
 		return nil, false
 	}
 	return r, true
@@ -57,9 +72,10 @@ func (q *pendingQueue) enqueue(r *record) {
 	q.order.ReplaceOrInsert(r)
 }
 
-// remove takes the record of id out of the queue, and reports whether it was there.
+// remove takes the record of id out of the queue, or from aside, and reports whether
+// it was there.
 func (q *pendingQueue) remove(id WorkloadID) (*record, bool) {
-	r, ok := q.get(id)
+	r, ok := q.waiting(id)
 	if !ok {
 		return nil, false
 	}
@@ -67,11 +83,16 @@ func (q *pendingQueue) remove(id WorkloadID) (*record, bool) {
 	return r, true
 }
 
-// drop takes the queued record r out of the queue, and the gate stops holding it.
+// drop takes the waiting record r out of the queue or from aside, and the gate stops
+// holding it.
 func (q *pendingQueue) drop(r *record) {
 	delete(q.ids, r.w.ID)
-	r.held = heldNone
-	q.order.Delete(r)
+	if r.held == heldAside {
+		q.aside.Delete(r)
+	} else {
+		q.order.Delete(r)
+	}
+	r.held, r.barred = heldNone, nil
 }
 
 // ascend calls fn for every pending record in walk order until fn returns false.

@@ -49,7 +49,7 @@ func gangWorkload(t testing.TB, id, queue string, p quota.Priority, pods, submit
 // tree does not track CPU) and admitted with a placement; quota alone is not enough
 // when no rack can hold it, and a plan's victims free the pods the placement needs.
 func TestGangPlacement(t *testing.T) {
-	g, err := NewForPools(poolSet(t, "team:12"), 12, Options{Cluster: rackCluster(t)})
+	g, err := NewForPools(poolSet(t, "team:12"), 0, Options{Cluster: rackCluster(t)})
 	require.NoError(t, err)
 
 	submit(t, g, gangWorkload(t, "low6", "team", quota.Low, 6, 1))
@@ -109,7 +109,7 @@ func gpusFree(g *Gate, node string) int64 {
 // TestGangPlacementInCycle: within a cycle, a plan's victims give back their pods
 // before the preemptor is placed, and later gangs see what is left.
 func TestGangPlacementInCycle(t *testing.T) {
-	g, err := NewForPools(poolSet(t, "team:12"), 12, Options{Cluster: rackCluster(t)})
+	g, err := NewForPools(poolSet(t, "team:12"), 0, Options{Cluster: rackCluster(t)})
 	require.NoError(t, err)
 	submit(t, g, gangWorkload(t, "low6", "team", quota.Low, 6, 1), gangWorkload(t, "n4", "team", quota.Normal, 4, 2))
 	assert.Equal(t, []string{"n4: admit to team--shared", "low6: admit to team--shared"}, cycle(t, g, 3))

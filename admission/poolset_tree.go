@@ -19,9 +19,16 @@ type layout struct {
 	// exempt holds the queues whose HIGH/NORMAL work is not held to their nominal quota:
 	// the leaves of a pool with an Unlimited quota.
 	exempt map[string]bool
+	// closed holds the queues that take no new work: DELETING subpools'.
+	closed map[string]bool
 	// alias maps a name a workload may target to the queue it lands in: a top-level pool
 	// to its shared leaf.
 	alias map[string]string
+	// pools is the pool set the tree was built from, nil for a tree given whole, and
+	// guaranteed the sum of its finite pool quotas: what the root holds for the pools
+	// before its own nominal quota, the capacity no pool is guaranteed.
+	pools      *quota.PoolSet
+	guaranteed quota.Quantity
 }
 
 // SharedLeaf returns the name of the leaf that receives direct submissions to the
@@ -30,19 +37,22 @@ func SharedLeaf(pool naming.Name) string {
 	return pool.Root().String() + naming.Delimiter + naming.Shared
 }
 
-// poolLayout builds the quota tree of SPEC §7 for pools on a node set of the given
-// capacity, the same shape as the KAI queue set:
+// poolLayout builds the quota tree for pools, whose GPU resource is named gpu, on a
+// node set of the given capacity, the same shape as the KAI queue set:
 //
-//	(root)            cohort, nominal capacity − Σ finite pool quotas
+//	(root)            cohort, nominal capacity − Σ finite pool quotas (at least 0),
+//	                  capacity the node set's
 //	└── {pool}        cohort, nominal 0, borrowing limit maximum − quota, the pool's weight
 //	    ├── {pool}--{short}   queue per ACTIVE or DELETING subpool, nominal effective quota
 //	    └── {pool}--shared    queue, nominal unallocated (the quota without subpools)
 //
-// There are no lending limits, so LOW may borrow any idle GPU. A pool with an Unlimited
-// quota guarantees nothing any other pool could be denied: its quota adds nothing to the
-// sum, its shared leaf has nominal 0, and its HIGH/NORMAL work is exempt from the
-// own-quota rule, taking what the tree leaves it.
-func poolLayout(pools *quota.PoolSet, capacity quota.Quantity) (layout, error) {
+// There are no lending limits, so LOW may borrow any idle GPU. The root's capacity
+// caps the whole tree, so quotas adding up to more than the capacity over-commit the
+// guarantees without taking admission past the nodes. A pool with an Unlimited quota
+// guarantees nothing any other pool could be denied: its quota adds nothing to the sum,
+// its shared leaf has nominal 0, and its HIGH/NORMAL work is exempt from the own-quota
+// rule, taking what the tree leaves it. The layout keeps its own copy of pools.
+func poolLayout(pools *quota.PoolSet, gpu string, capacity quota.Quantity) (layout, error) {
 	if capacity < 0 {
 		return layout{}, inputErr(ErrInvalidConfig, "capacity", capacity.String(), "must not be negative")
 	}
@@ -52,16 +62,13 @@ func poolLayout(pools *quota.PoolSet, capacity quota.Quantity) (layout, error) {
 			sum = sum.Add(info.Config.Quota)
 		}
 	}
-	if !capacity.IsUnlimited() && sum > capacity {
-		return layout{}, inputErr(ErrInvalidConfig, "capacity", capacity.String(),
-			"is less than the pools' quotas, which add up to "+sum.String())
-	}
 	gpus := func(nom quota.Quantity, bl quota.Limit) map[string]quota.NodeQuota {
-		return map[string]quota.NodeQuota{GPU: {Nominal: nom, BorrowingLimit: bl}}
+		return map[string]quota.NodeQuota{gpu: {Nominal: nom, BorrowingLimit: bl}}
 	}
-	spec := quota.TreeSpec{Resources: []string{GPU},
-		Nodes: []quota.NodeSpec{{Name: RootCohort, Kind: quota.KindCohort, Quotas: gpus(capacity.Sub(sum), quota.Limit{})}}}
-	l := layout{exempt: map[string]bool{}, alias: map[string]string{}}
+	root := rootQuota(capacity, sum)
+	spec := quota.TreeSpec{Resources: []string{gpu},
+		Nodes: []quota.NodeSpec{{Name: RootCohort, Kind: quota.KindCohort, Quotas: map[string]quota.NodeQuota{gpu: root}}}}
+	l := layout{exempt: map[string]bool{}, closed: map[string]bool{}, alias: map[string]string{}, guaranteed: sum}
 	for info := range pools.Pools() {
 		pool := info.Name.String()
 		spec.Nodes = append(spec.Nodes, quota.NodeSpec{Name: pool, Parent: RootCohort, Kind: quota.KindCohort,
@@ -69,6 +76,9 @@ func poolLayout(pools *quota.PoolSet, capacity quota.Quantity) (layout, error) {
 		for s := range pools.LiveSubpools(info.Name) {
 			spec.Nodes = append(spec.Nodes, quota.NodeSpec{Name: s.Name.String(), Parent: pool, Kind: quota.KindQueue,
 				Quotas: gpus(s.EffectiveQuota(), quota.Limit{})})
+			if s.State == quota.Deleting {
+				l.closed[s.Name.String()] = true
+			}
 		}
 		shared, nominal := SharedLeaf(info.Name), info.Unallocated
 		if info.Config.Quota.IsUnlimited() {
@@ -83,6 +93,13 @@ func poolLayout(pools *quota.PoolSet, capacity quota.Quantity) (layout, error) {
 	if err != nil {
 		return layout{}, inputErr(ErrInvalidConfig, "pools", "", err.Error())
 	}
-	l.tree = t
+	l.tree, l.pools = t, unledgered(pools)
 	return l, nil
+}
+
+// rootQuota is the root's quota on a node set of the given capacity whose pools are
+// guaranteed sum: the capacity no pool is guaranteed as its nominal quota, which LOW
+// work borrows, and the capacity itself as the most the tree hands out.
+func rootQuota(capacity, sum quota.Quantity) quota.NodeQuota {
+	return quota.NodeQuota{Nominal: max(0, capacity.Sub(sum)), Capacity: quota.LimitOf(capacity)}
 }

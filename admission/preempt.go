@@ -103,6 +103,9 @@ func (g *Gate) pass(s *state, r *record, quotaOnly bool, done func() bool) []*re
 // within a queue: lower priority first, then most recently admitted, then ID (byte
 // order). The gate keeps them in that order; a state lists them once.
 //
+// Work with pods on a cordoned node is left out: what a cordoned node offers is what
+// runs on it, so evicting it frees nothing for anyone (see onCordoned).
+//
 // Only the live gate's running work is considered: a cycle admits LOW work only after
 // every HIGH/NORMAL item (the walk is by priority), so no workload a cycle admits can
 // become a victim in the same cycle, and s.gone holds the ones it already evicted.
@@ -117,7 +120,7 @@ func (g *Gate) lowOrder(s *state) []*record {
 	}
 	out := make([]*record, 0, g.lows.Len())
 	g.lows.Ascend(func(c *record) bool {
-		if !s.gone[c.w.ID] {
+		if !s.gone[c.w.ID] && !g.onCordoned(c) {
 			out = append(out, c)
 		}
 		return true

@@ -81,8 +81,9 @@ func TestPlanSubpoolSafeFromOtherPools(t *testing.T) {
 		wl("o1", "other", quota.Low, 1, 5), wl("o2", "other", quota.Low, 1, 6))
 	assert.Equal(t, "admit to other--shared after preempting o2", decide(t, g, wl("n", "other", quota.Normal, 1, 7)))
 	assert.Equal(t, "admit to team--b after preempting a4", decide(t, g, wl("n", "team--b", quota.High, 1, 7)))
-	// The team's shared leaf has no quota: its NORMAL work waits on quota, never preempts.
-	assert.Equal(t, "pending: queue team--shared holds 0 of its 0 gpu for HIGH/NORMAL work and the workload asks 1",
+	// The team's shared leaf has no quota: its NORMAL work can never run there, and
+	// never preempts.
+	assert.Equal(t, "inadmissible: the workload asks 1 gpu and queue team--shared guarantees HIGH/NORMAL work at most its nominal quota of 0",
 		decide(t, g, wl("n", "team", quota.Normal, 1, 7)))
 }
 

@@ -14,6 +14,11 @@ import (
 // what was sealed. Nothing in it is shared with the values handed to the host.
 type sealed struct {
 	outcome Outcome
+	// possible reports pending work found admissible under the configuration, and
+	// barred, work found inadmissible, with why: Apply remembers the one and sets the
+	// other aside.
+	possible bool
+	barred   *barred
 	// rec is the workload as the gate resolved it: for Decide a copy with its own
 	// request, for a cycle the pending record, which does not change while the cycle's
 	// result is valid.
@@ -27,7 +32,10 @@ type sealed struct {
 // seal returns the sealed form of d, a decision for the record r, which the gate owns
 // and keeps unchanged while the decision is valid.
 func seal(d *Decision, r *record) sealed {
-	s := sealed{outcome: d.Outcome, rec: r}
+	s := sealed{outcome: d.Outcome, rec: r, possible: d.possible}
+	if d.Reason == ReasonInadmissible {
+		s.barred = &barred{barrier: d.Barrier, quota: d.Quota, fit: d.Fit, reasons: d.PlacementReasons}
+	}
 	s.plan, s.placement = sealPlan(d)
 	return s
 }

@@ -47,6 +47,9 @@ type searchCache struct {
 	// reasons holds the explanations the cycle's verdicts hand out, so that the many
 	// decisions told from one verdict share few allocations, not the slices themselves.
 	reasons []topology.Reason
+	// bare holds, by request key, what a search on the cluster with nothing running
+	// found: it holds for the whole cycle, which changes no node.
+	bare map[string]topology.Result
 }
 
 type optKey struct {
@@ -207,6 +210,28 @@ func (c *searchCache) noteOptimistic(r *record, o *optimistic) {
 	}
 	o.gen = c.changed
 	c.optimistic[optKeyOf(r)] = o
+}
+
+// bareVerdict returns what a search of the cycle on the cluster with nothing running
+// found for sig's request.
+func (c *searchCache) bareVerdict(sig *placeSig) (topology.Result, bool) {
+	if c == nil || c.off || c.bare == nil {
+		return topology.Result{}, false
+	}
+	res, ok := c.bare[sig.key]
+	return res, ok
+}
+
+// noteBare remembers what a search on the cluster with nothing running found for sig's
+// request.
+func (c *searchCache) noteBare(sig *placeSig, res topology.Result) {
+	if c == nil || c.off {
+		return
+	}
+	if c.bare == nil {
+		c.bare = map[string]topology.Result{}
+	}
+	c.bare[sig.key] = res
 }
 
 // failedPlacement returns what an earlier search of the cycle found for a request that

@@ -14,19 +14,18 @@ import (
 // decides what may be submitted, the dynamic gate what may run now. Pool team has 100
 // GPUs split into team--a 30, team--b 40 and team--c 20, leaving 10 unallocated for
 // direct submissions to team; the node set has 100 GPUs.
-func seed000Gate(t *testing.T) (*quota.PoolSet, *Gate) {
-	pools := poolSet(t, "team:100", "team--a:30", "team--b:40", "team--c:20")
-	g, err := NewForPools(pools, 100, Options{})
+func seed000Gate(t *testing.T) *Gate {
+	g, err := NewForPools(poolSet(t, "team:100", "team--a:30", "team--b:40", "team--c:20"), 100, Options{})
 	require.NoError(t, err)
-	return pools, g
+	return g
 }
 
 // submitChecked runs a submission through the static gate and, when it passes, decides
 // and commits it on the dynamic gate at minute n. It returns the static rejection's
 // message or the dynamic decision's.
-func submitChecked(t *testing.T, pools *quota.PoolSet, g *Gate, id, pool string, p quota.Priority, gpus int64, n int) string {
+func submitChecked(t *testing.T, g *Gate, id, pool string, p quota.Priority, gpus int64, n int) string {
 	t.Helper()
-	s, err := Check(pools, Submission{Pool: pool, Priority: p, Groups: []TaskGroup{{Name: "train", GPUs: gpus}}})
+	s, err := g.Check(Submission{Pool: pool, Priority: p, Groups: []TaskGroup{{Name: "train", GPUs: gpus}}})
 	require.NoError(t, err)
 	if !s.Admitted() {
 		return "rejected: " + s.Message()
@@ -40,7 +39,7 @@ func submitChecked(t *testing.T, pools *quota.PoolSet, g *Gate, id, pool string,
 }
 
 func TestSeed000ParentAndSubpoolLeaves(t *testing.T) {
-	pools, g := seed000Gate(t)
+	g := seed000Gate(t)
 	steps := []struct {
 		id, pool string
 		p        quota.Priority
@@ -62,7 +61,7 @@ func TestSeed000ParentAndSubpoolLeaves(t *testing.T) {
 		{"w9", "team--b", quota.Normal, 40, "admit to team--b after preempting w8"},
 	}
 	for i, s := range steps {
-		assert.Equal(t, s.want, submitChecked(t, pools, g, s.id, s.pool, s.p, s.gpus, i), "step %d (%s)", i, s.id)
+		assert.Equal(t, s.want, submitChecked(t, g, s.id, s.pool, s.p, s.gpus, i), "step %d (%s)", i, s.id)
 	}
 	assert.Equal(t, "team--shared 10/25 of 10 borrowing", usage(t, g, "team"))
 	assert.Equal(t, "team--a 30/30 of 30", usage(t, g, "team--a"))
@@ -71,64 +70,80 @@ func TestSeed000ParentAndSubpoolLeaves(t *testing.T) {
 }
 
 func TestSeed000SubpoolLifecycle(t *testing.T) {
-	pools, g := seed000Gate(t)
+	g := seed000Gate(t)
 	running(t, g, wl("a1", "team--c", quota.Normal, 5, 1), wl("a2", "team--c", quota.Low, 5, 2))
+	require.NoError(t, g.Submit(wl("a0", "team--c", quota.Normal, 2, 0)))
 
-	// Deleting a subpool with running work leaves it DELETING: its leaf stays, with
-	// nominal 0, and the work keeps running.
-	_, err := pools.Start(quota.Workflow{ID: "a1", Pool: name(t, "team--c"), Priority: quota.Normal, GPUs: 5})
+	// Deleting a subpool with running work in the gate leaves it DELETING: its leaf
+	// stays, with nominal 0, and the work keeps running. The gate's running count
+	// decides; nothing was copied to a ledger.
+	ch, err := g.DeleteSubpool(name(t, "team--c"))
 	require.NoError(t, err)
-	_, err = pools.DeleteSubpool(name(t, "team--c"))
-	require.NoError(t, err)
-	require.NoError(t, g.ReconfigurePools(pools, 100))
+	require.Len(t, ch.Events, 1)
+	assert.Equal(t, quota.SubpoolDeleting, ch.Events[0].Kind)
+	assert.Empty(t, ch.Withdrawn)
 	assert.Equal(t, "team--c 5/10 of 0 borrowing", usage(t, g, "team--c"))
 	assert.Equal(t, []string{"a1", "a2"}, runningIDs(g))
 
-	// The static gate closes it to every priority; a workload that reached the dynamic
-	// gate anyway waits on the zero quota.
+	// The static gate closes it to every priority, and so does Submit; the work that
+	// waited there is inadmissible: its queue takes nothing new.
 	assert.Equal(t, "rejected: Pool team--c is DELETING and accepts no new workflows",
-		submitChecked(t, pools, g, "a3", "team--c", quota.Low, 1, 3))
-	d, err := g.Decide(wl("a3", "team--c", quota.Normal, 1, 3))
-	require.NoError(t, err)
-	assert.Equal(t, "pending: queue team--c holds 5 of its 0 gpu for HIGH/NORMAL work and the workload asks 1", d.Message())
+		submitChecked(t, g, "a3", "team--c", quota.Low, 1, 3))
+	assert.ErrorIs(t, g.Submit(wl("a3", "team--c", quota.Low, 1, 3)), ErrClosedQueue)
+	assert.Equal(t, []string{"a0: inadmissible: queue team--c is closed: its subpool is DELETING and takes no new work"}, cycle(t, g, 3))
+	assert.Empty(t, pendingIDs(g))
+	require.Len(t, g.Inadmissible(), 1)
 
 	// Its 20 GPUs went back to the parent's shared leaf at once.
-	assert.Equal(t, "admit to team--shared", submitChecked(t, pools, g, "p1", "team", quota.Normal, 30, 4))
+	assert.Equal(t, "admit to team--shared", submitChecked(t, g, "p1", "team", quota.Normal, 30, 4))
 
-	// ARCHIVED removes the leaf; the gate refuses the new tree while work still targets
-	// it, and takes it once that work is gone.
-	_, err = pools.Finish("a1")
+	// The pool list shows the gate's own usage, the DELETING subpool with quota 0 and
+	// the 5 GPUs of HIGH/NORMAL work still to drain.
+	assert.Equal(t, ""+
+		"Pool            Status         Subpool State  GPU Quota        Used  Available\n"+
+		"--------------  -------------  -------------  ---------------  ----  ---------\n"+
+		"team            ONLINE         -              30 (Total: 100)  30    0\n"+
+		"├─ team--a      ONLINE         ACTIVE         30               0     30\n"+
+		"├─ team--b      ONLINE         ACTIVE         40               0     40\n"+
+		"└─ team--c      ONLINE         DELETING       0                5     -5\n", quota.FormatPoolList(g.PoolList()))
+
+	// Reconcile archives it once its work is gone, by the gate's count, and withdraws
+	// the work that waited there.
+	ch, err = g.Reconcile()
 	require.NoError(t, err)
-	assert.Len(t, pools.Reconcile(), 1)
-	err = g.ReconfigurePools(pools, 100)
-	require.ErrorIs(t, err, ErrInvalidConfig)
-	assert.EqualError(t, err, `invalid tree "team--c": has no queue for workload "a1"; withdraw or release it first`)
-	assert.Equal(t, "team--c 5/10 of 0 borrowing", usage(t, g, "team--c"), "a failed reconfiguration changes nothing")
+	assert.Empty(t, ch.Events, "a1 and a2 still run")
 	for _, id := range []WorkloadID{"a1", "a2"} {
 		_, err = g.Release(id)
 		require.NoError(t, err)
 	}
-	require.NoError(t, g.ReconfigurePools(pools, 100))
+	ch, err = g.Reconcile()
+	require.NoError(t, err)
+	require.Len(t, ch.Events, 1)
+	assert.Equal(t, quota.SubpoolArchived, ch.Events[0].Kind)
+	require.Len(t, ch.Withdrawn, 1)
+	assert.Equal(t, WorkloadID("a0"), ch.Withdrawn[0].ID)
+	assert.Empty(t, g.Inadmissible())
 	_, err = g.Usage("team--c")
 	assert.True(t, errors.Is(err, ErrUnknownQueue))
+	sub, ok := g.Pools().Subpool(name(t, "team--c"))
+	require.True(t, ok)
+	assert.Equal(t, quota.Archived, sub.State)
 }
 
 // TestSeed000CreatingSubpoolsEvictsNothing: work submitted to the parent before its
 // subpools existed keeps running; the parent's Available goes negative and the new
 // subpools may not reach their full quota until it drains.
 func TestSeed000CreatingSubpoolsEvictsNothing(t *testing.T) {
-	pools := poolSet(t, "team:100")
-	g, err := NewForPools(pools, 100, Options{})
+	g, err := NewForPools(poolSet(t, "team:100"), 100, Options{})
 	require.NoError(t, err)
 	running(t, g, wl("old", "team", quota.Normal, 50, 1))
 	for _, s := range []struct {
 		n string
 		q quota.Quantity
 	}{{"team--a", 30}, {"team--b", 40}, {"team--c", 20}} {
-		_, err := pools.CreateSubpool(name(t, s.n), s.q)
+		_, err := g.CreateSubpool(name(t, s.n), s.q)
 		require.NoError(t, err)
 	}
-	require.NoError(t, g.ReconfigurePools(pools, 100))
 	assert.Equal(t, []string{"old"}, runningIDs(g))
 	assert.Equal(t, "team--shared 50/50 of 10 borrowing", usage(t, g, "team"))
 

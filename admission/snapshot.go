@@ -47,31 +47,24 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 	if !g.usable() {
 		return nil, errUnusable()
 	}
-	w := wire.NewWriter(gateMagic, 1)
-	tree, err := g.tree.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	w.Bytes(tree)
-	w.Bool(g.pools)
-	var exempt, alias []string
-	for _, n := range g.tree.Nodes() {
-		if g.tree.Kind(n) == quota.KindQueue && g.leaves[n-1].exempt {
-			exempt = append(exempt, g.tree.Name(n))
+	w := wire.NewWriter(gateMagic, snapshotVersion)
+	w.Bool(g.pools != nil)
+	if g.pools != nil {
+		// A gate from pools writes the pools, its GPU resource and the capacity it was
+		// given: its tree follows from them and the cluster.
+		pools, err := g.pools.MarshalBinary()
+		if err != nil {
+			return nil, err
 		}
-	}
-	for from, n := range g.route {
-		if from != g.tree.Name(n) {
-			alias = append(alias, from)
+		w.String(g.resources[0])
+		w.Uint(uint64(g.capacity.given))
+		w.Bytes(pools)
+	} else {
+		tree, err := g.bareTree().MarshalBinary()
+		if err != nil {
+			return nil, err
 		}
-	}
-	slices.Sort(exempt)
-	slices.Sort(alias)
-	writeStrings(w, exempt)
-	w.Uint(uint64(len(alias)))
-	for _, from := range alias {
-		w.String(from)
-		w.String(g.tree.Name(g.route[from]))
+		w.Bytes(tree)
 	}
 	w.Uint(uint64(g.fallback))
 	names := slices.Sorted(maps.Keys(g.strategies))
@@ -93,7 +86,7 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 	for _, r := range running {
 		e.note(r.w.Gang)
 	}
-	pending.ascend(func(r *record) bool { e.note(r.w.Gang); return true })
+	g.eachWaiting(func(r *record) { e.note(r.w.Gang) })
 	e.write(w)
 	w.Uint(uint64(len(running)))
 	for _, r := range running {
@@ -101,9 +94,61 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 		writeTime(w, r.admitted)
 		writePlacement(w, r.placement)
 	}
-	w.Uint(uint64(pending.len()))
-	pending.ascend(func(r *record) bool { e.writeWorkload(w, r.w); return true })
+	w.Uint(uint64(pending.waitingLen()))
+	g.eachWaiting(func(r *record) {
+		e.writeWorkload(w, r.w)
+		w.Uint(uint64(g.waitState(r)))
+	})
 	return w.Finish(), nil
+}
+
+// snapshotVersion is the version of the snapshot's form: 2 since the gate holds its
+// pools and sets inadmissible work aside.
+const snapshotVersion = 2
+
+// The ways a snapshot records a waiting workload: in the queue, in it and found
+// admissible under the configuration, or set aside as inadmissible.
+const (
+	waitQueued uint8 = iota
+	waitPossible
+	waitAside
+)
+
+// waitState returns how r waits, as a snapshot records it.
+func (g *Gate) waitState(r *record) uint8 {
+	switch {
+	case r.held == heldAside:
+		return waitAside
+	case r.possible == g.configGen+1:
+		return waitPossible
+	}
+	return waitQueued
+}
+
+// eachWaiting calls fn for every waiting record, in the queue and set aside, in walk
+// order.
+func (g *Gate) eachWaiting(fn func(*record)) {
+	queued, aside := g.pending.order.Clone(), g.pending.aside.Clone()
+	for queued.Len()+aside.Len() > 0 {
+		a, okA := queued.Min()
+		b, okB := aside.Min()
+		if okA && (!okB || walksBefore(a, b)) {
+			queued.DeleteMin()
+			fn(a)
+			continue
+		}
+		aside.DeleteMin()
+		fn(b)
+	}
+}
+
+// bareTree returns a copy of the gate's tree without the usage of its running work.
+func (g *Gate) bareTree() *quota.Tree {
+	t := g.tree.Clone()
+	for r := range g.runningRecords() {
+		_ = t.Remove(r.leaf, r.vec)
+	}
+	return t
 }
 
 // Restore builds the gate a snapshot of MarshalBinary describes: every later decision
@@ -113,7 +158,7 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 // *InputError matching ErrForeignSnapshot, ErrSnapshotVersion or ErrCorruptSnapshot,
 // and no gate is built.
 func Restore(data []byte) (*Gate, error) {
-	r, _, err := wire.NewReader(data, gateMagic, 1)
+	r, _, err := wire.NewReader(data, gateMagic, snapshotVersion)
 	if err != nil {
 		return nil, snapshotErr(err)
 	}
@@ -154,30 +199,20 @@ func snapshotErr(err error) error {
 
 // readGate reads what MarshalBinary wrote and builds the gate, checking as it goes.
 func readGate(r *wire.Reader) (*Gate, error) {
-	// The tree comes with the usage of the running work; the running work read below
-	// must charge exactly that.
-	tree := &quota.Tree{}
-	if err := tree.UnmarshalBinary(r.Bytes()); err != nil {
-		r.Fail("the tree: " + err.Error())
-	}
-	if r.Err() != nil {
-		return nil, r.Err()
-	}
-	l := layout{tree: tree, exempt: map[string]bool{}}
-	pools := r.Bool()
-	for _, name := range readStrings(r) {
-		l.exempt[name] = true
-	}
-	n := r.Len(2)
-	if pools {
-		l.alias = make(map[string]string, n)
-	}
-	for range n {
-		from, to := r.String(), r.String()
-		if _, ok := tree.Node(to); !ok || !pools {
-			r.Fail("name " + strconv.Quote(from) + " routes to " + strconv.Quote(to) + ", which is not a queue of this gate")
+	fromPools := r.Bool()
+	var gpu string
+	var given quota.Quantity
+	pools, tree := &quota.PoolSet{}, &quota.Tree{}
+	if fromPools {
+		gpu, given = r.String(), quota.Quantity(r.Uint())
+		if given < 0 {
+			r.Fail("capacity " + given.String() + " is negative")
 		}
-		l.alias[from] = to
+		if err := pools.UnmarshalBinary(r.Bytes()); err != nil {
+			r.Fail("the pools: " + err.Error())
+		}
+	} else if err := tree.UnmarshalBinary(r.Bytes()); err != nil {
+		r.Fail("the tree: " + err.Error())
 	}
 	o := Options{Strategy: Strategy(r.Uint())}
 	// Strategies are kept by queue name, also for queues a reconfiguration removed, so
@@ -195,7 +230,17 @@ func readGate(r *wire.Reader) (*Gate, error) {
 	if r.Err() != nil {
 		return nil, r.Err()
 	}
-	g, err := newGate(l, o)
+	var g *Gate
+	var err error
+	if fromPools {
+		if o.Cluster != nil {
+			given = 0
+		}
+		o.GPUResource = gpu
+		g, err = NewForPools(pools, given, o)
+	} else {
+		g, err = New(tree, o)
+	}
 	if err != nil {
 		r.Fail(err.Error())
 		return nil, r.Err()
@@ -207,7 +252,6 @@ func readGate(r *wire.Reader) (*Gate, error) {
 		}
 	}
 	d := readGangTable(r, g)
-	charged := make([]quota.Quantity, len(g.leaves)*len(g.resources))
 	for range r.Len(4) {
 		w, rec := d.readWorkload(r)
 		admitted := readTime(r)
@@ -215,19 +259,29 @@ func readGate(r *wire.Reader) (*Gate, error) {
 		if r.Err() != nil {
 			return nil, r.Err()
 		}
-		if err := g.restoreRunning(w, rec, admitted, placement, charged); err != nil {
+		if err := g.restoreRunning(w, rec, admitted, placement); err != nil {
 			r.Fail("running workload " + strconv.Quote(string(w.ID)) + ": " + err.Error())
 			return nil, r.Err()
 		}
 	}
-	for range r.Len(4) {
+	var aside []*record
+	for range r.Len(5) {
 		w, rec := d.readWorkload(r)
+		state := uint8(r.Uint())
 		if r.Err() != nil {
 			return nil, r.Err()
 		}
-		if err := g.restorePending(w, rec); err != nil {
+		if state > waitAside {
+			r.Fail("pending workload " + strconv.Quote(string(w.ID)) + " waits in an unknown way")
+			return nil, r.Err()
+		}
+		k, err := g.restorePending(w, rec, state)
+		if err != nil {
 			r.Fail("pending workload " + strconv.Quote(string(w.ID)) + ": " + err.Error())
 			return nil, r.Err()
+		}
+		if state == waitAside {
+			aside = append(aside, k)
 		}
 	}
 	if g.cluster != nil {
@@ -248,36 +302,30 @@ func readGate(r *wire.Reader) (*Gate, error) {
 				r.Fail(err.Error())
 				return nil, r.Err()
 			}
+			_ = g.bare.SetCapacity(name, lowered[name])
 		}
 		if err := g.guard(); err != nil {
 			r.Fail(err.Error())
 			return nil, r.Err()
 		}
+		// What cordoned nodes offer is what runs on them, placed only now.
+		g.recount(slices.Sorted(maps.Keys(g.capacity.cordoned))...)
 	}
-	// The running work must charge what the snapshot's tree holds.
-	R := len(g.resources)
-	for _, n := range g.tree.Nodes() {
-		if g.tree.Kind(n) != quota.KindQueue {
-			continue
-		}
-		for j := range R {
-			if u, v := g.tree.Usage(n, quota.ResourceID(j)), charged[(int(n)-1)*R+j]; u != v {
-				r.Fail("queue " + strconv.Quote(g.tree.Name(n)) + " holds " + u.String() + " " + g.resources[j] +
-					" in the snapshot's tree and " + v.String() + " by its running work")
-				return nil, r.Err()
-			}
+	// The work set aside is judged again, now that the nodes are as they were, to
+	// know why it cannot run.
+	for _, k := range aside {
+		if b, barred := g.barrierOf(nil, k); barred {
+			g.setAside(k, b)
 		}
 	}
-	g.usageGen, g.queueGen = 0, 0
+	g.usageGen, g.queueGen, g.configGen = 0, 0, 0
 	return g, nil
 }
 
 // restoreRunning records w as running since admitted, as AddRunning does, except that
-// the tree's usage, read from the snapshot, already counts it, and its placement is
-// compiled but not yet applied (readGate applies them all at once): its charge is added
-// to charged, which readGate compares with the tree. rec
-// is w resolved, when the snapshot's gang table resolved it already.
-func (g *Gate) restoreRunning(w Workload, rec *record, admitted time.Time, placement *topology.Placement, charged []quota.Quantity) error {
+// its placement is compiled but not yet applied (readGate applies them all at once).
+// rec is w resolved, when the snapshot's gang table resolved it already.
+func (g *Gate) restoreRunning(w Workload, rec *record, admitted time.Time, placement *topology.Placement) error {
 	k, err := g.restoreRecord(w, rec)
 	if err != nil {
 		return err
@@ -291,25 +339,25 @@ func (g *Gate) restoreRunning(w Workload, rec *record, admitted time.Time, place
 			return err
 		}
 	}
-	for j, x := range k.vec {
-		if x > quota.Unlimited-1-g.total[j] {
-			return inputErr(ErrInvalidValue, "workload.request", string(w.ID), "the total usage would reach Unlimited")
-		}
-		c := &charged[(int(k.leaf)-1)*len(k.vec)+j]
-		*c = c.Add(x)
+	if err := g.tree.Add(k.leaf, k.vec); err != nil {
+		return err
 	}
 	g.remember(k)
 	return nil
 }
 
-// restorePending queues w, as Submit does.
-func (g *Gate) restorePending(w Workload, rec *record) error {
+// restorePending queues w as Submit does, marked admissible under the configuration
+// when it was found so; the caller sets aside what waited aside.
+func (g *Gate) restorePending(w Workload, rec *record, state uint8) (*record, error) {
 	k, err := g.restoreRecord(w, rec)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	g.pending.add(k)
-	return nil
+	if state == waitPossible {
+		k.possible = g.configGen + 1
+	}
+	return k, nil
 }
 
 // restoreRecord resolves w, or takes rec, and checks that its ID is new.

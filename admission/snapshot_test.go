@@ -28,7 +28,7 @@ func TestRestoreDecidesAlike(t *testing.T) {
 	props.Property("a restored gate decides as the original", prop.ForAll(func(before, after []gen.AdmissionOp) string {
 		g, err := NewForPools(modelPools(), modelCapacity, Options{})
 		require.NoError(t, err)
-		a := &modelSUT{g: g, pools: modelPools(), stats: &modelStats{}}
+		a := &modelSUT{g: g, stats: &modelStats{}}
 		for _, op := range before {
 			modelCommand{op}.Run(a)
 		}
@@ -46,7 +46,7 @@ func TestRestoreDecidesAlike(t *testing.T) {
 		if !slices.Equal(data, again) {
 			return "the restored gate encodes to other bytes"
 		}
-		b := &modelSUT{g: h, pools: a.pools.Clone(), now: a.now, stats: &modelStats{}}
+		b := &modelSUT{g: h, now: a.now, stats: &modelStats{}}
 		for i, op := range after {
 			ra := modelCommand{op}.Run(a).(modelRun)
 			rb := modelCommand{op}.Run(b).(modelRun)
@@ -126,21 +126,30 @@ func TestRestoreRefusals(t *testing.T) {
 	_, err = Restore(flipped)
 	assert.ErrorIs(t, err, ErrCorruptSnapshot)
 
-	// A frame that checks out but holds a running workload whose charge the tree does
-	// not show: the running work and the tree disagree.
+	// A frame that checks out but holds running work its pools have no queue for.
 	other := poolGate(t, 8, "p:6", "q:2")
 	running(t, other, wl("r", "p", quota.High, 3, 0), wl("l", "q", quota.Low, 3, 1))
 	otherData, err := other.MarshalBinary()
 	require.NoError(t, err)
-	r, _, err := wire.NewReader(otherData, gateMagic, 1)
+	header := func(pools []byte) []byte {
+		w := wire.NewWriter("", 0)
+		w.Bool(true)
+		w.String(GPU)
+		w.Uint(8)
+		w.Bytes(pools)
+		out := w.Finish()
+		return out[1 : len(out)-4]
+	}
+	otherPools, err := other.pools.MarshalBinary()
 	require.NoError(t, err)
-	_ = r.Bytes() // the tree, with 3 GPUs of HIGH work in p--shared
-	tampered := wire.NewWriter(gateMagic, 1)
-	tampered.Bytes(tree) // the tree of g, with 2
-	tampered.Raw(otherData[len(gateMagic)+1+len(sizedBytes(tree)) : len(otherData)-4])
+	onlyP, err := poolSet(t, "p:6").MarshalBinary()
+	require.NoError(t, err)
+	tampered := wire.NewWriter(gateMagic, snapshotVersion)
+	tampered.Raw(header(onlyP))
+	tampered.Raw(otherData[len(gateMagic)+1+len(header(otherPools)) : len(otherData)-4])
 	_, err = Restore(tampered.Finish())
 	assert.ErrorIs(t, err, ErrCorruptSnapshot)
-	assert.ErrorContains(t, err, `queue "p--shared" holds 2 gpu in the snapshot's tree and 3 by its running work`)
+	assert.ErrorContains(t, err, `running workload "l": invalid workload.queue "q": no such queue`)
 
 	before := snapshot(g)
 	assert.ErrorIs(t, g.UnmarshalBinary(flipped), ErrCorruptSnapshot)
@@ -172,7 +181,7 @@ func FuzzRestore(f *testing.F) {
 	f.Add(data)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 0 && data[0]%4 != 0 {
-			w := wire.NewWriter(gateMagic, 1)
+			w := wire.NewWriter(gateMagic, snapshotVersion)
 			w.Raw(data[1:])
 			data = w.Finish()
 		}
@@ -202,7 +211,7 @@ func TestRestoreKeepsTimes(t *testing.T) {
 	w := wl("r", "p", quota.Low, 1, 0)
 	w.Submitted = time.Date(2026, 3, 1, 8, 30, 15, 123456789, zone)
 	require.NoError(t, g.AddRunning(w, w.Submitted.Add(time.Minute), nil))
-	p := wl("p", "p", quota.High, 9, 0)
+	p := wl("p", "p", quota.High, 8, 0)
 	p.Submitted = time.Time{}
 	submit(t, g, p)
 	data, err := g.MarshalBinary()

@@ -40,7 +40,7 @@ func TestTreeGateResources(t *testing.T) {
 	running(t, g, vec("la", "a", quota.Low, 2, 3, 1), vec("lb", "b", quota.Low, 2, 0, 2))
 	assert.Equal(t, "admit to b after preempting lb", decide(t, g, vec("n", "b", quota.Normal, 1, 0, 3)))
 	assert.Equal(t, "admit to b after preempting la", decide(t, g, vec("n", "b", quota.Normal, 0, 2, 3)))
-	assert.Equal(t, "pending: queue b holds 0 of its 2 cpu for HIGH/NORMAL work and the workload asks 3",
+	assert.Equal(t, "inadmissible: the workload asks 3 cpu and queue b guarantees HIGH/NORMAL work at most its nominal quota of 2",
 		decide(t, g, vec("n", "b", quota.Normal, 0, 3, 3)))
 	assert.Equal(t, `pending: does not fit: node "org" allows 1 of 2 "cpu" (short by 1)`,
 		decide(t, g, vec("n", "a", quota.Low, 0, 2, 3)))

@@ -55,7 +55,7 @@ func (g *Gate) PoolUsage(pool string) (NodeUsage, error) {
 	if !g.usable() {
 		return NodeUsage{}, errUnusable()
 	}
-	if !g.pools {
+	if g.pools == nil {
 		return NodeUsage{}, inputErr(ErrInvalidConfig, "gate", "", "was built from a tree, not from pools; use NodeUsage")
 	}
 	if err := checkPoolReference("pool", pool); err != nil {

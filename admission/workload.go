@@ -105,10 +105,17 @@ type record struct {
 	admitted  time.Time
 	placement *topology.Placement
 	foot      topology.Footprint
-	// held says how the gate holds the record, if it does: pending or running.
+	// held says how the gate holds the record, if it does: pending, set aside as
+	// inadmissible, or running.
 	held holding
 	// spread reports that the placement has pods on more than one node.
 	spread bool
+	// possible is the gate's configuration count plus one when the pending record was
+	// found admissible under that configuration (had nothing else run), 0 before: it is
+	// not looked at again until the configuration changes. barred says, while the
+	// record is set aside, why it cannot run.
+	possible uint64
+	barred   *barred
 }
 
 // holding is how the gate holds a record. Gate.ids maps the ID of every pending or
@@ -121,6 +128,9 @@ const (
 	heldNone holding = iota
 	heldPending
 	heldRunning
+	// heldAside: pending, but inadmissible under the present configuration, so out of
+	// the cycles' walk (see Gate.Inadmissible).
+	heldAside
 )
 
 // runningOf returns the caller's copy of a running record. One copy of the request
@@ -204,6 +214,8 @@ func (g *Gate) resolveGang(r *record) error {
 	for i, name := range min.Resources {
 		if j := slices.Index(g.resources, name); j >= 0 {
 			r.vec[j] = quota.Quantity(min.Request[i])
+		} else if min.Request[i] != 0 && !g.cluster.Knows(name) {
+			return g.unknownResource(r.w.ID, name)
 		}
 	}
 	if err := checkAmounts(r.vec, g.resources); err != nil {
@@ -218,6 +230,16 @@ func (g *Gate) resolveGang(r *record) error {
 	}
 	r.place, r.sig = &req, signature(&req)
 	return nil
+}
+
+// unknownResource refuses a gang of id that asks for the resource name, which the
+// gate would neither charge nor place: admitted, it would hold what nothing counts.
+func (g *Gate) unknownResource(id WorkloadID, name string) error {
+	rule := "is asked for by workload " + strconv.Quote(string(id)) + " but is not one of the resources the gate charges, " + joinNames(g.resources)
+	if g.cluster != nil {
+		rule += ", nor one its cluster's nodes hold"
+	}
+	return inputErr(ErrUnknownResource, "workload.gang.requests", name, rule)
 }
 
 // checkAmounts refuses negative and Unlimited amounts: a request is a finite quantity.

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -84,11 +85,18 @@ func buildGate(tb testing.TB, queues, nodes int) *gateFixture {
 	if nodes > 0 {
 		o.Cluster = buildCluster(tb, nodes).cluster
 	}
-	g, err := admission.NewForPools(pools, quota.Quantity(pools.Len()*(poolQuota+poolSpare)), o)
+	capacity := quota.Quantity(pools.Len() * (poolQuota + poolSpare))
+	if o.Cluster != nil {
+		capacity = 0 // the cluster's nodes are the capacity
+	}
+	g, err := admission.NewForPools(pools, capacity, o)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for i := range pools.Len() {
+	// Background work holds GPUs in every subpool. On a gate with a cluster the nodes
+	// are the capacity, far below the pools' quotas, and abstract work that holds no
+	// node would take all of it: there, the tree carries no background.
+	for i := range pools.Len() * b2i(o.Cluster == nil) {
 		for j := 1; j < 9; j++ {
 			w := admission.Workload{ID: admission.WorkloadID(fmt.Sprintf("bg-%d-%d", i, j)),
 				Queue: fmt.Sprintf("p%d--s%d", i, j), Request: []quota.Quantity{background}, Submitted: t0}
@@ -155,6 +163,30 @@ func trainer(tb testing.TB, workers int) *admission.Gang {
 	return &admission.Gang{Tree: tree, Requests: req, Name: "trainer"}
 }
 
+// b2i is 1 for true and 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// gpuOnly returns the gang g as a host without topology submits it: its pods ask for
+// GPUs alone, the one resource a gate without a cluster knows. A gate refuses a
+// request of a resource that nothing counts, which would otherwise be held without
+// limit.
+func gpuOnly(g *admission.Gang) *admission.Gang {
+	col := slices.Index(g.Requests.Resources, admission.GPU)
+	req := gang.Requests{Resources: []string{admission.GPU}, PerPod: make([][]int64, len(g.Requests.PerPod))}
+	for l, v := range g.Requests.PerPod {
+		req.PerPod[l] = []int64{0}
+		if col >= 0 {
+			req.PerPod[l][0] = v[col]
+		}
+	}
+	return &admission.Gang{Tree: g.Tree, Requests: req, Name: g.Name}
+}
+
 // submission is what the static gate sees of a trainer gang: one task group per
 // SubGroup with its GPUs.
 func submission(workers int) admission.Submission {
@@ -178,6 +210,9 @@ type path struct {
 }
 
 func newPath(f *gateFixture, g *admission.Gang, workers int) *path {
+	if f.gate.Cluster() == nil {
+		g = gpuOnly(g)
+	}
 	return &path{f: f, sub: submission(workers),
 		w:    admission.Workload{ID: "trainer", Queue: target, Gang: g, Submitted: t0},
 		vec:  make([]quota.Quantity, 1),

@@ -63,7 +63,7 @@ func (f *snapshotFixture) rebuild(tb testing.TB, tree *gang.Tree, req gang.Reque
 	if err != nil {
 		tb.Fatal(err)
 	}
-	g, err := admission.NewForPools(f.pools, quota.Unlimited, admission.Options{Cluster: c})
+	g, err := admission.NewForPools(f.pools, 0, admission.Options{Cluster: c})
 	if err != nil {
 		tb.Fatal(err)
 	}

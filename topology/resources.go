@@ -65,3 +65,14 @@ func (r Resources) clone() Resources {
 // shapeKey is a canonical text of a pod shape, used to give equal shapes one kind: its
 // String without the zero quantities.
 func (r Resources) shapeKey() string { return r.format(true) }
+
+// Knows reports whether a node of c lists the resource, or did: the resources a
+// cluster counts are those its nodes were ever given, and Pods. A pod asking for a
+// resource c does not know fits no node.
+func (c *Cluster) Knows(resource string) bool {
+	if c == nil {
+		return false
+	}
+	_, ok := c.resIdx[resource]
+	return ok
+}

@@ -307,6 +307,7 @@ const (
 	inFinished uint8 = 1 << iota
 	inRunning
 	inPending
+	inAside
 )
 
 // checkWork is check 3. After every cycle, the gate's counts of pending and running
@@ -318,6 +319,9 @@ func (s *Sim) checkWork(running []admission.RunningWorkload, full bool) {
 	if p, r := s.gate.Counts(); p != s.pending || r != s.running {
 		s.violate(CheckWork, "the gate counts "+strconv.Itoa(p)+" pending and "+strconv.Itoa(r)+" running workloads, the replay "+
 			strconv.Itoa(s.pending)+" and "+strconv.Itoa(s.running))
+	}
+	if a := s.gate.NumInadmissible(); a != s.aside {
+		s.violate(CheckWork, "the gate sets "+strconv.Itoa(a)+" workloads aside as inadmissible, the replay "+strconv.Itoa(s.aside))
 	}
 	if !full {
 		return
@@ -341,6 +345,9 @@ func (s *Sim) checkWork(running []admission.RunningWorkload, full bool) {
 	for _, w := range s.gate.Pending() {
 		note(w.ID, inPending, "pending")
 	}
+	for _, d := range s.gate.Inadmissible() {
+		note(d.Workload.ID, inAside, "inadmissible")
+	}
 	for i := range s.jobs {
 		j, m := &s.jobs[i], mark[i]
 		if j.state == finishedState {
@@ -352,8 +359,8 @@ func (s *Sim) checkWork(running []admission.RunningWorkload, full bool) {
 		case j.state != waiting && m == 0:
 			s.violate(CheckWork, "submitted workload "+string(j.w.ID)+" is neither finished, running nor pending")
 		case m&(m-1) != 0:
-			s.violate(CheckWork, "workload "+string(j.w.ID)+" is in more than one of finished, running and pending")
-		case j.state == runningState && m != inRunning, j.state == pendingState && m != inPending:
+			s.violate(CheckWork, "workload "+string(j.w.ID)+" is in more than one of finished, running, pending and inadmissible")
+		case j.state == runningState && m != inRunning, j.state == pendingState && m != inPending, j.state == asideState && m != inAside:
 			s.violate(CheckWork, "workload "+string(j.w.ID)+" is "+stateText[m]+" in the gate, "+stateText[stateMark[j.state]]+" in the replay")
 		}
 	}
@@ -361,8 +368,8 @@ func (s *Sim) checkWork(running []admission.RunningWorkload, full bool) {
 
 // stateMark is where check 3 expects a job of each state; stateText names a place.
 var (
-	stateMark = [...]uint8{waiting: 0, pendingState: inPending, runningState: inRunning, finishedState: inFinished}
-	stateText = map[uint8]string{inFinished: "finished", inRunning: "running", inPending: "pending"}
+	stateMark = [...]uint8{waiting: 0, pendingState: inPending, runningState: inRunning, finishedState: inFinished, asideState: inAside}
+	stateText = map[uint8]string{inFinished: "finished", inRunning: "running", inPending: "pending", inAside: "inadmissible"}
 )
 
 // checkDecided is the part of check 3 that a cycle's decisions allow for free: a cycle

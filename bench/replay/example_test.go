@@ -39,7 +39,7 @@ func Example() {
 	// pools         pool0 1, pool1 1 GPUs of quota (all in milli-GPU inside the gate)
 	// simulated     5,001 s from the trace's start to the last event
 	// cycles        5 (of 7 ticks)
-	// workloads     3 submitted, 4 admissions, 1 preemptions, 3 finished, 0 running, 0 pending; at most 1 pending after a cycle
+	// workloads     3 submitted, 4 admissions, 1 preemptions, 3 finished, 0 running, 0 pending, 0 inadmissible; at most 1 pending after a cycle
 	// pending       decisions by reason, over all cycles: fit 1
 	// waits         submit → admission, simulated seconds:
 	//   HIGH        1 admission: p50 0, p99 0, max 0

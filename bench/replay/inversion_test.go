@@ -32,9 +32,9 @@ func newSmallGate(t *testing.T) *smallGate {
 func newSmallGateOf(t *testing.T, pools *quota.PoolSet) *smallGate {
 	t.Helper()
 	nodes := mustNodes(t, "n1,8000,8192,2,T4", "n2,8000,8192,2,T4")
-	cluster, capacity, err := clusterOf(nodes)
+	cluster, _, err := clusterOf(nodes)
 	require.NoError(t, err)
-	g, err := admission.NewForPools(pools, quota.Quantity(capacity), admission.Options{Cluster: cluster})
+	g, err := admission.NewForPools(pools, 0, admission.Options{Cluster: cluster})
 	require.NoError(t, err)
 	return &smallGate{t: t, gate: g, t0: TraceStart()}
 }

@@ -236,7 +236,7 @@ func TestChecksCatchADisagreement(t *testing.T) {
 			s.finished++
 		}, map[Check]int{CheckWork: 1}, map[Check]int{CheckWork: 2},
 			"the gate counts 1 pending and 2 running workloads, the replay 1 and 1",
-			"workload a#0 is in more than one of finished, running and pending"},
+			"workload a#0 is in more than one of finished, running, pending and inadmissible"},
 		{"the model has a pending workload running", func(t *testing.T, s *Sim) {
 			s.job("c#0").state = runningState
 			s.job("a#0").state = pendingState

@@ -22,8 +22,10 @@ type Report struct {
 	// admissions (a preempted workload admitted again counts again), plan victims,
 	// and workloads that ran to their end.
 	Submitted, Admissions, Preemptions, Finished int
-	// Pending and Running are the workloads left in each state at the end.
-	Pending, Running int
+	// Pending and Running are the workloads left in each state at the end; Inadmissible
+	// the workloads the gate set aside as never able to run on the trace's nodes and
+	// quotas.
+	Pending, Running, Inadmissible int
 	// MaxPending is the deepest the pending queue was after a cycle.
 	MaxPending int
 	// PendingByReason counts the pending decisions of every cycle by reason.
@@ -216,7 +218,7 @@ func (s *Sim) Report() Report {
 		Trace: TraceInfo{Nodes: len(s.capacities), Pods: len(s.jobs) / s.cfg.Copies, GPUSpec: st.gpuSpec, Capacity: s.capacity,
 			Config: cfg, Quotas: s.cfg.quotas(s.capacity)},
 		Cycles: st.cycles, Ticks: len(st.samples), Submitted: s.next, Admissions: st.admissions, Preemptions: st.preemptions,
-		Finished: s.finished, Pending: s.pending, Running: s.running, MaxPending: st.maxPending,
+		Finished: s.finished, Pending: s.pending, Running: s.running, Inadmissible: s.aside, MaxPending: st.maxPending,
 		Cycle: latency(st.cycleLat), Apply: latency(st.applyLat), Check: latency(st.checkLat),
 		Inversion: st.inversionTime, Wall: st.wall, Simulated: s.now,
 		Described: slices.Clone(st.described), InvertedWorkloads: len(st.inverted),

@@ -47,6 +47,7 @@ type Sim struct {
 	now                        time.Duration
 	ticked, dirty, over        bool
 	pending, running, finished int
+	aside                      int
 	gpuUsed                    int64
 	err                        error
 	last                       admission.CycleResult
@@ -62,6 +63,9 @@ const (
 	pendingState
 	runningState
 	finishedState
+	// asideState: pending, but set aside by the gate as inadmissible: it can never run
+	// on the trace's nodes and quotas, and no cycle decides it.
+	asideState
 )
 
 // job is one copy of one pod: the workload the gate sees, and what the simulation
@@ -112,7 +116,7 @@ func New(cfg Config, nodes []NodeRow, pods []PodRow) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	gate, err := admission.NewForPools(pools, quota.Quantity(capacity), admission.Options{Cluster: cluster})
+	gate, err := admission.NewForPools(pools, 0, admission.Options{Cluster: cluster})
 	if err != nil {
 		return nil, &ConfigError{Field: "quota", Value: formatFractions(cfg.Quota), Rule: "does not make a gate", Err: err}
 	}
@@ -371,11 +375,17 @@ func (s *Sim) advance(at time.Duration) (bool, error) {
 	}
 	for s.next < len(s.arrivals) && s.jobs[s.arrivals[s.next]].arrival <= at {
 		j := &s.jobs[s.arrivals[s.next]]
+		aside := s.gate.NumInadmissible()
 		if err := s.gate.Submit(j.w); err != nil {
 			return changed, &ConfigError{Field: "submit", Value: string(j.w.ID), Rule: "the gate refused it", Err: err}
 		}
-		j.state = pendingState
-		s.pending++
+		if s.gate.NumInadmissible() > aside {
+			j.state = asideState
+			s.aside++
+		} else {
+			j.state = pendingState
+			s.pending++
+		}
 		s.next++
 		changed = true
 	}
@@ -439,6 +449,13 @@ func (s *Sim) follow(res *admission.CycleResult, now time.Time) {
 	}
 	for i := range res.Decisions {
 		d := &res.Decisions[i]
+		if d.Reason == admission.ReasonInadmissible {
+			if j, ok := s.index[d.Workload.ID]; ok && s.jobs[j].state == pendingState {
+				s.jobs[j].state = asideState
+				s.pending--
+				s.aside++
+			}
+		}
 		if d.Outcome != admission.Admit {
 			s.stats.pendingBy[d.Reason]++
 			continue
@@ -473,7 +490,7 @@ func (s *Sim) finish() {
 		s.checkEnd()
 		s.stats.checkLat = append(s.stats.checkLat, s.clock()-t)
 	}
-	if s.pending == 0 {
+	if s.pending == 0 && s.aside == 0 {
 		return
 	}
 	last := map[admission.WorkloadID]string{}
@@ -488,6 +505,9 @@ func (s *Sim) finish() {
 			msg = "never decided"
 		}
 		s.stats.unplaced = append(s.stats.unplaced, Unplaced{ID: w.ID, Message: msg})
+	}
+	for _, d := range s.gate.Inadmissible() {
+		s.stats.unplaced = append(s.stats.unplaced, Unplaced{ID: d.Workload.ID, Message: d.Message()})
 	}
 }
 

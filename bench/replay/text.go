@@ -32,9 +32,9 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "simulated     %s s from the trace's start to the last event\n", seconds1(r.Simulated))
 	fmt.Fprintf(&b, "cycles        %s (of %s ticks)\n", group(int64(r.Cycles)), group(int64(r.Ticks)))
-	fmt.Fprintf(&b, "workloads     %s submitted, %s admissions, %s preemptions, %s finished, %s running, %s pending; at most %s pending after a cycle\n",
+	fmt.Fprintf(&b, "workloads     %s submitted, %s admissions, %s preemptions, %s finished, %s running, %s pending, %s inadmissible; at most %s pending after a cycle\n",
 		group(int64(r.Submitted)), group(int64(r.Admissions)), group(int64(r.Preemptions)), group(int64(r.Finished)),
-		group(int64(r.Running)), group(int64(r.Pending)), group(int64(r.MaxPending)))
+		group(int64(r.Running)), group(int64(r.Pending)), group(int64(r.Inadmissible)), group(int64(r.MaxPending)))
 	reasons := make([]string, len(r.PendingByReason))
 	for i, rc := range r.PendingByReason {
 		reasons[i] = rc.Reason.String() + " " + group(int64(rc.Count))

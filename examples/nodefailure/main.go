@@ -155,7 +155,7 @@ func newGate() (*admission.Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	return admission.NewForPools(&pools, 64, admission.Options{Cluster: c})
+	return admission.NewForPools(&pools, 0, admission.Options{Cluster: c})
 }
 
 // podGang is a gang of pods pods of gpus GPUs each, which must share a domain of the

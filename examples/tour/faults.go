@@ -34,7 +34,7 @@ func tourFaults(w io.Writer) {
 		fmt.Fprintln(w, err)
 		return
 	}
-	gate, err := admission.NewForPools(&pools, 20, admission.Options{Cluster: c})
+	gate, err := admission.NewForPools(&pools, 0, admission.Options{Cluster: c})
 	if err != nil {
 		fmt.Fprintln(w, err)
 		return
