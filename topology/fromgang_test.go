@@ -24,7 +24,7 @@ import (
 const (
 	// Example 2: decode and prefill each inside one block, each leaders / workers
 	// SubGroup inside one rack.
-	gangExample2 = seeds.Seed001Example2
+	gangExample2 = seeds.DecodePrefill
 	// User Story 2: one SubGroup inside one rack, the other anywhere.
 	gangStory2 = `{
 	  "subGroups": [

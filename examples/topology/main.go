@@ -32,7 +32,7 @@ var freeGPUs = map[string][4]int64{
 
 // example2 is seed 001's Example 2 as a PodGroup spec, in seed 002's API: minSubGroup
 // counts SubGroups where seed 001 wrote minMember.
-const example2 = seeds.Seed001Example2
+const example2 = seeds.DecodePrefill
 
 func run(w io.Writer) error {
 	c, err := cluster()

@@ -89,7 +89,7 @@ func tourTopology(w io.Writer) {
 
 	fmt.Fprintln(w, "Cluster: 2 blocks × 4 racks × 4 nodes; block b1 has 15 GPUs free, b2 has 22. Every pod asks for 1 GPU.")
 	ex2, ok := show("Seed 001 Example 2: decode and prefill each in one block, workers and leaders each in one rack.\n"+
-		"Best fit keeps the roomier block b2 whole:", "example-2", seeds.Seed001Example2)
+		"Best fit keeps the roomier block b2 whole:", "example-2", seeds.DecodePrefill)
 	if ok {
 		gp, err := topology.ToGang(ex2.tree, ex2.req, ex2.res.Placement)
 		if err != nil {
