@@ -59,9 +59,9 @@ type Step struct {
 	Total int64
 }
 
-// NextStep decides which pending pods to schedule next (seed 002's subgroup ordering,
-// made exact in SPEC §8) and writes it into step; st receives the readiness of
-// satisfied, as from Readiness.
+// NextStep decides which pending pods to schedule next (the subgroup ordering of KAI's
+// minSubGroup design, made exact in docs/rules.md, Gangs) and writes it into step; st
+// receives the readiness of satisfied, as from Readiness.
 //
 // Inputs, one entry per leaf: satisfied counts the pods already scheduled (they count
 // toward minMember), pending counts the pods that exist and wait to be scheduled.
