@@ -13,10 +13,10 @@ import (
 	"github.com/poolgate/poolgate/topology"
 )
 
-// Gate is the dynamic, usage-aware admission gate of SPEC §7: a quota tree with the
-// usage of the work it admitted, the running workloads, the pending queue, and
-// optionally a cluster on which gangs are placed. Build one with NewForPools (the tree
-// of a pool set) or New (any quota tree).
+// Gate is the dynamic, usage-aware admission gate: a quota tree with the usage of the
+// work it admitted, the running workloads, the pending queue, and optionally a cluster
+// on which gangs are placed. Build one with NewForPools (the tree of a pool set) or New
+// (any quota tree).
 //
 // Decide and Cycle decide without changing anything; Commit and Apply carry decisions
 // out; Submit, Withdraw, Release, Evict and AddRunning feed the gate what the host
@@ -66,8 +66,8 @@ type Gate struct {
 	// uncached turns off what a cycle learns about work that cannot run (tests compare
 	// cycles with and without it).
 	uncached bool
-	// fair turns on fair sharing (SPEC §12): the tournament orders a cycle and
-	// fairPlan replaces §7's plan for work that does not fit (see fairness.go).
+	// fair turns on fair sharing: the tournament orders a cycle and fairPlan replaces
+	// the priority plan for work that does not fit (see fairness.go).
 	fair bool
 	// usageGen counts changes to what decisions depend on (running work, quotas,
 	// capacity); queueGen counts changes to the pending queue and strategies. A
@@ -222,15 +222,15 @@ type Options struct {
 	// (ErrInvalidValue) is an error of the constructor, reported for the first key in
 	// byte order. The gate keeps its own copy of the map.
 	Strategies map[string]Strategy
-	// FairSharing shares idle quota by weight (SPEC §12): a cycle admits in the order
-	// of a tournament of dominant resource shares instead of one walk by priority, and
-	// work that does not fit — LOW work included — may preempt LOW work that holds more
-	// than its share. Off by default; SetFairSharing switches it later.
+	// FairSharing shares idle quota by weight: a cycle admits in the order of a
+	// tournament of dominant resource shares instead of one walk by priority, and work
+	// that does not fit — LOW work included — may preempt LOW work that holds more than
+	// its share. Off by default; SetFairSharing switches it later.
 	FairSharing bool
 }
 
 // NewForPools returns a gate for the pools of one node set of the given capacity in
-// GPUs, on the tree of SPEC §7 (see the package documentation): a root cohort, a cohort
+// GPUs, on the pool-set tree (see the package documentation): a root cohort, a cohort
 // per top-level pool and a leaf per ACTIVE or DELETING subpool plus the pool's shared
 // leaf. Workloads name a pool (its shared leaf) or a subpool; the one resource is GPU.
 // Quotas adding up to more than the capacity are an error. The gate reads pools only
@@ -366,9 +366,9 @@ func (g *Gate) queueOf(field, name string) (quota.NodeID, error) {
 // ReconfigurePools replaces the gate's tree with the one of pools and capacity (see
 // NewForPools), after the host changed quotas, maxima or subpools. Running work keeps
 // running and is charged to the new tree, over-admitted where quotas shrank: nothing is
-// evicted (SPEC §4's soft decreases), and new HIGH/NORMAL work waits until usage drains.
-// It is an error, changing nothing, when a running or pending workload's queue would
-// disappear (withdraw or release it first).
+// evicted (quota decreases are soft), and new HIGH/NORMAL work waits until usage
+// drains. It is an error, changing nothing, when a running or pending workload's queue
+// would disappear (withdraw or release it first).
 func (g *Gate) ReconfigurePools(pools *quota.PoolSet, capacity quota.Quantity) error {
 	if !g.usable() {
 		return errUnusable()
@@ -494,8 +494,8 @@ func (g *Gate) indexLow(r *record, sign int) {
 // newLowIndex returns an empty index of running LOW work in eviction order.
 func newLowIndex() *btree.BTreeG[*record] { return btree.NewG(pendingDegree, evictsBefore) }
 
-// evictsBefore is the eviction order of preemption candidates within a queue (SPEC §7):
-// lower priority first, then the most recently admitted, then ID (byte order).
+// evictsBefore is the eviction order of preemption candidates within a queue: lower
+// priority first, then the most recently admitted, then ID (byte order).
 func evictsBefore(a, b *record) bool { return evictionOrder(a, b) < 0 }
 
 // evictionOrder compares a and b in evictsBefore's order, for sorting.

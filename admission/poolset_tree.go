@@ -30,7 +30,7 @@ func SharedLeaf(pool naming.Name) string {
 	return pool.Root().String() + naming.Delimiter + naming.Shared
 }
 
-// poolLayout builds the quota tree of SPEC §7 for pools on a node set of the given
+// poolLayout builds the dynamic gate's quota tree for pools on a node set of the given
 // capacity, the same shape as the KAI queue set:
 //
 //	(root)            cohort, nominal capacity − Σ finite pool quotas

@@ -10,11 +10,11 @@ import (
 	"github.com/poolgate/poolgate/quota"
 )
 
-// Seed 000's admission rules where they reach dynamic admission: the static gate
-// decides what may be submitted, the dynamic gate what may run now. Pool team has 100
-// GPUs split into team--a 30, team--b 40 and team--c 20, leaving 10 unallocated for
-// direct submissions to team; the node set has 100 GPUs.
-func seed000Gate(t *testing.T) (*quota.PoolSet, *Gate) {
+// The admission rules of OSMO's dynamic-subpool design where they reach dynamic
+// admission: the static gate decides what may be submitted, the dynamic gate what may
+// run now. Pool team has 100 GPUs split into team--a 30, team--b 40 and team--c 20,
+// leaving 10 unallocated for direct submissions to team; the node set has 100 GPUs.
+func subpoolDesignGate(t *testing.T) (*quota.PoolSet, *Gate) {
 	pools := poolSet(t, "team:100", "team--a:30", "team--b:40", "team--c:20")
 	g, err := NewForPools(pools, 100, Options{})
 	require.NoError(t, err)
@@ -39,8 +39,8 @@ func submitChecked(t *testing.T, pools *quota.PoolSet, g *Gate, id, pool string,
 	return d.Message()
 }
 
-func TestSeed000ParentAndSubpoolLeaves(t *testing.T) {
-	pools, g := seed000Gate(t)
+func TestSubpoolDesignParentAndSubpoolLeaves(t *testing.T) {
+	pools, g := subpoolDesignGate(t)
 	steps := []struct {
 		id, pool string
 		p        quota.Priority
@@ -70,8 +70,8 @@ func TestSeed000ParentAndSubpoolLeaves(t *testing.T) {
 	assert.Equal(t, []string{"w8"}, pendingIDs(g), "the preempted LOW workflow is re-queued")
 }
 
-func TestSeed000SubpoolLifecycle(t *testing.T) {
-	pools, g := seed000Gate(t)
+func TestSubpoolDesignSubpoolLifecycle(t *testing.T) {
+	pools, g := subpoolDesignGate(t)
 	running(t, g, wl("a1", "team--c", quota.Normal, 5, 1), wl("a2", "team--c", quota.Low, 5, 2))
 
 	// Deleting a subpool with running work leaves it DELETING: its leaf stays, with
@@ -113,10 +113,10 @@ func TestSeed000SubpoolLifecycle(t *testing.T) {
 	assert.True(t, errors.Is(err, ErrUnknownQueue))
 }
 
-// TestSeed000CreatingSubpoolsEvictsNothing: work submitted to the parent before its
-// subpools existed keeps running; the parent's Available goes negative and the new
+// TestSubpoolDesignCreatingSubpoolsEvictsNothing: work submitted to the parent before
+// its subpools existed keeps running; the parent's Available goes negative and the new
 // subpools may not reach their full quota until it drains.
-func TestSeed000CreatingSubpoolsEvictsNothing(t *testing.T) {
+func TestSubpoolDesignCreatingSubpoolsEvictsNothing(t *testing.T) {
 	pools := poolSet(t, "team:100")
 	g, err := NewForPools(pools, 100, Options{})
 	require.NoError(t, err)
