@@ -27,16 +27,17 @@
 //
 // # Rules
 //
-// minMember counts descendant pods and minSubGroup counts direct child SubGroups; a node
-// has at most one of them. A leaf SubGroup needs minMember ≥ 1. A mid-level SubGroup or
-// the PodGroup takes minSubGroup K (1 ≤ K ≤ its children) or neither, meaning every
-// child is required. The PodGroup's minMember next to SubGroups is a floor on the total
-// satisfied pods, on top of every child being required; without SubGroups it is the
-// gang size. A leaf is satisfied when its satisfied pods reach minMember, a node when K
-// of its children are, and the PodGroup when, besides, the floor holds. Where KAI's
-// hierarchical-PodGroup design and its later minSubGroup design disagree, the later one
-// rules. docs/rules.md (Gangs) states every rule, the order of Validate's problems, the
-// minimum requirement and the ordering of the next pods included.
+// minMember counts descendant pods and minSubGroup counts direct child SubGroups; a
+// node has at most one of them. A leaf SubGroup needs minMember ≥ 1. A mid-level
+// SubGroup or the PodGroup takes minSubGroup K (1 ≤ K ≤ its children) or neither,
+// meaning every child is required. The PodGroup's minMember next to SubGroups is a
+// floor on the total satisfied pods, on top of every child being required; without
+// SubGroups it is the gang size. A leaf is satisfied when its satisfied pods reach
+// minMember, a node when K of its children are, and the PodGroup when, besides, the
+// floor holds. Where KAI's hierarchical-PodGroup design and its later minSubGroup
+// design disagree, the later one rules. docs/rules.md (Gangs) states every rule, the
+// order of Validate's problems, the minimum requirement and the ordering of the next
+// pods included.
 //
 // Non-goals: gang knows nothing about pools, quotas, priorities or nodes. Queue and
 // PriorityClassName are carried, not interpreted; topology levels are names that the
@@ -60,8 +61,8 @@
 //   - minMember: 0 counts as unset next to minSubGroup, as KAI's omitempty does and as
 //     KAI's minSubGroup design allows ("must be 0 or unset"), and on the PodGroup with
 //     SubGroups (no floor); wherever a count is required — a leaf, a PodGroup without
-//     SubGroups that gives one — it must be at least 1. An explicit minSubGroup: 0 is an error,
-//     while an absent one means "all children".
+//     SubGroups that gives one — it must be at least 1. An explicit minSubGroup: 0 is
+//     an error, while an absent one means "all children".
 //   - A PodGroup without SubGroups is a gang of minMember pods, or of one pod when
 //     minMember is absent (as in KAI), so {} and {"subGroups": []} are valid. It
 //     compiles to a single node that is both the root and leaf 0, whose name in the
@@ -98,9 +99,9 @@
 //     over; when no choice completes the PodGroup the step is StepBlocked. Pods for
 //     the PodGroup's floor come from pending pods in leaf order.
 //   - Node selectors (a poolgate extension: KAI puts selectors on pods) go on leaf
-//     SubGroups as nodeSelector: label key → the values accepted. A PodGroup
-//     without SubGroups is its own single leaf, so it takes one too, as spec.nodeSelector;
-//     a PodGroup with SubGroups or a mid-level SubGroup taking one is an error
+//     SubGroups as nodeSelector: label key → the values accepted. A PodGroup without
+//     SubGroups is its own single leaf, so it takes one too, as spec.nodeSelector; a
+//     PodGroup with SubGroups or a mid-level SubGroup taking one is an error
 //     (ErrSelectorOnInner), as is a key without a name or without values
 //     (ErrEmptySelector). nodeSelector: {} and null are "none". gang only carries a
 //     selector: Tree.NodeSelector gives it with each value set sorted and without

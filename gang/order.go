@@ -78,10 +78,10 @@ type Step struct {
 // offers one, descending through ready nodes: a node below its own minimum gets its
 // missing pods as one StepReplica; a leaf at or above its minimum gets one StepPod.
 //
-// Where the spec is silent: a child whose missing pods are not all pending cannot be
-// completed now, so the ranking passes over it to the next one, and a PodGroup that
-// cannot be completed at all yields StepBlocked. StepBlocked happens exactly when
-// adding every pending pod would still not make the PodGroup ready.
+// Where the ordering rules leave a choice: a child whose missing pods are not all
+// pending cannot be completed now, so the ranking passes over it to the next one, and a
+// PodGroup that cannot be completed at all yields StepBlocked. StepBlocked happens
+// exactly when adding every pending pod would still not make the PodGroup ready.
 //
 // NextStep allocates nothing once st and step have grown to the tree; on error it
 // leaves both unchanged.

@@ -18,7 +18,8 @@ import (
 // SubGroups, while minMember counts pods and minSubGroup counts direct child SubGroups
 // (see docs/rules.md, Gangs).
 const (
-	// Hierarchical PodGroups, Example 1: two SubGroups, both required, each on one rack.
+	// Hierarchical PodGroups, Example 1: two SubGroups, both required, each on one
+	// rack.
 	hierarchicalEx1 = `{
 	  "subGroups": [
 	    {"name": "decode", "minMember": 4},
@@ -29,7 +30,8 @@ const (
 	    "prefill": {"requiredTopologyLevel": "rack"}
 	  }}
 	}`
-	// Hierarchical PodGroups, Example 2: leaders and workers, rack per leaf, block per pair.
+	// Hierarchical PodGroups, Example 2: leaders and workers, rack per leaf, block per
+	// pair.
 	hierarchicalEx2 = seeds.DecodePrefill
 	// Hierarchical PodGroups, Example 3: 2 of 3 replicas.
 	hierarchicalEx3 = `{
@@ -218,9 +220,9 @@ func TestElasticTwoLevel(t *testing.T) {
 
 // The minSubGroup design's second valid example shows only decode of "decode +
 // prefill": as printed, the PodGroup's minSubGroup 2 counts one root-level SubGroup,
-// and minSubGroup may not exceed the number of direct children.
-// What the example illustrates, a mid-level SubGroup using minSubGroup over leaves
-// using minMember, draws no error; completed with prefill it is the two-level tree.
+// and minSubGroup may not exceed the number of direct children. What the example
+// illustrates, a mid-level SubGroup using minSubGroup over leaves using minMember,
+// draws no error; completed with prefill it is the two-level tree.
 func TestElasticValidMidLevel(t *testing.T) {
 	r := gang.Validate(mustParse(t, elasticValidMid))
 	assert.Equal(t, []string{"spec.minSubGroup: minSubGroup (2) exceeds the number of direct child SubGroups (1)"}, messages(r.Errors))
