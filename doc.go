@@ -33,6 +33,8 @@
 // This package's Example is the main flow in twenty lines: subpools, the static gate and
 // a scheduling cycle that preempts borrowed LOW work. Each package's Example functions
 // are its tutorial (go doc -all ./naming, ./quota, ./gang, ./topology, ./admission), and
-// examples/subpools, cohorts, elastic, topology and priority tell the seeds' stories in
-// full. bench/README.md has the measured figures.
+// examples/subpools, cohorts, elastic, topology and priority tell the stories of the
+// designs poolgate follows (OSMO's dynamic subpools and scheduling, KEP-79's cohorts,
+// KAI's hierarchical PodGroups) in full. docs/rules.md states the rules the packages
+// implement; bench/README.md has the measured figures.
 package poolgate

@@ -58,26 +58,26 @@ func (c CycleResult) Victims() []RunningWorkload {
 	return out
 }
 
-// Cycle runs one scheduling cycle at time now without changing the gate (SPEC §7). It
-// walks all pending work across all queues in one order — priority, then submit time,
-// then ID — against a working copy of the gate's state, deciding each workload as
-// Decide does and charging each admission to the copy, so later items see what earlier
-// ones took. A plan's victims are evicted from the copy at once: later items see the
-// capacity they free, no workload is a victim twice, and victims are not reconsidered
-// in this cycle (Apply returns them to the queue). In a StrictFIFO queue, a workload
-// that stays pending, for any reason, holds back every later workload of its queue
-// (ReasonFIFO); an admission with a plan holds nothing back.
+// Cycle runs one scheduling cycle at time now without changing the gate. It walks all
+// pending work across all queues in one order — priority, then submit time, then ID —
+// against a working copy of the gate's state, deciding each workload as Decide does and
+// charging each admission to the copy, so later items see what earlier ones took. A
+// plan's victims are evicted from the copy at once: later items see the capacity they
+// free, no workload is a victim twice, and victims are not reconsidered in this cycle
+// (Apply returns them to the queue). In a StrictFIFO queue, a workload that stays
+// pending, for any reason, holds back every later workload of its queue (ReasonFIFO);
+// an admission with a plan holds nothing back.
 //
 // HIGH/NORMAL work left pending for the tree or a placement is decided once more when
 // a later plan's evictions freed capacity, before any LOW work is decided, so that LOW
 // work never takes what a waiting HIGH/NORMAL workload could have had; its decision
 // keeps its place in the walk order.
 //
-// With fair sharing on, the order is SPEC §12's tournament instead of the walk: at
-// every cohort the candidate whose subtree would not borrow, then the one with the
-// lower share after admission, then priority, submit time and ID; each decision is
-// applied before the next round, its queue then offers its next workload, and the
-// decisions come in that order (see the package documentation).
+// With fair sharing on, the order is a tournament instead of the walk: at every cohort
+// the candidate whose subtree would not borrow, then the one with the lower share after
+// admission, then priority, submit time and ID; each decision is applied before the
+// next round, its queue then offers its next workload, and the decisions come in that
+// order (see the package documentation).
 //
 // The cycle's cost does not grow with pending work that cannot run: a request whose
 // shape (or a smaller one) already found no placement on the same free capacity, or no

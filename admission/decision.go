@@ -28,7 +28,7 @@ func (o Outcome) String() string {
 // on it; Message gives the human text.
 type Reason uint8
 
-// The reasons, static gate first (SPEC §5), then dynamic admission (SPEC §7).
+// The reasons, static gate first, then dynamic admission.
 const (
 	// ReasonNone: admitted without conditions.
 	ReasonNone Reason = iota

@@ -4,23 +4,23 @@
 //
 // # The static OSMO gate
 //
-// Check decides a submission against a pool snapshot in SPEC §5's order: the name
-// parses and the pool exists, closed subpools, MAINTENANCE (admins pass), then a
-// per-task-group cap at HIGH and NORMAL priority. LOW is never capped, OFFLINE never
-// blocks, and an Unlimited quota has no cap. The check is static, request against cap:
-// a request that fits the cap but not today's free quota is admitted and waits in the
-// scheduler. It allocates nothing on the way to a decision; Message builds the OSMO
-// text only when asked.
+// Check decides a submission against a pool snapshot in this order, stopping at the
+// first failure: the name parses and the pool exists, closed subpools, MAINTENANCE
+// (admins pass), then a per-task-group cap at HIGH and NORMAL priority. LOW is never
+// capped, OFFLINE never blocks, and an Unlimited quota has no cap. The check is static,
+// request against cap: a request that fits the cap but not today's free quota is
+// admitted and waits in the scheduler. It allocates nothing on the way to a decision;
+// Message builds the OSMO text only when asked.
 //
 // Principal answers who may submit and administer, from pool roles, through naming's
 // resolution by parsed parent: osmo-team-user reaches team and team--a, never team2.
 //
 // # The dynamic gate
 //
-// A Gate decides what may run now (SPEC §7). It holds a quota.Tree with the usage of
-// the work it admitted, the HIGH/NORMAL usage of each queue, the running workloads, a
-// pending queue, and optionally a topology.Cluster on which gangs are placed.
-// NewForPools builds the tree of a pool set on a node set of a given capacity:
+// A Gate decides what may run now. It holds a quota.Tree with the usage of the work it
+// admitted, the HIGH/NORMAL usage of each queue, the running workloads, a pending
+// queue, and optionally a topology.Cluster on which gangs are placed. NewForPools
+// builds the tree of a pool set on a node set of a given capacity:
 //
 //	(root)                  cohort: capacity − Σ finite pool quotas
 //	└── {pool}              cohort: nominal 0, borrowing limit maximum − quota
@@ -30,25 +30,27 @@
 // with no lending limits, so LOW may borrow any idle GPU. New takes any quota.Tree.
 //
 // The rules: HIGH/NORMAL work must stay within its queue's own nominal quota counting
-// HIGH/NORMAL usage only (Pending, ReasonQuota); within it, it is admitted when the tree
-// fits, admitted with a preemption plan when evicting LOW work makes it fit, and
+// HIGH/NORMAL usage only (Pending, ReasonQuota); within it, it is admitted when the
+// tree fits, admitted with a preemption plan when evicting LOW work makes it fit, and
 // Pending with ReasonFit — the binding node, resource and shortfall — otherwise. LOW
 // work is admitted when the tree fits with all usage, borrowing included, and never
-// preempts (unless fair sharing is on; see Fair sharing). A plan's candidates are LOW work in the target queue and in other queues
-// that borrow — in another pool only if that pool's cohort borrows too — taken in the
-// order other queues first, lower priority, most recently admitted, ID, each re-checked
-// before it goes; then victims are filled back from the last but one, so that the plan
-// is 1-minimal: without any one victim the request would not fit.
+// preempts (unless fair sharing is on; see Fair sharing). A plan's candidates are LOW
+// work in the target queue and in other queues that borrow — in another pool only if
+// that pool's cohort borrows too — taken in the order other queues first, lower
+// priority, most recently admitted, ID, each re-checked before it goes; then victims
+// are filled back from the last but one, so that the plan is 1-minimal: without any one
+// victim the request would not fit. This is the priority plan, as opposed to the plan
+// of fair sharing below.
 //
 // Decide answers for one workload without changing anything, and Commit carries the
-// decision out; Cycle walks all pending work in one order (priority, submit time, ID)
-// against a working copy, so later items see what earlier ones took and what their
-// plans freed, and Apply carries the whole result out. Per queue, BestEffortFIFO (the
-// default) skips what waits; StrictFIFO holds back everything behind a head that waits,
-// unless the head was admitted with a plan (Options.Strategy sets every queue's,
-// Options.Strategies and SetStrategy single ones). Release and Evict give back what a
-// workload held; Submit and Withdraw feed the queue; AddRunning records work that runs
-// already.
+// decision out; Cycle walks all pending work in one order (priority, submit time, ID;
+// the priority walk) against a working copy, so later items see what earlier ones took
+// and what their plans freed, and Apply carries the whole result out. Per queue,
+// BestEffortFIFO (the default) skips what waits; StrictFIFO holds back everything
+// behind a head that waits, unless the head was admitted with a plan (Options.Strategy
+// sets every queue's, Options.Strategies and SetStrategy single ones). Release and
+// Evict give back what a workload held; Submit and Withdraw feed the queue; AddRunning
+// records work that runs already.
 //
 // A gang's request is its minimum requirement (gang.Tree.MinRequest), worked out once
 // when the gang is submitted. On a gate with a cluster, a gang is admitted only with a
@@ -59,18 +61,18 @@
 //
 // Quota is counted, nodes are concrete: a HIGH/NORMAL gang within its quota may find no
 // placement because LOW work holds the nodes it needs. Its plan then frees nodes, not
-// only quota (SPEC §7): with every candidate evicted (the candidates, order and
-// re-checks of a quota plan, and every LOW workload of its own queue), is there a
-// placement? If not (or if even without any LOW work the gang has no room, which one
-// search on what HIGH/NORMAL work leaves free tells first), no plan exists and the gang
-// waits. Otherwise the placement is searched again with, on every node, only its k
-// largest candidates evicted, for the smallest k that still works (bisection): a gang
-// then spreads over nodes that need few evictions instead of packing onto nodes that
+// only quota: with every candidate evicted (the candidates, order and re-checks of a
+// quota plan, and every LOW workload of its own queue), is there a placement? If not
+// (or if even without any LOW work the gang has no room, which one search on what
+// HIGH/NORMAL work leaves free tells first), no plan exists and the gang waits.
+// Otherwise the placement is searched again with, on every node, only its k largest
+// candidates evicted, for the smallest k that still works (bisection): a gang then
+// spreads over nodes that need few evictions instead of packing onto nodes that
 // evicting everything would empty. That placement picks the victims — on each node
 // where it needs more than is free, the fewest candidates there, then the smallest —
 // then quota victims if the tree still needs them, and the plan is filled back to
-// 1-minimal for fit and placement together. A search that runs out of budget is reported
-// as such, never as "no plan". A plan costs a few searches (logarithmic in the
+// 1-minimal for fit and placement together. A search that runs out of budget is
+// reported as such, never as "no plan". A plan costs a few searches (logarithmic in the
 // candidates a node holds) and work linear in the candidates.
 //
 // # Cycle cost
@@ -97,9 +99,9 @@
 // # Fair sharing
 //
 // Options.FairSharing (or SetFairSharing, at any time) shares idle quota by weight, as
-// SPEC §12 says; off, everything is as above. A pool's over-quota weight is its
-// cohort's fair-sharing weight (quota.PoolConfig.FairWeight); a tree given to New keeps
-// its own weights. Two things change:
+// docs/rules.md (Fair sharing) states; off, everything is as above. A pool's over-quota
+// weight is its cohort's fair-sharing weight (quota.PoolConfig.FairWeight); a tree
+// given to New keeps its own weights. Two things change:
 //
 // The order of a cycle is a tournament from the root. Every queue offers its head, its
 // first pending workload by priority, submit time and ID; every cohort keeps its
@@ -114,39 +116,41 @@
 // costs O(depth × (log fanout + depth × resources)) whatever the number of queues.
 // Decision.Fair says what each workload won with at each cohort.
 //
-// Work that does not fit, LOW work included, is planned with §12's preemption instead
-// of §7's: HIGH/NORMAL work still obeys its own quota first and takes its own queue's
-// LOW work without a share test (VictimPriority); a queue that stays within its nominal
-// quota with the request reclaims from borrowing queues without one (VictimReclaim);
-// otherwise a victim passes when the preemptor's subtree just below their lowest common
-// ancestor ends with a share at most the target's after the eviction (strategy 1), or,
-// for what strategy 1 leaves, below the target's before it (strategy 2), both
-// VictimFairShare. Targets are taken from the root down, the child with the highest
-// share first. The plan is filled back to 1-minimal as §7's is; on a gate with a cluster
-// the workload also needs a placement once its victims are gone, and HIGH/NORMAL gangs
-// without one still get §7's plan that frees nodes. Only LOW work is ever a victim.
+// Work that does not fit, LOW work included, is planned with fair-sharing preemption
+// instead of the priority plan: HIGH/NORMAL work still obeys its own quota first and
+// takes its own queue's LOW work without a share test (VictimPriority); a queue that
+// stays within its nominal quota with the request reclaims from borrowing queues
+// without one (VictimReclaim); otherwise a victim passes when the preemptor's subtree
+// just below their lowest common ancestor ends with a share at most the target's after
+// the eviction (strategy 1), or, for what strategy 1 leaves, below the target's before
+// it (strategy 2), both VictimFairShare. Targets are taken from the root down, the
+// child with the highest share first. The plan is filled back to 1-minimal as the
+// priority plan is; on a gate with a cluster the workload also needs a placement once
+// its victims are gone, and HIGH/NORMAL gangs without one still get the priority plan
+// that frees nodes. Only LOW work is ever a victim.
 //
 // Decide's trial evictions go to a quota.Draft over the live tree, whose shares quota
-// reads through the Draft (quota.Draft.AppendPathDRS): a decision with a fair plan costs
-// memory in the path it touches, not a copy of the tree. Measured beside deciding on a
-// copy (BenchmarkFairDecide, one victim, every queue running work): the same time on
-// 1,000 queues, and on 100,000 queues 3.0 ms against 5.0 ms and 0.8 MB against 3.2 MB,
-// both dominated by the walk over the running LOW work that §7's plans make too.
+// reads through the Draft (quota.Draft.AppendPathDRS): a decision with a fair plan
+// costs memory in the path it touches, not a copy of the tree. Measured beside deciding
+// on a copy (BenchmarkFairDecide, one victim, every queue running work): the same time
+// on 1,000 queues, and on 100,000 queues 3.0 ms against 5.0 ms and 0.8 MB against 3.2
+// MB, both dominated by the walk over the running LOW work that priority plans make
+// too.
 //
 // # Nodes that change, and restarts
 //
-// A gate with a cluster follows the host's nodes (SPEC §10). RemoveNode is a failure:
-// every running workload with pods on the node is lost whole — it gives back what it
-// holds on every node of its placement and in the tree, and waits again with its
-// original submit time (Withdraw, for a host that will not rerun it). SetNodeCapacity
-// below what runs on a node loses the fewest of its workloads, in the order LOW first,
-// then the most recently admitted, then ID, that bring every resource within the new
-// capacity; pods the host placed itself stay, over-committing the node. CordonNode and
-// UncordonNode stop and restart new placements there; AddNode adds a node, new or back
-// from a failure. Node reads one node, its capacity, free capacity and workloads. A
-// change costs what runs on the node (the gate indexes its running work by node), but
-// adding a node new to its place in the topology, which lays the cluster out anew.
-// Every change makes held decisions and cycle results stale.
+// A gate with a cluster follows the host's nodes. RemoveNode is a failure: every
+// running workload with pods on the node is lost whole — it gives back what it holds on
+// every node of its placement and in the tree, and waits again with its original submit
+// time (Withdraw, for a host that will not rerun it). SetNodeCapacity below what runs
+// on a node loses the fewest of its workloads, in the order LOW first, then the most
+// recently admitted, then ID, that bring every resource within the new capacity; pods
+// the host placed itself stay, over-committing the node. CordonNode and UncordonNode
+// stop and restart new placements there; AddNode adds a node, new or back from a
+// failure. Node reads one node, its capacity, free capacity and workloads. A change
+// costs what runs on the node (the gate indexes its running work by node), but adding a
+// node new to its place in the topology, which lays the cluster out anew. Every change
+// makes held decisions and cycle results stale.
 //
 // MarshalBinary and Restore carry a gate's whole state across a restart in
 // internal/wire's form — versioned, CRC-checked, deterministic; a binary form rather
@@ -174,7 +178,11 @@
 // on a quota.Draft over the live tree and a copy of the cluster, a cycle on a copy of
 // the whole state. Values returned never alias the gate's state.
 //
-// # Decisions where the spec is silent
+// # Decisions the rules leave open
+//
+// The rules the gate keeps are stated above and in docs/rules.md (Static gate, Dynamic
+// admission and preemption, Reliability and the host contract); the choices below go
+// beyond them.
 //
 //   - A parent with subpools that rejects a group over its unallocated GPUs says so in
 //     its own words ("has 10 unallocated GPUs (Total: 100)"), since "guaranteed" would
@@ -194,15 +202,16 @@
 //     "{pool}--shared"; a workload targets a pool by its name. The one resource is
 //     "gpu".
 //   - The two gates agree on names. On a gate built from pools a workload's Queue is a
-//     pool reference, parsed as Check parses a submission's pool: "team--shared" is
-//     the shared leaf's queue name, not a pool reference (its short name is reserved,
-//     SPEC §2), so Decide, Submit and AddRunning refuse it, as they refuse "(root)",
-//     with an *InputError of kind ErrUnknownQueue that says "is not a valid pool name"
-//     and wraps the *naming.NameError Check puts in StaticDecision.NameErr, so
-//     errors.Is matches the same naming rule (naming.ErrReserved). Queue-level
-//     settings and reads — SetStrategy, Strategy, Usage, Options.Strategies — name
-//     queues and take the leaf's queue name as well as the pool's. A gate built with
-//     New routes by queue name, whatever the name looks like.
+//     pool reference, parsed as Check parses a submission's pool: "team--shared" is the
+//     shared leaf's queue name, not a pool reference (its short name, shared, is
+//     reserved for the parent's direct-submission leaf), so Decide, Submit and
+//     AddRunning refuse it, as they refuse "(root)", with an *InputError of kind
+//     ErrUnknownQueue that says "is not a valid pool name" and wraps the
+//     *naming.NameError Check puts in StaticDecision.NameErr, so errors.Is matches the
+//     same naming rule (naming.ErrReserved). Queue-level settings and reads —
+//     SetStrategy, Strategy, Usage, Options.Strategies — name queues and take the
+//     leaf's queue name as well as the pool's. A gate built with New routes by queue
+//     name, whatever the name looks like.
 //   - Reading usage by name: Usage takes what a workload may target, so Usage("team")
 //     is the pool's shared leaf; PoolUsage("team") is the pool's cohort (the pool with
 //     its subpools) and PoolUsage("team--a") the subpool, on gates built from pools;
@@ -210,9 +219,9 @@
 //     subtree's queues; Charged is the tree's U(n), which Borrowing compares with the
 //     subtree quota.
 //   - Check refuses a well-formed submission with a decision and a malformed one with
-//     an error: an invalid Priority value or a negative GPU count are errors (SPEC §1
-//     asks every API to refuse negative requests with an error), everything else a
-//     user can submit — a bad name included — is a Reject with an OSMO message.
+//     an error: an invalid Priority value or a negative GPU count are errors (every API
+//     refuses negative requests with an error), everything else a user can submit — a
+//     bad name included — is a Reject with an OSMO message.
 //   - Strategies are text in their own names (BestEffortFIFO, StrictFIFO), parsed in
 //     any ASCII letter case, empty text being the default, as quota.Priority is.
 //   - On any tree, a queue's "pool" is its top-level subtree: the ancestor just below
@@ -252,20 +261,22 @@
 //     decision keeps its place in the walk order. Apply therefore evicts every victim
 //     of the cycle before it admits anything. A StrictFIFO head admitted this way does
 //     not release the items already held back behind it; the next cycle does.
-//   - ReconfigurePools and Reconfigure charge running work to the new tree as it is,
-//     over quota where quotas shrank (nothing is evicted), and refuse a tree that lacks
-//     a queue that running or pending work targets. Strategies are kept by queue name.
+//   - A change of the pools (through the gate) and Reconfigure charge running work to
+//     the new tree as it is, over quota where quotas shrank (nothing is evicted), and
+//     refuse a tree that lacks a queue that running or pending work targets; only a
+//     subpool archived by the change lets its waiting work go (PoolChange.Withdrawn).
+//     Strategies are kept by queue name.
 //   - A tree given to New must hold no usage: the gate's usage is the work it knows;
 //     AddRunning records work that runs already, without checking quota.
 //
-// For fair sharing, where SPEC §12 is silent:
+// For fair sharing, where its rules leave a choice:
 //   - A forest's roots share nothing: above them the tournament compares their winners
 //     by priority, submit time and ID (a root's share is 0 and it borrows from no one).
 //   - A fair cycle's decisions come in tournament order; work held back behind a
 //     StrictFIFO head is decided right after the head. A decision is final for the
 //     cycle: work left pending is not decided again when later evictions free room (its
-//     turn has passed; §7's second look does not run), and only work running when the
-//     cycle started can be a victim.
+//     turn has passed; the priority walk's second look does not run), and only work
+//     running when the cycle started can be a victim.
 //   - "A resource the request cannot get without preemption" is one that, asked alone,
 //     does not fit the queue. Another queue's LOW workload is a candidate when it uses
 //     such a resource and its queue borrows it, under the same root; it is re-checked
@@ -287,7 +298,7 @@
 //     lumpier work the strategies can leave no state in which nothing passes, and the
 //     same workloads take turns forever (TestFairLumpyWorkMaySettleNever shows three
 //     pools doing so); Kueue's fair sharing has open reports of the same loops.
-//   - §7's plans and plans that free nodes name their victims VictimPriority.
+//   - Priority plans and plans that free nodes name their victims VictimPriority.
 //   - Within a cycle a request that found no fair plan is answered from that verdict
 //     for an equal request in the same queue and class until the next admission or
 //     eviction; no weaker match is sound, since shares and the resources needing

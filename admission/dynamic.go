@@ -7,9 +7,9 @@ import (
 	"github.com/poolgate/poolgate/topology"
 )
 
-// Decision is the dynamic gate's answer for one workload (SPEC §7): Admit, possibly
-// after a preemption plan, or Pending with a typed reason and the numbers. The dynamic
-// gate never rejects: quotas, capacity and usage change, so well-formed work waits.
+// Decision is the dynamic gate's answer for one workload: Admit, possibly after a
+// preemption plan, or Pending with a typed reason and the numbers. The dynamic gate
+// never rejects: quotas, capacity and usage change, so well-formed work waits.
 //
 // A Decision from Decide can be carried out with Commit while the gate's running work
 // is unchanged; a cycle's decisions are carried out together with Apply.
@@ -54,9 +54,9 @@ type Decision struct {
 	// without a placement or one a cycle decided from an earlier verdict, one for a gang
 	// placed at once, a few more for a plan that frees nodes.
 	Searches int
-	// Fair says why a cycle with fair sharing took the workload when it did (SPEC §12):
-	// at each cohort on its path, root first, the key it won with there. It is nil
-	// without fair sharing, from Decide, and for work a StrictFIFO head held back.
+	// Fair says why a cycle with fair sharing took the workload when it did: at each
+	// cohort on its path, root first, the key it won with there. It is nil without fair
+	// sharing, from Decide, and for work a StrictFIFO head held back.
 	Fair []FairKey
 
 	// seal is what Decide decided, for Commit; nil in a cycle's decisions, so that
@@ -123,13 +123,13 @@ func (d Decision) Message() string {
 //   - LOW is admitted when the tree fits with all usage, borrowing allowed, and is
 //     Pending with ReasonFit otherwise; it never preempts;
 //   - with fair sharing on (Options.FairSharing), work that does not fit, LOW work
-//     included, is planned with SPEC §12's preemption instead: its own queue's LOW work
-//     for HIGH/NORMAL work, reclaim within nominal quota, and the two share strategies
-//     (see the package documentation); each victim says why it goes;
+//     included, is planned with fair-sharing preemption instead: its own queue's LOW
+//     work for HIGH/NORMAL work, reclaim within nominal quota, and the two share
+//     strategies (see the package documentation); each victim says why it goes;
 //   - a gang on a gate with a cluster also needs a placement, else Pending with
 //     ReasonPlacement. A HIGH/NORMAL gang without one gets a plan that frees nodes when
-//     evicting LOW candidates makes room for it (SPEC §7), found with the same
-//     candidates, order and re-checks as a quota plan.
+//     evicting LOW candidates makes room for it, found with the same candidates, order
+//     and re-checks as a quota plan.
 //
 // w may be pending (Commit then takes it out of the queue) but not running; a pending
 // gang's minimum requirement and placement request are not worked out again. Decide
@@ -206,7 +206,7 @@ func (g *Gate) decideOpen(s *state, r *record) (Decision, []*record) {
 		d.Fit, d.Reason = f, ReasonFit
 		switch {
 		case g.fair:
-			// SPEC §12's tests replace "LOW never preempts" and §7's plan.
+			// Fair sharing's tests replace "LOW never preempts" and the priority plan.
 			if victims, why = g.fairPlan(s, r); victims == nil {
 				return d, nil
 			}
@@ -236,8 +236,8 @@ func (g *Gate) decideOpen(s *state, r *record) (Decision, []*record) {
 	return g.nodePlan(s, r, d, res)
 }
 
-// admitted turns d into an admission after evicting victims, each for priority (§7's
-// plans: HIGH/NORMAL work evicts LOW work).
+// admitted turns d into an admission after evicting victims, each for priority (the
+// priority plans: HIGH/NORMAL work evicts LOW work).
 func (g *Gate) admitted(d Decision, victims []*record) Decision {
 	d.Outcome, d.Reason = Admit, ReasonNone
 	if len(victims) > 0 {
@@ -292,9 +292,9 @@ func (g *Gate) overQuota(s *state, r *record) (QuotaCheck, bool) {
 }
 
 // overflows reports a request that would take the total usage of a resource to
-// Unlimited, which the tree refuses to hold however much quota is left (SPEC §1); the
-// Fit names the root of r's queue. Only absurd requests on a tree of Unlimited quota
-// get here.
+// Unlimited, which the tree refuses to hold however much quota is left (no sum of
+// usages may wrap around); the Fit names the root of r's queue. Only absurd requests on
+// a tree of Unlimited quota get here.
 func (g *Gate) overflows(s *state, r *record) (quota.Fit, bool) {
 	for j, x := range r.vec {
 		if allowed := quota.Unlimited - 1 - s.total[j]; x > allowed {

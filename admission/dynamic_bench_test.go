@@ -52,8 +52,8 @@ func benchGate(b *testing.B, queues int) *Gate {
 
 // naiveGate evaluates the same rules from scratch on flat arrays, the baseline of every
 // benchmark: per decision it recomputes every node's usage from the queues' usage and
-// then walks the path from the root down (SPEC §6 without lending limits, which a pool
-// set's tree has none of).
+// then walks the path from the root down (the quota-tree formulas without lending
+// limits, which a pool set's tree has none of).
 type naiveGate struct {
 	parent      []int
 	sq, nom, bl []quota.Quantity

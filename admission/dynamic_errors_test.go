@@ -110,10 +110,10 @@ func TestGateConfigErrors(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInvalidConfig)
 }
 
-// TestDecideAllocatesNothing: the fit part of dynamic admission — a HIGH, NORMAL or
-// LOW decision without a plan, admitted or pending — allocates nothing but the seal
-// Commit carries out, which holds inline its copy of the workload's request and the
-// caller's (SPEC §10: inputs and results never alias).
+// TestDecideAllocatesNothing: the fit part of dynamic admission — a HIGH, NORMAL or LOW
+// decision without a plan, admitted or pending — allocates nothing but the seal Commit
+// carries out, which holds inline its copy of the workload's request and the caller's
+// (inputs and results never alias).
 func TestDecideAllocatesNothing(t *testing.T) {
 	g := poolGate(t, 8, "p:4", "q:4")
 	running(t, g, wl("l", "p", quota.Low, 2, 0), wl("n", "q", quota.Normal, 4, 0))
@@ -209,8 +209,8 @@ func TestTamperedResults(t *testing.T) {
 }
 
 // TestUsageOverflow: on a node set of Unlimited capacity the quota never binds, but the
-// total usage must stay below Unlimited (SPEC §1): a request that would reach it waits
-// at the root, in Decide and in a cycle alike.
+// total usage must stay below Unlimited, so that no sum wraps around: a request that
+// would reach it waits at the root, in Decide and in a cycle alike.
 func TestUsageOverflow(t *testing.T) {
 	g := poolGate(t, quota.Unlimited, "open:Unlimited")
 	running(t, g, wl("one", "open", quota.Low, 1, 0))

@@ -13,7 +13,8 @@ import (
 
 // Example runs the main flow: a gate for two pools sharing 4 GPUs, work already
 // running, submissions, and a scheduling cycle whose result the host applies. pool1's
-// LOW work borrows pool2's idle GPU until pool2's NORMAL work reclaims it (seed 003).
+// LOW work borrows pool2's idle GPU until pool2's NORMAL work reclaims it, as in OSMO's
+// scheduling documentation.
 func Example() {
 	var pools quota.PoolSet
 	for _, p := range []string{"pool1", "pool2"} {

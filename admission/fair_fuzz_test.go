@@ -13,9 +13,10 @@ import (
 )
 
 // FuzzFairDecide: with fair sharing, arbitrary pool sets with arbitrary weights,
-// running work and submissions never panic; decisions and their plans keep to §12 —
-// victims are LOW work, in the preemptor's own queue only for HIGH/NORMAL work, each
-// with its reason — and committing, cycling and applying keep the accounting exact.
+// running work and submissions never panic; decisions and their plans keep to the
+// fair-sharing rules — victims are LOW work, in the preemptor's own queue only for
+// HIGH/NORMAL work, each with its reason — and committing, cycling and applying keep
+// the accounting exact.
 func FuzzFairDecide(f *testing.F) {
 	f.Add([]byte{0, 0, 4, 1, 0, 4}, []byte{2, 1}, int64(12), []byte{0, 0, 8, 1, 0, 3}, "p0", int8(-1), int64(3))
 	f.Add([]byte{0, 0, 4, 0, 1, 2, 1, 0, 4}, []byte{0, 3}, int64(10), []byte{1, 0, 5, 2, 0, 1, 0, 1, 4}, "p0--a", int8(-1), int64(2))

@@ -81,8 +81,8 @@ func checkFairPlan(g *Gate, d Decision) string {
 }
 
 // TestFairPlansAreOneMinimal: with fair sharing, every preemption plan — for LOW work
-// too — names only LOW work that §12 lets go, the request fits after it, and it does
-// not when any single victim stays.
+// too — names only LOW work that fair sharing lets go, the request fits after it, and
+// it does not when any single victim stays.
 func TestFairPlansAreOneMinimal(t *testing.T) {
 	plans, low := 0, 0
 	checkFair(t, gen.Params(t, 1000), "fair plans are 1-minimal and name LOW work only", prop.ForAll(func(s gen.FairScenario) string {
@@ -137,11 +137,11 @@ func replayToQuiescence(g *Gate, s gen.FairScenario, limit int) (int, error) {
 
 // passingVictim looks, with quota's own API on a copy of the gate's tree, for one LOW
 // workload z of another queue y that borrows GPUs whose eviction alone lets a request
-// of v in queue q fit and that passes §12's tests: q within its nominal quota with the
-// request (reclaim), or, with P the share after admission of q's subtree just below the
-// lowest common ancestor and T y's there, P ≤ T after removing z or P < T before. Like
-// the plan, it takes no victim from a subtree off q's path whose share is 0. It returns
-// a description of the first it finds, or "".
+// of v in queue q fit and that passes fair sharing's tests: q within its nominal quota
+// with the request (reclaim), or, with P the share after admission of q's subtree just
+// below the lowest common ancestor and T y's there, P ≤ T after removing z or P < T
+// before. Like the plan, it takes no victim from a subtree off q's path whose share is
+// 0. It returns a description of the first it finds, or "".
 func passingVictim(g *Gate, t *quota.Tree, q quota.NodeID, v []quota.Quantity) string {
 	path, err := t.AppendPathDRS(nil, q, v)
 	if err != nil {
@@ -259,7 +259,7 @@ func fairReplayFindings(s gen.FairScenario, fair bool) (cycles, below int, findi
 	return cycles, below, finding, nil
 }
 
-// TestFairReplayConverges: SPEC §12's convergence. Replaying random pending work into a
+// TestFairReplayConverges: fair sharing converges. Replaying random pending work into a
 // gate with fair sharing until a cycle changes nothing ends where no queue below its
 // fair share has pending LOW work that a single passing victim could make room for, and
 // the gate's accounting still equals a recomputation over its running work.
@@ -267,8 +267,8 @@ func fairReplayFindings(s gen.FairScenario, fair bool) (cycles, below int, findi
 // With work of one GPU each, every replay settles. With lumpier work it may not: the
 // strategies can leave no state where nothing passes (TestFairLumpyWorkMaySettleNever
 // shows one), so there only the replays that settle are checked, and those that do not
-// are counted. The same check on §7's walk, where LOW never preempts, finds such work:
-// the check can fail.
+// are counted. The same check on the priority walk, where LOW never preempts, finds
+// such work: the check can fail.
 func TestFairReplayConverges(t *testing.T) {
 	t.Run("one GPU each", func(t *testing.T) {
 		below, cycles := 0, 0
@@ -302,7 +302,7 @@ func TestFairReplayConverges(t *testing.T) {
 		t.Logf("%d pending LOW workloads below their queue's fair share checked; %d replays did not settle", below, unsettled)
 		assert.Greater(t, below, 30, "too few replays left work below its fair share to say much")
 	})
-	t.Run("the check fails on §7's walk", func(t *testing.T) {
+	t.Run("the check fails on the priority walk", func(t *testing.T) {
 		unfair := 0
 		for seed := range int64(300) {
 			_, _, finding, err := fairReplayFindings(gen.BuildFairScenario(seed, false), false)

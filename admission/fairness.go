@@ -14,16 +14,17 @@ type VictimReason uint8
 const (
 	// VictimNone: the workload is not a victim.
 	VictimNone VictimReason = iota
-	// VictimPriority: HIGH/NORMAL work evicts LOW work — every victim of a §7 plan and
-	// of a plan that frees nodes, and, with fair sharing, a victim in the preemptor's
-	// own queue, which passes no share test.
+	// VictimPriority: HIGH/NORMAL work evicts LOW work — every victim of a plan made
+	// without fair sharing and of a plan that frees nodes, and, with fair sharing, a
+	// victim in the preemptor's own queue, which passes no share test.
 	VictimPriority
 	// VictimReclaim: with fair sharing, the preemptor's queue stays within its nominal
 	// quota including the request, and the victim's queue borrows what it asks for: the
 	// preemptor takes back quota it is guaranteed, without a share test.
 	VictimReclaim
 	// VictimFairShare: with fair sharing, the victim's subtree holds more than its
-	// share next to the preemptor's: it passed one of SPEC §12's two strategies.
+	// share next to the preemptor's: it passed one of fair sharing's two strategies
+	// (see the package documentation).
 	VictimFairShare
 )
 
@@ -70,16 +71,16 @@ func (v *VictimReason) UnmarshalText(text []byte) error {
 	return inputErr(ErrInvalidValue, "victim reason", string(text), victimRule)
 }
 
-// FairKey is what the fair-sharing tournament (SPEC §12) ranked a workload by at one
-// cohort on its path, as it stood when the workload won there: Decision.Fair holds one
-// per cohort, root first.
+// FairKey is what the fair-sharing tournament ranked a workload by at one cohort on its
+// path, as it stood when the workload won there: Decision.Fair holds one per cohort,
+// root first.
 type FairKey struct {
 	// Cohort is the cohort where the workload competed; Subtree is the child of Cohort
 	// it came from (its pool, a subpool's queue, …).
 	Cohort, Subtree string
 	// Borrows reports that Subtree would borrow a resource the workload asks for after
-	// admitting it: §12's first test, which puts every candidate that would not borrow
-	// first.
+	// admitting it: the tournament's first test, which puts every candidate that would
+	// not borrow first.
 	Borrows bool
 	// Share is Subtree's dominant resource share after admitting the workload: the
 	// second test, lowest first. Priority, submit time and ID break the remaining ties.
@@ -95,11 +96,10 @@ func (k FairKey) String() string {
 	return s
 }
 
-// SetFairSharing turns fair sharing (SPEC §12) on or off: Options.FairSharing, after
-// construction. Decisions and cycle results held from before a change are stale
-// (ErrStaleDecision): they were decided by the other rules. The running and pending
-// work and its accounting stay as they are; the next cycle orders and preempts by the
-// rules now in force.
+// SetFairSharing turns fair sharing on or off: Options.FairSharing, after construction.
+// Decisions and cycle results held from before a change are stale (ErrStaleDecision):
+// they were decided by the other rules. The running and pending work and its accounting
+// stay as they are; the next cycle orders and preempts by the rules now in force.
 func (g *Gate) SetFairSharing(on bool) error {
 	if !g.usable() {
 		return errUnusable()
@@ -124,8 +124,8 @@ type shareLedger interface {
 	AppendPathDRSWithout(dst []quota.PathDRS, q quota.NodeID, v []quota.Quantity) ([]quota.PathDRS, error)
 }
 
-// withWhy sets the reasons of d's plan, when a fair plan gave them (why is nil for §7's
-// plans, whose victims admitted marks for priority).
+// withWhy sets the reasons of d's plan, when a fair plan gave them (why is nil for the
+// priority plans, whose victims admitted marks for priority).
 func withWhy(d Decision, why []VictimReason) Decision {
 	if why != nil {
 		for i := range d.Plan {

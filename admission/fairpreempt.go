@@ -66,30 +66,30 @@ type fairTarget struct {
 	next  int
 }
 
-// fairPlan returns the fair-sharing preemption plan (SPEC §12) that lets r's request
-// fit s's tree, with why each victim goes, or nil when none does. It leaves s as it was.
+// fairPlan returns the fair-sharing preemption plan that lets r's request fit s's tree,
+// with why each victim goes, or nil when none does. It leaves s as it was.
 //
 // Candidates are LOW work that uses a resource r asks for in r's own queue, for a
 // HIGH/NORMAL r only, and LOW work of other queues under the same root that uses a
 // resource r cannot get without preemption while its queue borrows that resource;
 // within a queue, most recently admitted first, then ID. Targets are chosen from the
 // root down, at each cohort the child with the highest dominant resource share on the
-// current state, ties in tree order, among the children with candidates left; a
-// subtree off r's path with a share of 0 is no target (nextTarget). A
-// candidate of r's own queue always passes (VictimPriority). When r's queue stays
-// within its nominal quota including the request — decided once, before any removal —
-// a candidate of a borrowing queue passes without a share test (VictimReclaim).
-// Otherwise, with l the lowest common ancestor of r's queue and the target queue y, P
-// the share of r's subtree just below l after admitting r and T that of y's subtree
-// just below l: strategy 1 takes the first candidate z of y with P ≤ T after removing
-// z, then chooses the target again; candidates that fail wait for strategy 2, which
-// takes, once per queue and only from queues that still hold them, the first one when
-// P < T before any removal from the queue (VictimFairShare). Each candidate is
-// re-checked just before it goes: its queue must still borrow a resource it uses that
-// r cannot get. Removal stops as soon as the request fits; the victims are then filled
-// back to a 1-minimal plan as §7's are (fillBackQuota). When the strategies find no
-// plan, a single candidate that passes a test on the state before any removal and
-// alone makes room is one (single).
+// current state, ties in tree order, among the children with candidates left; a subtree
+// off r's path with a share of 0 is no target (nextTarget). A candidate of r's own
+// queue always passes (VictimPriority). When r's queue stays within its nominal quota
+// including the request — decided once, before any removal — a candidate of a borrowing
+// queue passes without a share test (VictimReclaim). Otherwise, with l the lowest
+// common ancestor of r's queue and the target queue y, P the share of r's subtree just
+// below l after admitting r and T that of y's subtree just below l: strategy 1 takes
+// the first candidate z of y with P ≤ T after removing z, then chooses the target
+// again; candidates that fail wait for strategy 2, which takes, once per queue and only
+// from queues that still hold them, the first one when P < T before any removal from
+// the queue (VictimFairShare). Each candidate is re-checked just before it goes: its
+// queue must still borrow a resource it uses that r cannot get. Removal stops as soon
+// as the request fits; the victims are then filled back to a 1-minimal plan as the
+// priority plans are (fillBackQuota). When the strategies find no plan, a single
+// candidate that passes a test on the state before any removal and alone makes room is
+// one (single).
 func (g *Gate) fairPlan(s *state, r *record) ([]*record, []VictimReason) {
 	if s.failedBefore(r) {
 		return nil, nil
@@ -230,11 +230,12 @@ func (p *fairPlanner) run(lows []*record) bool {
 // single is the last resort when the two strategies find no plan: back on the state
 // before any removal, the first candidate, in eviction order, that the ordering could
 // target and that passes a test there — its own queue's for HIGH/NORMAL work, reclaim,
-// P ≤ T after its removal, or P < T — and alone makes room is the plan. The strategies are greedy: a victim that passes
-// strategy 1 but frees too little lowers its queue's share, and can make a larger one
-// of the same queue fail strategy 2, which on its own would have made room. Without
-// this step such work would wait below its fair share for good, against §12's
-// convergence. Each victim still passes a test on the state it is taken from.
+// P ≤ T after its removal, or P < T — and alone makes room is the plan. The strategies
+// are greedy: a victim that passes strategy 1 but frees too little lowers its queue's
+// share, and can make a larger one of the same queue fail strategy 2, which on its own
+// would have made room. Without this step such work would wait below its fair share for
+// good, and replays would not converge. Each victim still passes a test on the state it
+// is taken from.
 func (p *fairPlanner) single(cands []*record, reclaim bool) bool {
 	for i := len(p.removed) - 1; i >= 0; i-- {
 		c := p.removed[i]

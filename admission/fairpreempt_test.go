@@ -18,9 +18,10 @@ func whys(d Decision) []string {
 	return out
 }
 
-// TestFairPreemption: SPEC §12's preemption, decided alone (Decide) and in a cycle, with
-// §7's answer for the same request beside it. Unless a case says otherwise, pools a and
-// b have quota 4 each on 12 GPUs, so a pool's share is what it borrows out of 12.
+// TestFairPreemption: fair-sharing preemption, decided alone (Decide) and in a cycle,
+// with the answer without fair sharing for the same request beside it. Unless a case
+// says otherwise, pools a and b have quota 4 each on 12 GPUs, so a pool's share is what
+// it borrows out of 12.
 func TestFairPreemption(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -30,7 +31,7 @@ func TestFairPreemption(t *testing.T) {
 		request  Workload
 		fair     string   // the decision with fair sharing
 		why      []string // its victims' reasons
-		walk     string   // §7's decision
+		walk     string   // the decision without fair sharing
 	}{{
 		// b borrows 4 in 1-GPU pieces; a, at its quota, asks 2. P = 2/12 after
 		// admission; removing one of b's pieces leaves T = 3/12, then 2/12: both pass
@@ -74,9 +75,10 @@ func TestFairPreemption(t *testing.T) {
 		why:     []string{"b-3:reclaim"},
 		walk:    `X: pending: does not fit: node "(root)" allows 1 of 2 "gpu" (short by 1)`,
 	}, {
-		// a's pool holds the higher share (2/12 against 1/12), so it is the first target:
-		// HIGH work takes its own queue's LOW work, which passes no share test. §7 takes
-		// the other pool's borrowing LOW work first.
+		// a's pool holds the higher share (2/12 against 1/12), so it is the first
+		// target: HIGH work takes its own queue's LOW work, which passes no share test.
+		// Without fair sharing the plan takes the other pool's borrowing LOW work
+		// first.
 		name:    "HIGH/NORMAL: its own queue's LOW work, for priority, when its pool holds more",
 		pools:   []string{"a:4", "b:4"},
 		running: []Workload{wl("a-low", "a", quota.Low, 6, 0), wl("b-low", "b", quota.Low, 5, 1)},
@@ -86,7 +88,8 @@ func TestFairPreemption(t *testing.T) {
 		walk:    "H: admit to a--shared after preempting b-low",
 	}, {
 		// a holds nothing: with the request it stays within its nominal quota and
-		// reclaims from b, most recently admitted first; §7 evicts the same, for priority.
+		// reclaims from b, most recently admitted first; without fair sharing the plan
+		// evicts the same, for priority.
 		name:     "HIGH/NORMAL within its nominal quota reclaims",
 		capacity: 8,
 		pools:    []string{"a:4", "b:4"},
@@ -118,18 +121,18 @@ func TestFairPreemption(t *testing.T) {
 			require.NoError(t, g.SetFairSharing(false))
 			d, err = g.Decide(tc.request)
 			require.NoError(t, err)
-			assert.Equal(t, tc.walk, d.String(), "§7")
+			assert.Equal(t, tc.walk, d.String(), "without fair sharing")
 			for _, v := range d.Plan {
-				assert.Equal(t, VictimPriority, v.Why, "§7 evicts for priority")
+				assert.Equal(t, VictimPriority, v.Why, "without fair sharing victims go for priority")
 			}
 		})
 	}
 }
 
-// TestFairStrategiesAlone: each of §12's two strategies makes a plan that the other
-// could not, checked against the shares quota reports: P, the preemptor's subtree just
-// below the lowest common ancestor after admission, and T, the target's, before and
-// after removing the victim.
+// TestFairStrategiesAlone: each of fair sharing's two strategies makes a plan that the
+// other could not, checked against the shares quota reports: P, the preemptor's subtree
+// just below the lowest common ancestor after admission, and T, the target's, before
+// and after removing the victim.
 func TestFairStrategiesAlone(t *testing.T) {
 	// shares returns P and T for queues whose subtrees just below the root are at index
 	// k of their paths.
@@ -203,12 +206,12 @@ func ones(queue string, n int) []Workload {
 	return out
 }
 
-// TestFairLumpyWorkMaySettleNever pins down where SPEC §12's convergence cannot hold:
-// with work that comes in lumps, the strategies may leave no state in which nothing
-// passes, and the gate takes turns forever. Pools p0 (quota 3, weight 2), p1 (quota 3,
-// 1 of it in p1--a, weight 2) and p2 (quota 0, weight 3) share 8 GPUs; the 2 GPUs no
-// quota covers would split 1 and 1 by weight, but every LOW workload that could take
-// them holds 2 or sits behind one that does:
+// TestFairLumpyWorkMaySettleNever pins down where fair sharing cannot converge: with
+// work that comes in lumps, the strategies may leave no state in which nothing passes,
+// and the gate takes turns forever. Pools p0 (quota 3, weight 2), p1 (quota 3, 1 of it
+// in p1--a, weight 2) and p2 (quota 0, weight 3) share 8 GPUs; the 2 GPUs no quota
+// covers would split 1 and 1 by weight, but every LOW workload that could take them
+// holds 2 or sits behind one that does:
 //
 //  1. p2's 2-GPU job would end at 2/8 ÷ 3 ≈ 0.083, below p1's 2/8 ÷ 2 = 0.125: strategy
 //     2 evicts p1--a's 2-GPU work;

@@ -6,12 +6,12 @@ import (
 	"github.com/poolgate/poolgate/quota"
 )
 
-// tournament is a cycle's fair admission order (SPEC §12). Every queue offers its head
-// — its first pending workload in the queue's own order: priority, submit time, ID —
-// and every cohort keeps the winners of its children in a btree ordered by the §12
-// key, so that its own winner is the btree's minimum. Above the roots a virtual node
-// does the same for the roots' winners (a root's share is 0 and it borrows from no one,
-// so roots rank by priority, submit time and ID).
+// tournament is a cycle's fair admission order. Every queue offers its head — its first
+// pending workload in the queue's own order: priority, submit time, ID — and every
+// cohort keeps the winners of its children in a btree ordered by fairBefore's key, so
+// that its own winner is the btree's minimum. Above the roots a virtual node does the
+// same for the roots' winners (a root's share is 0 and it borrows from no one, so roots
+// rank by priority, submit time and ID).
 //
 // The key of a child n at its parent, for n's winner x with request v at queue q, is
 // (n would borrow a resource v asks for after admitting x, the DRS of n after admitting
@@ -69,7 +69,7 @@ type fairEntry struct {
 // fairDegree is the degree of the cohorts' btrees: most cohorts have few children.
 const fairDegree = 8
 
-// fairBefore is SPEC §12's order of candidates at a cohort: a subtree that would not
+// fairBefore is the fair order of candidates at a cohort: a subtree that would not
 // borrow what its candidate asks for first, then the lower share after admission, then
 // higher priority, earlier submission and ID.
 func fairBefore(a, b *fairEntry) bool {
@@ -253,13 +253,13 @@ func (t *tournament) keysOf(x *record) []FairKey {
 	return out
 }
 
-// tournament runs the cycle in the fair order (SPEC §12): it decides the tournament's
-// winner as the walk decides any workload — admission, plan and evictions applied to
-// the working state at once — makes its queue offer its next workload, brings the keys
-// on the changed paths up to date, and repeats until no queue offers work. A StrictFIFO
-// queue whose head stays pending ends its turn: its later work is held back
-// (ReasonFIFO). A decision is final for the cycle: work left pending is not decided
-// again when later evictions free room, since its turn in the order has passed.
+// tournament runs the cycle in the fair order: it decides the tournament's winner as
+// the walk decides any workload — admission, plan and evictions applied to the working
+// state at once — makes its queue offer its next workload, brings the keys on the
+// changed paths up to date, and repeats until no queue offers work. A StrictFIFO queue
+// whose head stays pending ends its turn: its later work is held back (ReasonFIFO). A
+// decision is final for the cycle: work left pending is not decided again when later
+// evictions free room, since its turn in the order has passed.
 func (w *walk) tournament() {
 	g, s := w.g, w.s
 	t := newTournament(g.tree, s.books.(shareLedger), g.pending.len(), g.pending.ascend)

@@ -129,7 +129,7 @@ func BenchmarkFairTournament(b *testing.B) {
 
 // BenchmarkFairCycle: a whole cycle on a gate of 1,000 queues in 10 pools with 10,000
 // pending LOW workloads of one GPU, half of which fit, with fair sharing ("fair") and
-// with §7's walk ("walk"); ns/decision divides by the cycle's decisions.
+// with the priority walk ("walk"); ns/decision divides by the cycle's decisions.
 func BenchmarkFairCycle(b *testing.B) {
 	s := fairBenchShapes[0]
 	for _, fair := range []bool{true, false} {

@@ -14,8 +14,8 @@ import (
 	"github.com/poolgate/poolgate/quota"
 )
 
-// naiveTournament recomputes the §12 tournament from scratch at every step: each
-// cohort's winner, bottom up, from its children's winners keyed by fresh paths of
+// naiveTournament recomputes the fair-sharing tournament from scratch at every step:
+// each cohort's winner, bottom up, from its children's winners keyed by fresh paths of
 // shares. It is the oracle of the incremental tournament and its benchmark baseline.
 type naiveTournament struct {
 	tree   *quota.Tree

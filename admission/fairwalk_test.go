@@ -61,18 +61,18 @@ func order(c CycleResult) []string {
 	return out
 }
 
-// TestTournamentOrder: the §12 tournament's tests in their order, each case built so
-// that the test it names is the first that tells the two candidates apart, with the
-// order of the §7 walk beside it. Pools a and b have quota 4 each on 16 GPUs: each
-// pool's share is what it borrows out of the 16 its parent could lend, divided by its
-// weight.
+// TestTournamentOrder: the fair-sharing tournament's tests in their order, each case
+// built so that the test it names is the first that tells the two candidates apart,
+// with the order of the priority walk beside it. Pools a and b have quota 4 each on 16
+// GPUs: each pool's share is what it borrows out of the 16 its parent could lend,
+// divided by its weight.
 func TestTournamentOrder(t *testing.T) {
 	cases := []struct {
 		name    string
 		pools   []string
 		running []Workload
 		pending []Workload
-		walk    []string // §7: priority, submit time, ID
+		walk    []string // the priority walk: priority, submit time, ID
 		fair    []string
 	}{{
 		// a would stay within its quota after admitting A; b would borrow with B.
@@ -144,13 +144,13 @@ func TestTournamentOrder(t *testing.T) {
 			submit(t, g, tc.pending...)
 			assert.Equal(t, tc.fair, order(g.Cycle(at(10))), "fair sharing")
 			require.NoError(t, g.SetFairSharing(false))
-			assert.Equal(t, tc.walk, order(g.Cycle(at(10))), "§7's walk")
+			assert.Equal(t, tc.walk, order(g.Cycle(at(10))), "the priority walk")
 		})
 	}
 }
 
 // TestTournamentKeys: a fair cycle's decisions say what each workload won with at each
-// cohort, root first, as it stood at its turn; the §7 walk says nothing.
+// cohort, root first, as it stood at its turn; the priority walk says nothing.
 func TestTournamentKeys(t *testing.T) {
 	g := fairGate(t, 12, "a:4", "b:4", "b--x:2")
 	running(t, g, wl("a-run", "a", quota.Low, 5, 0))
@@ -186,7 +186,7 @@ func checkFair(t *testing.T, params *gopter.TestParameters, name string, p gopte
 
 // TestTournamentNextHead: after its head is decided, a queue offers its next workload
 // in the same cycle, so two pools that ask for more than their quotas take turns by
-// share (a:2 and b:2 on 8 GPUs), where §7's walk admits by submit time alone.
+// share (a:2 and b:2 on 8 GPUs), where the priority walk admits by submit time alone.
 func TestTournamentNextHead(t *testing.T) {
 	g := fairGate(t, 8, "a:2", "b:2")
 	for i := range 4 {

@@ -13,10 +13,10 @@ import (
 	"github.com/poolgate/poolgate/topology"
 )
 
-// Gate is the dynamic, usage-aware admission gate of SPEC §7: a quota tree with the
-// usage of the work it admitted, the running workloads, the pending queue, and
-// optionally a cluster on which gangs are placed. Build one with NewForPools (the tree
-// of a pool set) or New (any quota tree).
+// Gate is the dynamic, usage-aware admission gate: a quota tree with the usage of the
+// work it admitted, the running workloads, the pending queue, and optionally a cluster
+// on which gangs are placed. Build one with NewForPools (the tree of a pool set) or New
+// (any quota tree).
 //
 // Decide and Cycle decide without changing anything; Commit and Apply carry decisions
 // out; Submit, Withdraw, Release, Evict and AddRunning feed the gate what the host
@@ -80,8 +80,8 @@ type Gate struct {
 	// uncached turns off what a cycle learns about work that cannot run (tests compare
 	// cycles with and without it).
 	uncached bool
-	// fair turns on fair sharing (SPEC §12): the tournament orders a cycle and
-	// fairPlan replaces §7's plan for work that does not fit (see fairness.go).
+	// fair turns on fair sharing: the tournament orders a cycle and fairPlan replaces
+	// the priority plan for work that does not fit (see fairness.go).
 	fair bool
 	// usageGen counts changes to what decisions depend on (running work, quotas,
 	// capacity); queueGen counts changes to the pending queue and strategies;
@@ -549,8 +549,8 @@ func (g *Gate) indexLow(r *record, sign int) {
 // newLowIndex returns an empty index of running LOW work in eviction order.
 func newLowIndex() *btree.BTreeG[*record] { return btree.NewG(pendingDegree, evictsBefore) }
 
-// evictsBefore is the eviction order of preemption candidates within a queue (SPEC §7):
-// lower priority first, then the most recently admitted, then ID (byte order).
+// evictsBefore is the eviction order of preemption candidates within a queue: lower
+// priority first, then the most recently admitted, then ID (byte order).
 func evictsBefore(a, b *record) bool { return evictionOrder(a, b) < 0 }
 
 // evictionOrder compares a and b in evictsBefore's order, for sorting.
@@ -565,7 +565,7 @@ func evictionOrder(a, b *record) int {
 }
 
 // SetStrategy sets the strategy of queue (a queue name, or a top-level pool's name for
-// its shared leaf). It is kept by name across ReconfigurePools and Reconfigure.
+// its shared leaf). It is kept by name across changes of the pools and Reconfigure.
 // Options.Strategies sets strategies at construction.
 func (g *Gate) SetStrategy(queue string, s Strategy) error {
 	if !s.IsValid() {

@@ -18,11 +18,11 @@ import (
 )
 
 // The host model runs random sequences of what a controller that embeds the gate does,
-// mistakes included (SPEC §10): it holds decisions and commits them late, edits them,
-// commits them twice, brings decisions of another gate, applies cycles twice or edited,
-// evicts and releases, changes nodes, and restarts from snapshots. After every step it
-// checks, against what the host knows (the workloads it submitted and has not seen
-// finish):
+// mistakes included (see docs/rules.md, Reliability and the host contract): it holds
+// decisions and commits them late, edits them, commits them twice, brings decisions of
+// another gate, applies cycles twice or edited, evicts and releases, changes nodes, and
+// restarts from snapshots. After every step it checks, against what the host knows (the
+// workloads it submitted and has not seen finish):
 //
 //   - every live workload is pending or running, exactly once, and nothing else is;
 //   - every queue's usage equals the sum of its running requests (checkAccounting);

@@ -23,9 +23,9 @@ import (
 // step the test checks, against that model and against a from-scratch recomputation:
 //
 //   - every live workload is pending or running, exactly once, and nothing else is;
-//   - the tree's usage, balance and available at every node equal the SPEC §6 formulas
-//     over the running workloads' requests, and each queue's HIGH/NORMAL usage is the
-//     sum of its running HIGH/NORMAL requests;
+//   - the tree's usage, balance and available at every node equal the quota-tree
+//     formulas over the running workloads' requests, and each queue's HIGH/NORMAL usage
+//     is the sum of its running HIGH/NORMAL requests;
 //   - after an admission by the gate, HIGH/NORMAL usage of the queue that took HIGH or
 //     NORMAL work is within its nominal quota;
 //   - plans evict LOW work only, and failed operations change nothing.
@@ -280,11 +280,10 @@ func addVec(a, b []quota.Quantity) []quota.Quantity {
 // balance is one node's numbers for one resource.
 type balance struct{ sq, u, t, avail quota.Quantity }
 
-// recompute evaluates SPEC §6 from scratch for a tree without lending limits (a pool
-// set's): SQ(q) = nom, SQ(c) = nom + Σ SQ(child), capped at a root's capacity; U(q) =
-// the usage given, U(c) = Σ
-// U(child); T = SQ − U; available(root) = SQ − U and available(n) = min(available(parent),
-// SQ(n) − U(n) + BL(n)), clamped at 0.
+// recompute evaluates the quota-tree formulas from scratch for a tree without lending
+// limits (a pool set's): SQ(q) = nom, SQ(c) = nom + Σ SQ(child), capped at a root's
+// capacity; U(q) = the usage given, U(c) = Σ U(child); T = SQ − U; available(root) =
+// SQ − U and available(n) = min(available(parent), SQ(n) − U(n) + BL(n)), clamped at 0.
 func recompute(t *quota.Tree, usage map[quota.NodeID][]quota.Quantity) map[quota.NodeID][]balance {
 	out := map[quota.NodeID][]balance{}
 	var sums func(n quota.NodeID) []balance

@@ -14,9 +14,9 @@ import (
 // them. Nodes rarely hold more than a handful of candidates.
 const maxCoverSets = 4096
 
-// nodePlan looks for a plan that frees nodes (SPEC §7) for r, a HIGH/NORMAL gang that
-// fits the quota tree (or would, after a quota plan) but has no placement; now is the
-// placement search that failed. It leaves s as it was.
+// nodePlan looks for a plan that frees nodes for r, a HIGH/NORMAL gang that fits the
+// quota tree (or would, after a quota plan) but has no placement; now is the placement
+// search that failed. It leaves s as it was.
 //
 // The candidates are the walk of pass (the quota plan's candidates, order and
 // re-checks, and every LOW workload of r's queue). With every one of them evicted, is

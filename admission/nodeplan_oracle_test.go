@@ -62,10 +62,10 @@ func oracleGate(t testing.TB, s gen.NodePlanScenario) *Gate {
 	return g
 }
 
-// oracleCandidates walks SPEC §7's candidates for a request of the queue named queue,
-// written from the rules and the gate's public reads only: running LOW work, other
-// queues first, then most recently admitted, then ID; each of another queue taken only
-// while its queue borrows GPUs and, across pools, its pool does too, with the ones
+// oracleCandidates walks the preemption candidates for a request of the queue named
+// queue, written from the rules and the gate's public reads only: running LOW work,
+// other queues first, then most recently admitted, then ID; each of another queue taken
+// only while its queue borrows GPUs and, across pools, its pool does too, with the ones
 // taken before it gone.
 func oracleCandidates(g *Gate, queue string) []RunningWorkload {
 	var lows []RunningWorkload

@@ -26,8 +26,8 @@ func newPendingQueue(ids map[WorkloadID]*record) pendingQueue {
 	return pendingQueue{order: btree.NewG(pendingDegree, walksBefore), aside: btree.NewG(pendingDegree, walksBefore), ids: ids}
 }
 
-// walksBefore orders pending work (SPEC §3): HIGH > NORMAL > LOW, then earlier
-// submission, then ID.
+// walksBefore orders pending work: HIGH > NORMAL > LOW, then earlier submission, then
+// ID.
 func walksBefore(a, b *record) bool {
 	if c := a.w.Priority.Compare(b.w.Priority); c != 0 {
 		return c > 0

@@ -6,8 +6,8 @@ import (
 	"github.com/poolgate/poolgate/quota"
 )
 
-// plan returns the preemption plan that lets r's request fit in s's tree (SPEC §7), or
-// nil when evicting every candidate would not be enough. It leaves s as it was.
+// plan returns the preemption plan that lets r's request fit in s's tree, or nil when
+// evicting every candidate would not be enough. It leaves s as it was.
 //
 // Candidates are LOW workloads that use a resource r asks for: those in r's queue, and
 // those in other queues that are borrowing a resource r asks for and they use; a

@@ -53,10 +53,10 @@ func TestPlanOtherQueuesFirst(t *testing.T) {
 }
 
 // TestPlanSafeWithinQuota: a pool within its quota keeps its LOW work from other pools
-// (SPEC §7, seed 003: "If the pool is under its quota limit, the LOW priority workflows
-// will NOT be preempted by other pools"). pool1 and pool2 have 2 GPUs of quota each
-// and the node set 5, so one GPU belongs to no quota. pool1's LOW p1 and p2 stay within
-// its quota; pool2's LOW q1..q3 borrow the spare GPU.
+// (as OSMO's scheduling documentation says: "If the pool is under its quota limit, the
+// LOW priority workflows will NOT be preempted by other pools"). pool1 and pool2 have 2
+// GPUs of quota each and the node set 5, so one GPU belongs to no quota. pool1's LOW p1
+// and p2 stay within its quota; pool2's LOW q1..q3 borrow the spare GPU.
 func TestPlanSafeWithinQuota(t *testing.T) {
 	g := poolGate(t, 5, "pool1:2", "pool2:2")
 	running(t, g, wl("p1", "pool1", quota.Low, 1, 1), wl("p2", "pool1", quota.Low, 1, 2),

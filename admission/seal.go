@@ -8,10 +8,10 @@ import (
 	"github.com/poolgate/poolgate/topology"
 )
 
-// sealed is what the gate decided, kept where the host cannot reach it (SPEC §10, a
-// host that errs): Commit and Apply carry out the sealed decision, never what the
-// host's copy of the value says now, and refuse a value whose fields no longer say
-// what was sealed. Nothing in it is shared with the values handed to the host.
+// sealed is what the gate decided, kept where the host cannot reach it, for a host that
+// errs: Commit and Apply carry out the sealed decision, never what the host's copy of
+// the value says now, and refuse a value whose fields no longer say what was sealed.
+// Nothing in it is shared with the values handed to the host.
 type sealed struct {
 	outcome Outcome
 	// possible reports pending work found admissible under the configuration, and

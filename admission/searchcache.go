@@ -9,9 +9,9 @@ import (
 )
 
 // searchCache is what one cycle learns about work that cannot run, so that the cycle's
-// cost does not grow with pending work of shapes that already failed (SPEC §7). It holds
-// three kinds of verdict, each valid while the part of the working state it depends on
-// has not changed in the direction that could reverse it:
+// cost does not grow with pending work of shapes that already failed. It holds three
+// kinds of verdict, each valid while the part of the working state it depends on has
+// not changed in the direction that could reverse it:
 //
 //   - placement: a request found no placement. Admissions only take free capacity, so
 //     the verdict holds until an eviction frees some (freed counts evictions).

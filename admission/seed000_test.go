@@ -10,11 +10,11 @@ import (
 	"github.com/poolgate/poolgate/quota"
 )
 
-// Seed 000's admission rules where they reach dynamic admission: the static gate
-// decides what may be submitted, the dynamic gate what may run now. Pool team has 100
-// GPUs split into team--a 30, team--b 40 and team--c 20, leaving 10 unallocated for
-// direct submissions to team; the node set has 100 GPUs.
-func seed000Gate(t *testing.T) *Gate {
+// The admission rules of OSMO's dynamic-subpool design where they reach dynamic
+// admission: the static gate decides what may be submitted, the dynamic gate what may
+// run now. Pool team has 100 GPUs split into team--a 30, team--b 40 and team--c 20,
+// leaving 10 unallocated for direct submissions to team; the node set has 100 GPUs.
+func subpoolDesignGate(t *testing.T) *Gate {
 	g, err := NewForPools(poolSet(t, "team:100", "team--a:30", "team--b:40", "team--c:20"), 100, Options{})
 	require.NoError(t, err)
 	return g
@@ -38,8 +38,8 @@ func submitChecked(t *testing.T, g *Gate, id, pool string, p quota.Priority, gpu
 	return d.Message()
 }
 
-func TestSeed000ParentAndSubpoolLeaves(t *testing.T) {
-	g := seed000Gate(t)
+func TestSubpoolDesignParentAndSubpoolLeaves(t *testing.T) {
+	g := subpoolDesignGate(t)
 	steps := []struct {
 		id, pool string
 		p        quota.Priority
@@ -69,8 +69,8 @@ func TestSeed000ParentAndSubpoolLeaves(t *testing.T) {
 	assert.Equal(t, []string{"w8"}, pendingIDs(g), "the preempted LOW workflow is re-queued")
 }
 
-func TestSeed000SubpoolLifecycle(t *testing.T) {
-	g := seed000Gate(t)
+func TestSubpoolDesignSubpoolLifecycle(t *testing.T) {
+	g := subpoolDesignGate(t)
 	running(t, g, wl("a1", "team--c", quota.Normal, 5, 1), wl("a2", "team--c", quota.Low, 5, 2))
 	require.NoError(t, g.Submit(wl("a0", "team--c", quota.Normal, 2, 0)))
 
@@ -130,10 +130,10 @@ func TestSeed000SubpoolLifecycle(t *testing.T) {
 	assert.Equal(t, quota.Archived, sub.State)
 }
 
-// TestSeed000CreatingSubpoolsEvictsNothing: work submitted to the parent before its
-// subpools existed keeps running; the parent's Available goes negative and the new
+// TestSubpoolDesignCreatingSubpoolsEvictsNothing: work submitted to the parent before
+// its subpools existed keeps running; the parent's Available goes negative and the new
 // subpools may not reach their full quota until it drains.
-func TestSeed000CreatingSubpoolsEvictsNothing(t *testing.T) {
+func TestSubpoolDesignCreatingSubpoolsEvictsNothing(t *testing.T) {
 	g, err := NewForPools(poolSet(t, "team:100"), 100, Options{})
 	require.NoError(t, err)
 	running(t, g, wl("old", "team", quota.Normal, 50, 1))

@@ -9,15 +9,16 @@ import (
 	"github.com/poolgate/poolgate/quota"
 )
 
-// Seed 003's worked examples as step tests. The seed's pictures are not in its text, so
-// the GPU numbers are chosen to match its prose and written down in each test.
+// The worked examples of OSMO's scheduling documentation as step tests. Its pictures
+// are not in its text, so the GPU numbers are chosen to match its prose and written
+// down in each test.
 
-// TestSeedPriorityQueueingOrder: "WF1 (NORMAL) and WF2 (NORMAL) running; WF3 through
+// TestOSMOPriorityQueueingOrder: "WF1 (NORMAL) and WF2 (NORMAL) running; WF3 through
 // WF6 are queued by (1) priority and then by (2) submission time."
 //
 // Numbers: one pool of quota 4 on 4 GPUs. WF1 and WF2 hold 2 GPUs each. Queued, in
 // submission order: WF3 LOW 1, WF4 NORMAL 1, WF5 HIGH 2, WF6 NORMAL 1.
-func TestSeedPriorityQueueingOrder(t *testing.T) {
+func TestOSMOPriorityQueueingOrder(t *testing.T) {
 	g := poolGate(t, 4, "pool:4")
 	running(t, g, wl("WF1", "pool", quota.Normal, 2, 1), wl("WF2", "pool", quota.Normal, 2, 2))
 	submit(t, g, wl("WF3", "pool", quota.Low, 1, 3), wl("WF4", "pool", quota.Normal, 1, 4),
@@ -56,13 +57,13 @@ func TestSeedPriorityQueueingOrder(t *testing.T) {
 	assert.Equal(t, []string{"WF3"}, pendingIDs(g), "step 4")
 }
 
-// TestSeedPreemption: "WF1 (LOW) and WF2 (NORMAL) are running; WF3 (LOW) and WF4 (LOW)
+// TestOSMOPreemption: "WF1 (LOW) and WF2 (NORMAL) are running; WF3 (LOW) and WF4 (LOW)
 // are already enqueued. When WF5 (NORMAL) is submitted, it jumps to the front of the
 // queue. Since WF1 is LOW priority, it will be preempted to make room for WF5. WF1 will
 // be re-enqueued, placing it in front of WF3 and WF4."
 //
 // Numbers: one pool of quota 4 on 4 GPUs; every workflow asks for 2 GPUs.
-func TestSeedPreemption(t *testing.T) {
+func TestOSMOPreemption(t *testing.T) {
 	g := poolGate(t, 4, "pool:4")
 	running(t, g, wl("WF1", "pool", quota.Low, 2, 1), wl("WF2", "pool", quota.Normal, 2, 2))
 	submit(t, g, wl("WF3", "pool", quota.Low, 2, 3), wl("WF4", "pool", quota.Low, 2, 4))
@@ -93,7 +94,7 @@ func TestSeedPreemption(t *testing.T) {
 	assert.Equal(t, "pool--shared 4/4 of 4", usage(t, g, "pool"), "step 4")
 }
 
-// TestSeedBorrowingAndReclaim: "pool1 and pool2 share 4 GPUs. Both pools have a quota
+// TestOSMOBorrowingAndReclaim: "pool1 and pool2 share 4 GPUs. Both pools have a quota
 // of 2 GPUs each. In pool1, WF1 (NORMAL) and WF2 (LOW) are running. In pool2, WF4
 // (NORMAL) is running. A user submits WF3 (LOW) to pool1. Since pool2 is only using 1
 // out of its 2 allocated GPUs, pool1 can borrow the unused GPU from pool2 to run WF3.
@@ -101,7 +102,7 @@ func TestSeedPreemption(t *testing.T) {
 // to allow WF5 to start, effectively reclaiming the borrowed GPU."
 //
 // Numbers: every workflow asks for 1 GPU.
-func TestSeedBorrowingAndReclaim(t *testing.T) {
+func TestOSMOBorrowingAndReclaim(t *testing.T) {
 	g := poolGate(t, 4, "pool1:2", "pool2:2")
 	running(t, g, wl("WF1", "pool1", quota.Normal, 1, 1), wl("WF2", "pool1", quota.Low, 1, 2),
 		wl("WF4", "pool2", quota.Normal, 1, 4))

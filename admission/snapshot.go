@@ -31,12 +31,12 @@ var (
 
 const gateMagic = "poolgate/admission.Gate\x00"
 
-// MarshalBinary encodes the gate's whole state (SPEC §10): its quota tree (quotas,
-// limits, weights), how workload names route to queues, the strategies, whether fair
-// sharing is on, the cluster's levels and nodes with their labels, capacity, free
-// capacity and cordons, the running workloads with their
-// admission times and placements, and the pending workloads with their submit times —
-// gangs as their PodGroup specs (gang.Tree.SpecJSON) and per-pod requests.
+// MarshalBinary encodes the gate's whole state: its quota tree (quotas, limits,
+// weights), how workload names route to queues, the strategies, whether fair sharing is
+// on, the cluster's levels and nodes with their labels, capacity, free capacity and
+// cordons, the running workloads with their admission times and placements, and the
+// pending workloads with their submit times — gangs as their PodGroup specs
+// (gang.Tree.SpecJSON) and per-pod requests.
 //
 // The form is internal/wire's (see the package documentation there): versioned,
 // CRC-checked, and deterministic, so equal gates give equal bytes. Usage is not

@@ -87,8 +87,8 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// Check runs the static OSMO gate (SPEC §5) for s against pools, in this order,
-// stopping at the first failure:
+// Check runs the static OSMO gate for s against pools, in this order, stopping at the
+// first failure:
 //
 //  1. the name parses and the pool exists (an ARCHIVED subpool exists, closed);
 //  2. a DELETING or ARCHIVED subpool rejects every priority;
@@ -104,15 +104,15 @@ func errText(err error) string {
 // nothing unless it rejects an unparsable name.
 //
 // Check refuses in one of two ways, and which one is fixed by who is at fault.
-// Everything a well-formed submission can be refused for — a name that does not
-// parse, an unknown or closed pool, MAINTENANCE, a group over the cap — is a
-// StaticDecision with Outcome Reject, a Reason and the OSMO message the user is shown.
-// An error, with no decision, means the host passed a value no submission can carry,
-// and only then: an invalid Priority (outside HIGH, NORMAL and LOW, which
-// quota.ParsePriority never returns) or a negative GPU count, which SPEC §1 requires
-// every API to refuse with an error (a host parses GPU counts as non-negative before
-// it asks). Both are *InputError values of kind ErrInvalidValue that name the field,
-// and are checked before anything else, so a malformed submission is never decided.
+// Everything a well-formed submission can be refused for — a name that does not parse,
+// an unknown or closed pool, MAINTENANCE, a group over the cap — is a StaticDecision
+// with Outcome Reject, a Reason and the OSMO message the user is shown. An error, with
+// no decision, means the host passed a value no submission can carry, and only then: an
+// invalid Priority (outside HIGH, NORMAL and LOW, which quota.ParsePriority never
+// returns) or a negative GPU count, which every API refuses with an error (a host
+// parses GPU counts as non-negative before it asks). Both are *InputError values of
+// kind ErrInvalidValue that name the field, and are checked before anything else, so a
+// malformed submission is never decided.
 func Check(pools *quota.PoolSet, s Submission) (StaticDecision, error) {
 	if !s.Priority.IsValid() {
 		return StaticDecision{}, inputErr(ErrInvalidValue, "priority", s.Priority.String(), "must be HIGH, NORMAL or LOW")

@@ -6,7 +6,7 @@ import (
 	"github.com/poolgate/poolgate/quota"
 )
 
-// FuzzCheck: any submission against the seed's pool set either is malformed (an error)
+// FuzzCheck: any submission against seedPools' pool set either is malformed (an error)
 // or gets a decision whose outcome, reason and message agree.
 func FuzzCheck(f *testing.F) {
 	f.Add("team", int8(0), int64(15), int64(1), false)

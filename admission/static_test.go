@@ -18,9 +18,9 @@ func name(t testing.TB, s string) naming.Name {
 	return n
 }
 
-// seedPools is seed 000's example: team (100) split into a 30, b 40, c 20, so the
-// parent keeps 10 unallocated; plus a pool without subpools, an Unlimited pool, one in
-// MAINTENANCE and one OFFLINE.
+// seedPools is the example of OSMO's dynamic-subpool design: team (100) split into a
+// 30, b 40, c 20, so the parent keeps 10 unallocated; plus a pool without subpools, an
+// Unlimited pool, one in MAINTENANCE and one OFFLINE.
 func seedPools(t testing.TB) *quota.PoolSet {
 	t.Helper()
 	var p quota.PoolSet

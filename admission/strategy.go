@@ -2,9 +2,9 @@ package admission
 
 import "strconv"
 
-// Strategy is how a leaf queue's pending work waits for its turn (SPEC §7). It is
-// text-marshalled as its name, BestEffortFIFO or StrictFIFO (Kueue's spelling), so it
-// reads the same in a host's configuration files.
+// Strategy is how a leaf queue's pending work waits for its turn. It is text-marshalled
+// as its name, BestEffortFIFO or StrictFIFO (Kueue's spelling), so it reads the same in
+// a host's configuration files.
 type Strategy uint8
 
 // The strategies. The zero Strategy is BestEffortFIFO, the default.

@@ -15,8 +15,8 @@ import (
 // running.
 type WorkloadID string
 
-// Workload is a unit of work the dynamic gate admits (SPEC §7): where it goes, at which
-// priority, what it asks for, and when it was submitted.
+// Workload is a unit of work the dynamic gate admits: where it goes, at which priority,
+// what it asks for, and when it was submitted.
 type Workload struct {
 	// ID identifies the workload; it must not be empty.
 	ID WorkloadID

@@ -78,15 +78,15 @@ func buildCluster(tb testing.TB, n int) *clusterFixture {
 	return f
 }
 
-// naivePlacer is the baseline for placement, written for this one kind of gang (topology
-// exposes no naive variant outside its own tests): the free capacity as a dense node ×
-// resource array, racks as ranges of nodes, and for every placement a scan of every
-// rack, counting per node the worker pods that fit (SPEC §9: the minimum over resources
-// of free / request, and the pod slots). It picks the rack as Place does — best fit, the
-// fewest pods left over, ties to the first in path order — so both answer alike; first
-// fit could stop early, but then its cost would say more about where the free racks
-// happen to be than about the scan. Workers go on the rack's nodes first fit, then the
-// launcher on the first node of the cluster with room.
+// naivePlacer is the baseline for placement, written for this one kind of gang
+// (topology exposes no naive variant outside its own tests): the free capacity as a
+// dense node × resource array, racks as ranges of nodes, and for every placement a scan
+// of every rack, counting per node the worker pods that fit (the minimum over resources
+// of free / request, and the pod slots). It picks the rack as Place does — best fit,
+// the fewest pods left over, ties to the first in path order — so both answer alike;
+// first fit could stop early, but then its cost would say more about where the free
+// racks happen to be than about the scan. Workers go on the rack's nodes first fit,
+// then the launcher on the first node of the cluster with room.
 type naivePlacer struct {
 	names  []string
 	racks  []string // rack paths, in path order

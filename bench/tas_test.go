@@ -190,10 +190,10 @@ func BenchmarkTASSnapshot(b *testing.B) {
 	}
 }
 
-// TestTASFixtures checks the shapes place as Kueue places them, and where SPEC §9 says:
-// the workers in the fewest racks of one block (on an empty cluster 5 racks of 192 for
-// 900 workers, 12 for 2,304, and 13 with the leader, which needs a node of its own),
-// every node's capacity kept.
+// TestTASFixtures checks the shapes place as Kueue places them, and where poolgate's
+// placement rules say: the workers in the fewest racks of one block (on an empty
+// cluster 5 racks of 192 for 900 workers, 12 for 2,304, and 13 with the leader, which
+// needs a node of its own), every node's capacity kept.
 func TestTASFixtures(t *testing.T) {
 	for _, fragmented := range []bool{false, true} {
 		for _, s := range tasShapes {

@@ -129,10 +129,10 @@ func buildTree(tb testing.TB, s treeShape) *treeFixture {
 
 // naiveTree is the baseline for the quota tree: the same tree as flat arrays, answering
 // a fit by recomputing every node's subtree quota, guaranteed quota and usage from the
-// queues' usage (SPEC §6), bottom up over the whole tree, then walking the queue's path
-// from the root down. It is what a checker without incremental state does on every
-// decision: O(nodes × resources) instead of O(depth × resources). Quantities are plain
-// int64: the fixtures hold no Unlimited quota.
+// queues' usage (the quota-tree formulas), bottom up over the whole tree, then walking
+// the queue's path from the root down. It is what a checker without incremental state
+// does on every decision: O(nodes × resources) instead of O(depth × resources).
+// Quantities are plain int64: the fixtures hold no Unlimited quota.
 type naiveTree struct {
 	res        int
 	index      map[quota.NodeID]int

@@ -224,7 +224,8 @@ func required(minSubGroup *int32, kids int) (int32, bool) {
 }
 
 // warnFloor warns when the PodGroup's minMember floor is implied by its SubGroups: that
-// is how seed-001 specs read minMember ("2 SubGroups"), which is not what it means.
+// is how specs written for KAI's earlier hierarchical-PodGroup design read minMember
+// ("2 SubGroups"), which is not what it means: minMember counts pods.
 func warnFloor(spec Spec, t *Tree, p *problems) {
 	root := t.nodes[Root]
 	if root.leaf >= 0 || root.min == 0 {

@@ -124,7 +124,7 @@ func TestConstraintNesting(t *testing.T) {
 }
 
 func TestMermaid(t *testing.T) {
-	tree := mustCompile(t, seed002Single)
+	tree := mustCompile(t, elasticSingle)
 	assert.Equal(t, `graph TD
     PG["PodGroup: inference-service<br/>minSubGroup: 3"]
     SG1["prefill-0<br/>minMember: 8"]
@@ -134,7 +134,7 @@ func TestMermaid(t *testing.T) {
     PG --> SG1 & SG2 & SG3 & SG4
 `, tree.Mermaid("inference-service"))
 
-	tree = mustCompile(t, seed001Ex2)
+	tree = mustCompile(t, hierarchicalEx2)
 	assert.Equal(t, `graph TD
     PG["PodGroup: #lt;b#gt;#35;#quot;x#quot;<br/>minSubGroup: 2"]
     SG1["decode<br/>minSubGroup: 2"]

@@ -15,7 +15,7 @@ import (
 // next step from nothing completes it, and whose JSON round-trips.
 func FuzzSpec(f *testing.F) {
 	for _, seed := range []string{
-		seed001Ex1, seed001Ex2, seed001Ex3, seed001Ex4, seed002Single, seed002TwoLevel, seed002ValidMid,
+		hierarchicalEx1, hierarchicalEx2, hierarchicalEx3, hierarchicalEx4, elasticSingle, elasticTwoLevel, elasticValidMid,
 		`{"minMember": 3}`,
 		`{"minMember": 2147483647}`,
 		`{"minMember": 9, "subGroups": [{"name": "a", "minMember": 2147483647}, {"name": "b", "parent": "", "minMember": 1}]}`,

@@ -131,11 +131,11 @@ func (t *Tree) checkRequests(req Requests) error {
 	return nil
 }
 
-// MinPods returns the configuration with the fewest pods that satisfies the PodGroup:
-// a leaf takes minMember pods; an inner node takes its K children with the fewest
-// pods (ties: spec order); the PodGroup's minMember floor, when above that, adds the
-// missing pods to the first leaf. MinPods().Pods is the PodGroup's minimum pod count,
-// e.g. (1+4)+(1+4) = 10 for seed 002's two-level tree.
+// MinPods returns the configuration with the fewest pods that satisfies the PodGroup: a
+// leaf takes minMember pods; an inner node takes its K children with the fewest pods
+// (ties: spec order); the PodGroup's minMember floor, when above that, adds the missing
+// pods to the first leaf. MinPods().Pods is the PodGroup's minimum pod count, e.g.
+// (1+4)+(1+4) = 10 for decode and prefill, each a leader and four workers.
 func (t *Tree) MinPods() Config {
 	if t.compiled() != nil {
 		return Config{}
@@ -151,11 +151,12 @@ func (t *Tree) MinPods() Config {
 // floor, when above that, adds the missing pods to the leaf with the cheapest pod
 // (ties: the first leaf).
 //
-// MinRequest and MinPods may choose different children: the cheapest configuration
-// can hold more pods than the smallest one, so MinRequest(req).Pods may exceed
-// MinPods().Pods. Each child is chosen on its own minimum, as SPEC §8 prescribes; with
-// a floor this greedy choice is not always the global optimum (a child with more,
-// cheaper pods could spare floor pods), and MinRequest does not search for it.
+// MinRequest and MinPods may choose different children: the cheapest configuration can
+// hold more pods than the smallest one, so MinRequest(req).Pods may exceed
+// MinPods().Pods. Each child is chosen on its own minimum, as a node takes its K
+// cheapest children (see docs/rules.md, Gangs); with a floor this greedy choice is not
+// always the global optimum (a child with more, cheaper pods could spare floor pods),
+// and MinRequest does not search for it.
 //
 // Invalid requests are an error, and so is a total that would leave the int64 range.
 func (t *Tree) MinRequest(req Requests) (Config, error) {

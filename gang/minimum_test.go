@@ -58,7 +58,7 @@ func TestMinPodsAndMinRequest(t *testing.T) {
 		},
 		{
 			name:      "mid-level choices add up",
-			spec:      seed001Ex4,
+			spec:      hierarchicalEx4,
 			resources: []string{"gpu"},
 			requests: map[string]map[string]int64{
 				"leaders-1": {"gpu": 1}, "workers-1": {"gpu": 8}, "leaders-2": {"gpu": 1}, "workers-2": {"gpu": 4}},
@@ -138,7 +138,7 @@ func TestMinRequestRejects(t *testing.T) {
 }
 
 func TestRequestsByName(t *testing.T) {
-	tree := mustCompile(t, seed002TwoLevel)
+	tree := mustCompile(t, elasticTwoLevel)
 	shapes := map[string]map[string]int64{
 		"decode-leaders": {"gpu": 1}, "decode-workers": {"gpu": 8, "cpu": 16000},
 		"prefill-leaders": {"gpu": 1}, "prefill-workers": {"gpu": 8},
@@ -174,7 +174,7 @@ func TestRequestsByName(t *testing.T) {
 
 // The configurations are the caller's: changing them does not reach the tree.
 func TestConfigsDoNotAlias(t *testing.T) {
-	tree := mustCompile(t, seed002TwoLevel)
+	tree := mustCompile(t, elasticTwoLevel)
 	a := tree.MinPods()
 	a.Counts[0] = 99
 	assert.Equal(t, []int64{1, 4, 1, 4}, tree.MinPods().Counts)

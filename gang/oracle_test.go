@@ -6,9 +6,9 @@ import (
 	"github.com/poolgate/poolgate/gang"
 )
 
-// naive restates SPEC §8 as directly as possible, on names and maps, recursing over the
-// spec. Property tests check the Tree against it, and the benchmarks use it as their
-// baseline. It assumes a valid spec.
+// naive restates the gang rules (docs/rules.md, Gangs) as directly as possible, on
+// names and maps, recursing over the spec. Property tests check the Tree against it,
+// and the benchmarks use it as their baseline. It assumes a valid spec.
 type naive struct {
 	spec     gang.Spec
 	kids     map[string][]string // "" is the PodGroup

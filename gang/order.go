@@ -59,9 +59,9 @@ type Step struct {
 	Total int64
 }
 
-// NextStep decides which pending pods to schedule next (seed 002's subgroup ordering,
-// made exact in SPEC §8) and writes it into step; st receives the readiness of
-// satisfied, as from Readiness.
+// NextStep decides which pending pods to schedule next (the subgroup ordering of KAI's
+// minSubGroup design, made exact in docs/rules.md, Gangs) and writes it into step; st
+// receives the readiness of satisfied, as from Readiness.
 //
 // Inputs, one entry per leaf: satisfied counts the pods already scheduled (they count
 // toward minMember), pending counts the pods that exist and wait to be scheduled.
@@ -78,10 +78,10 @@ type Step struct {
 // offers one, descending through ready nodes: a node below its own minimum gets its
 // missing pods as one StepReplica; a leaf at or above its minimum gets one StepPod.
 //
-// Where the spec is silent: a child whose missing pods are not all pending cannot be
-// completed now, so the ranking passes over it to the next one, and a PodGroup that
-// cannot be completed at all yields StepBlocked. StepBlocked happens exactly when
-// adding every pending pod would still not make the PodGroup ready.
+// Where the ordering rules leave a choice: a child whose missing pods are not all
+// pending cannot be completed now, so the ranking passes over it to the next one, and a
+// PodGroup that cannot be completed at all yields StepBlocked. StepBlocked happens
+// exactly when adding every pending pod would still not make the PodGroup ready.
 //
 // NextStep allocates nothing once st and step have grown to the tree; on error it
 // leaves both unchanged.

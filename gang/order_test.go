@@ -26,7 +26,7 @@ func TestNextStepScripts(t *testing.T) {
 	}{
 		{
 			name: "3 of 4 from nothing: a gang of three replicas, then the fourth whole",
-			spec: seed002Single,
+			spec: elasticSingle,
 			steps: []step{
 				{pending: map[string]int64{"prefill-0": 8, "prefill-1": 8, "prefill-2": 8, "prefill-3": 8},
 					kind: gang.StepGang, pods: map[string]int64{"prefill-0": 8, "prefill-1": 8, "prefill-2": 8}},
@@ -38,7 +38,7 @@ func TestNextStepScripts(t *testing.T) {
 		},
 		{
 			name: "3 of 4 partly there: the least satisfied replica that can be completed",
-			spec: seed002Single,
+			spec: elasticSingle,
 			steps: []step{
 				// prefill-2 (0 of 8) ranks before prefill-1 (3 of 8).
 				{satisfied: map[string]int64{"prefill-0": 8, "prefill-1": 3, "prefill-3": 8}, pending: map[string]int64{"prefill-1": 5, "prefill-2": 8},
@@ -53,7 +53,7 @@ func TestNextStepScripts(t *testing.T) {
 		},
 		{
 			name: "two levels: the gang first, then elastic workers by ranking",
-			spec: seed002TwoLevel,
+			spec: elasticTwoLevel,
 			steps: []step{
 				{pending: map[string]int64{"decode-leaders": 1, "decode-workers": 6, "prefill-leaders": 1, "prefill-workers": 5},
 					kind: gang.StepGang, pods: map[string]int64{"decode-leaders": 1, "decode-workers": 4, "prefill-leaders": 1, "prefill-workers": 4}},
@@ -82,7 +82,7 @@ func TestNextStepScripts(t *testing.T) {
 		},
 		{
 			name: "a replica of leaders and workers below its minimum arrives whole",
-			spec: seed001Ex4,
+			spec: hierarchicalEx4,
 			steps: []step{
 				{pending: map[string]int64{"leaders-1": 1, "workers-1": 3, "leaders-2": 1, "workers-2": 3},
 					kind: gang.StepGang, pods: map[string]int64{"leaders-1": 1, "workers-1": 3}},
@@ -144,7 +144,7 @@ func TestNextStepScripts(t *testing.T) {
 }
 
 func TestNextStepRejects(t *testing.T) {
-	tree := mustCompile(t, seed002Single)
+	tree := mustCompile(t, elasticSingle)
 	var st gang.Status
 	step := gang.Step{Kind: gang.StepPod, Node: 3}
 	ok := []int64{0, 0, 0, 0}

@@ -36,8 +36,8 @@ func TestParseSpecKAIFields(t *testing.T) {
 	}, spec)
 }
 
-func TestParseSpecSeed001Constraints(t *testing.T) {
-	spec := mustParse(t, seed001Ex2)
+func TestParseSpecTopologyConstraintsForm(t *testing.T) {
+	spec := mustParse(t, hierarchicalEx2)
 	tc := spec.TopologyConstraints
 	require.NotNil(t, tc)
 	assert.Nil(t, tc.Global)
@@ -104,9 +104,9 @@ func TestSpecJSONRoundTrip(t *testing.T) {
 		Kind string    `json:"kind"`
 		Spec gang.Spec `json:"spec"`
 	}
-	in := `{"kind": "PodGroup", "spec": ` + seed001Ex2 + `}`
+	in := `{"kind": "PodGroup", "spec": ` + hierarchicalEx2 + `}`
 	require.NoError(t, json.Unmarshal([]byte(in), &obj))
-	assert.Equal(t, mustParse(t, seed001Ex2), obj.Spec)
+	assert.Equal(t, mustParse(t, hierarchicalEx2), obj.Spec)
 
 	out, err := json.Marshal(obj.Spec)
 	require.NoError(t, err)

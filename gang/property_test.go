@@ -71,7 +71,7 @@ func readyOf(tree *gang.Tree, counts []int64) bool {
 
 func TestPropertyReadiness(t *testing.T) {
 	props := gopter.NewProperties(pgen.Params(t, 300))
-	props.Property("readiness agrees with the naive restatement of SPEC §8", prop.ForAll(
+	props.Property("readiness agrees with the naive restatement of the gang rules", prop.ForAll(
 		seeded(func(spec gang.Spec, r *rand.Rand) string {
 			tree, msg := compileOrFail(spec)
 			if tree == nil {

@@ -31,7 +31,7 @@ func TestReadinessPerNode(t *testing.T) {
 	}{
 		{
 			name:   "two levels, partly there",
-			spec:   seed002TwoLevel, // PodGroup, decode, decode-leaders, decode-workers, prefill, prefill-leaders, prefill-workers
+			spec:   elasticTwoLevel, // PodGroup, decode, decode-leaders, decode-workers, prefill, prefill-leaders, prefill-workers
 			counts: []int64{1, 2, 0, 4},
 			want: []ns{
 				{Pods: 7, Required: 2, ChildrenShort: 2, PodsShort: 3},
@@ -45,7 +45,7 @@ func TestReadinessPerNode(t *testing.T) {
 		},
 		{
 			name:   "3 of 4: the cheapest two replicas to complete",
-			spec:   seed002Single,
+			spec:   elasticSingle,
 			counts: []int64{8, 5, 2, 0},
 			want: []ns{
 				{Pods: 15, SatisfiedChildren: 1, Required: 3, ChildrenShort: 2, PodsShort: 3 + 6},
@@ -57,7 +57,7 @@ func TestReadinessPerNode(t *testing.T) {
 		},
 		{
 			name:   "3 of 4, a fourth replica above its minimum",
-			spec:   seed002Single,
+			spec:   elasticSingle,
 			counts: []int64{8, 9, 8, 1},
 			want: []ns{
 				{Satisfied: true, Pods: 26, SatisfiedChildren: 3, Required: 3},
@@ -95,7 +95,7 @@ func TestReadinessPerNode(t *testing.T) {
 		},
 		{
 			name:   "pod sums saturate",
-			spec:   seed001Ex3,
+			spec:   hierarchicalEx3,
 			counts: []int64{math.MaxInt64, math.MaxInt64, 0},
 			want: []ns{
 				{Satisfied: true, Pods: math.MaxInt64, SatisfiedChildren: 2, Required: 2},
@@ -114,7 +114,7 @@ func TestReadinessPerNode(t *testing.T) {
 }
 
 func TestReadinessRejects(t *testing.T) {
-	tree := mustCompile(t, seed002Single)
+	tree := mustCompile(t, elasticSingle)
 	var st gang.Status
 	require.NoError(t, tree.Readiness([]int64{8, 8, 8, 0}, &st))
 	assert.EqualError(t, tree.Readiness([]int64{1, 2, 3}, &st), "counts: has 3 entries, the tree has 4 leaves")
@@ -130,7 +130,7 @@ func TestReadinessRejects(t *testing.T) {
 }
 
 func TestLeafCounts(t *testing.T) {
-	tree := mustCompile(t, seed002TwoLevel)
+	tree := mustCompile(t, elasticTwoLevel)
 	counts, err := tree.LeafCounts(map[string]int64{"prefill-workers": 3, "decode-leaders": 1})
 	require.NoError(t, err)
 	assert.Equal(t, []int64{1, 0, 0, 3}, counts)

@@ -12,7 +12,7 @@ import "github.com/poolgate/poolgate/internal/enum"
 // zero Rule is no rule.
 type Rule uint8
 
-// The rules of Validate, in the order it reports them (SPEC §8).
+// The rules of Validate, in the order it reports them.
 const (
 	_ Rule = iota
 	// ErrName: a SubGroup name must be a non-empty, valid label value.
@@ -66,7 +66,8 @@ const (
 	// WarnRepeated: a scope's constraint is given twice, the same both times.
 	WarnRepeated
 	// WarnImpliedFloor: the PodGroup's minMember floor is already implied by its
-	// SubGroups (seed 001 wrote minMember meaning "SubGroups").
+	// SubGroups (KAI's hierarchical-PodGroup design wrote minMember meaning
+	// "SubGroups").
 	WarnImpliedFloor
 )
 

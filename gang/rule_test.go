@@ -11,8 +11,9 @@ import (
 )
 
 // A node that breaks several rules gets one error per rule, each with its own field
-// path and rule, in SPEC §8's order (SPEC: "a leaf with minSubGroup and no minMember
-// breaks two rules and gets two errors").
+// path and rule, in Validate's order: a leaf with minSubGroup and no minMember breaks
+// two rules (a leaf needs minMember; minSubGroup is for inner nodes) and gets two
+// errors.
 func TestEveryBrokenRuleOfANodeIsReported(t *testing.T) {
 	spec := mustParse(t, `{"subGroups": [{"name": "a", "minMember": 2}, {"name": "b", "minSubGroup": 1}]}`)
 	r := gang.Validate(spec)

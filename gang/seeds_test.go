@@ -12,12 +12,15 @@ import (
 	"github.com/poolgate/poolgate/internal/seeds"
 )
 
-// The seeds' examples, as JSON. Seed 001's examples are restated in seed 002's API:
-// seed 001 wrote minMember at mid-level nodes and at the PodGroup to count
-// SubGroups, which seed 002 (and SPEC §8) spell minSubGroup.
+// The examples of KAI's hierarchical-PodGroup design and of its later minSubGroup
+// design, as JSON. The hierarchical-PodGroup examples are restated with minSubGroup:
+// that design wrote minMember at mid-level nodes and at the PodGroup to count
+// SubGroups, while minMember counts pods and minSubGroup counts direct child SubGroups
+// (see docs/rules.md, Gangs).
 const (
-	// Seed 001, Example 1: two SubGroups, both required, each on one rack.
-	seed001Ex1 = `{
+	// Hierarchical PodGroups, Example 1: two SubGroups, both required, each on one
+	// rack.
+	hierarchicalEx1 = `{
 	  "subGroups": [
 	    {"name": "decode", "minMember": 4},
 	    {"name": "prefill", "minMember": 1}
@@ -27,10 +30,11 @@ const (
 	    "prefill": {"requiredTopologyLevel": "rack"}
 	  }}
 	}`
-	// Seed 001, Example 2: leaders and workers, rack per leaf, block per pair.
-	seed001Ex2 = seeds.Seed001Example2
-	// Seed 001, Example 3: 2 of 3 replicas.
-	seed001Ex3 = `{
+	// Hierarchical PodGroups, Example 2: leaders and workers, rack per leaf, block per
+	// pair.
+	hierarchicalEx2 = seeds.DecodePrefill
+	// Hierarchical PodGroups, Example 3: 2 of 3 replicas.
+	hierarchicalEx3 = `{
 	  "minSubGroup": 2,
 	  "subGroups": [
 	    {"name": "replica-1", "minMember": 3},
@@ -38,8 +42,8 @@ const (
 	    {"name": "replica-3", "minMember": 3}
 	  ]
 	}`
-	// Seed 001, Example 4: 1 of 2 replicas, each a leader and workers.
-	seed001Ex4 = `{
+	// Hierarchical PodGroups, Example 4: 1 of 2 replicas, each a leader and workers.
+	hierarchicalEx4 = `{
 	  "minSubGroup": 1,
 	  "subGroups": [
 	    {"name": "replica-1", "minSubGroup": 2},
@@ -50,8 +54,9 @@ const (
 	    {"name": "workers-2", "parent": "replica-2", "minMember": 3}
 	  ]
 	}`
-	// Seed 002, single level: 3 of 4 prefill replicas (also its first valid example).
-	seed002Single = `{
+	// minSubGroup design, single level: 3 of 4 prefill replicas (also its first valid
+	// example).
+	elasticSingle = `{
 	  "minSubGroup": 3,
 	  "subGroups": [
 	    {"name": "prefill-0", "minMember": 8},
@@ -60,8 +65,8 @@ const (
 	    {"name": "prefill-3", "minMember": 8}
 	  ]
 	}`
-	// Seed 002, two levels: decode and prefill, each leaders and workers.
-	seed002TwoLevel = `{
+	// minSubGroup design, two levels: decode and prefill, each leaders and workers.
+	elasticTwoLevel = `{
 	  "minSubGroup": 2,
 	  "subGroups": [
 	    {"name": "decode", "minSubGroup": 2},
@@ -72,8 +77,8 @@ const (
 	    {"name": "prefill-workers", "parent": "prefill", "minMember": 4}
 	  ]
 	}`
-	// Seed 002, second valid example: a mid-level SubGroup uses minSubGroup.
-	seed002ValidMid = `{
+	// minSubGroup design, second valid example: a mid-level SubGroup uses minSubGroup.
+	elasticValidMid = `{
 	  "minSubGroup": 2,
 	  "subGroups": [
 	    {"name": "decode", "minSubGroup": 2},
@@ -120,8 +125,8 @@ func minByName(tree *gang.Tree, c gang.Config) map[string]int64 {
 	return out
 }
 
-func TestSeed001Example1(t *testing.T) {
-	tree := mustCompile(t, seed001Ex1)
+func TestHierarchicalExample1(t *testing.T) {
+	tree := mustCompile(t, hierarchicalEx1)
 	assert.Equal(t, int64(5), tree.MinPods().Pods)
 	assert.True(t, ready(t, tree, map[string]int64{"decode": 4, "prefill": 1}))
 	assert.False(t, ready(t, tree, map[string]int64{"decode": 3, "prefill": 1}), "decode needs 4")
@@ -142,8 +147,8 @@ func TestSeed001Example1(t *testing.T) {
 	}
 }
 
-func TestSeed001Example2(t *testing.T) {
-	tree := mustCompile(t, seed001Ex2)
+func TestHierarchicalExample2(t *testing.T) {
+	tree := mustCompile(t, hierarchicalEx2)
 	minPods := tree.MinPods()
 	assert.Equal(t, int64(10), minPods.Pods)
 	assert.Equal(t, []int64{4, 1, 4, 1}, minPods.Counts)
@@ -179,24 +184,24 @@ func TestSeed001Example2(t *testing.T) {
 	}
 }
 
-func TestSeed001Example3(t *testing.T) {
-	tree := mustCompile(t, seed001Ex3)
+func TestHierarchicalExample3(t *testing.T) {
+	tree := mustCompile(t, hierarchicalEx3)
 	assert.Equal(t, int64(6), tree.MinPods().Pods)
 	assert.Equal(t, map[string]int64{"replica-1": 3, "replica-2": 3}, minByName(tree, tree.MinPods()))
 	assert.True(t, ready(t, tree, map[string]int64{"replica-1": 3, "replica-3": 3}))
 	assert.False(t, ready(t, tree, map[string]int64{"replica-1": 3, "replica-2": 2, "replica-3": 2}))
 }
 
-func TestSeed001Example4(t *testing.T) {
-	tree := mustCompile(t, seed001Ex4)
+func TestHierarchicalExample4(t *testing.T) {
+	tree := mustCompile(t, hierarchicalEx4)
 	assert.Equal(t, int64(4), tree.MinPods().Pods)
 	assert.Equal(t, map[string]int64{"leaders-1": 1, "workers-1": 3}, minByName(tree, tree.MinPods()))
 	assert.True(t, ready(t, tree, map[string]int64{"leaders-2": 1, "workers-2": 3}))
 	assert.False(t, ready(t, tree, map[string]int64{"leaders-1": 1, "workers-2": 3}), "a replica is a gang of its own")
 }
 
-func TestSeed002ThreeOfFourPrefill(t *testing.T) {
-	tree := mustCompile(t, seed002Single)
+func TestElasticThreeOfFourPrefill(t *testing.T) {
+	tree := mustCompile(t, elasticSingle)
 	assert.Equal(t, int64(24), tree.MinPods().Pods)
 	three := map[string]int64{"prefill-0": 8, "prefill-1": 8, "prefill-3": 8}
 	assert.True(t, ready(t, tree, three), "3 satisfied replicas of 4")
@@ -205,33 +210,34 @@ func TestSeed002ThreeOfFourPrefill(t *testing.T) {
 		"a replica with 7 of 8 pods is not satisfied")
 }
 
-func TestSeed002TwoLevel(t *testing.T) {
-	tree := mustCompile(t, seed002TwoLevel)
+func TestElasticTwoLevel(t *testing.T) {
+	tree := mustCompile(t, elasticTwoLevel)
 	assert.Equal(t, int64(10), tree.MinPods().Pods, "(1+4)+(1+4)")
 	assert.Empty(t, tree.Warnings())
 	assert.True(t, ready(t, tree, map[string]int64{"decode-leaders": 1, "decode-workers": 4, "prefill-leaders": 1, "prefill-workers": 4}))
 	assert.False(t, ready(t, tree, map[string]int64{"decode-leaders": 1, "decode-workers": 4, "prefill-workers": 4}))
 }
 
-// Seed 002's second valid example shows only decode of "decode + prefill": as printed,
-// the PodGroup's minSubGroup 2 counts one root-level SubGroup, which SPEC §8 rejects.
-// What the example illustrates, a mid-level SubGroup using minSubGroup over leaves
-// using minMember, draws no error; completed with prefill it is the two-level tree.
-func TestSeed002ValidMidLevel(t *testing.T) {
-	r := gang.Validate(mustParse(t, seed002ValidMid))
+// The minSubGroup design's second valid example shows only decode of "decode +
+// prefill": as printed, the PodGroup's minSubGroup 2 counts one root-level SubGroup,
+// and minSubGroup may not exceed the number of direct children. What the example
+// illustrates, a mid-level SubGroup using minSubGroup over leaves using minMember,
+// draws no error; completed with prefill it is the two-level tree.
+func TestElasticValidMidLevel(t *testing.T) {
+	r := gang.Validate(mustParse(t, elasticValidMid))
 	assert.Equal(t, []string{"spec.minSubGroup: minSubGroup (2) exceeds the number of direct child SubGroups (1)"}, messages(r.Errors))
 	assert.Empty(t, r.Warnings)
 
-	fixed := mustParse(t, seed002ValidMid)
+	fixed := mustParse(t, elasticValidMid)
 	fixed.MinSubGroup = new(int32(1))
 	tree, err := gang.Compile(fixed)
 	require.NoError(t, err)
 	assert.Equal(t, int64(5), tree.MinPods().Pods)
-	mustCompile(t, seed002TwoLevel)
+	mustCompile(t, elasticTwoLevel)
 }
 
-// Seed 002's invalid examples, with every error they contain.
-func TestSeed002Invalid(t *testing.T) {
+// The minSubGroup design's invalid examples, with every error they contain.
+func TestElasticInvalid(t *testing.T) {
 	tests := []struct {
 		name string
 		spec string

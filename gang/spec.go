@@ -2,8 +2,9 @@ package gang
 
 // Spec is the PodGroup spec of KAI's scheduling.run.ai/v2alpha2 API, the part of it
 // that decides gang semantics and placement. Its JSON is the KAI JSON: hosts may
-// unmarshal a PodGroup's spec into it directly. It also accepts the seed-001 form of
-// topology constraints (TopologyConstraints) beside KAI's per-node TopologyConstraint.
+// unmarshal a PodGroup's spec into it directly. It also accepts the form of topology
+// constraints of KAI's hierarchical-PodGroup design (TopologyConstraints) beside KAI's
+// per-node TopologyConstraint.
 //
 // Optional numbers are pointers so that an absent field differs from an explicit 0:
 // minSubGroup: 0 is an error, an absent minSubGroup means "all children".
@@ -24,8 +25,8 @@ type Spec struct {
 	// TopologyConstraint is KAI's constraint on all pods of the PodGroup.
 	TopologyConstraint *TopologyConstraint `json:"topologyConstraint,omitempty"`
 
-	// TopologyConstraints is the seed-001 form: a global constraint, constraints per
-	// SubGroup name, and constraints on sets of SubGroups.
+	// TopologyConstraints is the hierarchical-PodGroup design's form: a global
+	// constraint, constraints per SubGroup name, and constraints on sets of SubGroups.
 	TopologyConstraints *TopologyConstraints `json:"topologyConstraints,omitempty"`
 
 	// SubGroups lists the SubGroups in spec order, which breaks every tie.
@@ -45,7 +46,8 @@ type SubGroup struct {
 	Name string `json:"name"`
 
 	// Parent names the parent SubGroup; absent or "" makes this a root-level SubGroup
-	// (seed 001 declares it as a plain string, KAI as an optional one).
+	// (the hierarchical-PodGroup design declares it as a plain string, KAI as an
+	// optional one).
 	Parent *string `json:"parent,omitempty"`
 
 	// MinMember is the number of pods a leaf needs. It is not allowed on a SubGroup
@@ -91,7 +93,8 @@ func (c TopologyConstraint) hasLevel() bool {
 // isZero reports whether c is the empty object, which KAI writes for "no constraint".
 func (c TopologyConstraint) isZero() bool { return c == TopologyConstraint{} }
 
-// TopologyConstraints is seed 001's grouping of constraints at three scopes.
+// TopologyConstraints is the hierarchical-PodGroup design's grouping of constraints at
+// three scopes.
 type TopologyConstraints struct {
 	// Global applies to all pods of the PodGroup; it is the same scope as
 	// Spec.TopologyConstraint.

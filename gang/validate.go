@@ -23,8 +23,8 @@ func (r Result) Err() error {
 	return &ValidationError{Errors: cloneFieldErrors(r.Errors)}
 }
 
-// Validate checks a spec against SPEC §8 and reports every problem at once. Problems
-// come in this order, each group in spec order:
+// Validate checks a spec against the gang rules and reports every problem at once.
+// Problems come in this order, each group in spec order:
 //
 //  1. SubGroup names: non-empty, valid label values, unique;
 //  2. parents exist;

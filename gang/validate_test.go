@@ -270,7 +270,7 @@ func TestValidateWarnings(t *testing.T) {
 		want []fe
 	}{
 		{
-			name: "seed-001 minMember counting SubGroups",
+			name: "minMember counting SubGroups, as the hierarchical-PodGroup design wrote it",
 			spec: `{"minMember": 2, "subGroups": [{"name": "decode", "minMember": 4}, {"name": "prefill", "minMember": 1}]}`,
 			want: []fe{{"spec.minMember", "minMember (2) with SubGroups is a floor on descendant pods, and the SubGroups already need at least 5 pods; to count SubGroups, use minSubGroup"}},
 		},

@@ -8,7 +8,7 @@
 // input, names the component and the Rule it breaks, and works with errors.As and
 // errors.Is (each Rule is itself an error).
 //
-// # Rules (SPEC §2)
+// # Rules
 //
 //   - A pool name matches OSMO's ^[a-zA-Z]([a-zA-Z0-9_.-]*[a-zA-Z0-9])?$, has at most 63
 //     characters and never contains the delimiter "--". Names are case-sensitive.

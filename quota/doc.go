@@ -1,13 +1,17 @@
-// Package quota decides how many GPUs (and other resources) each part of an organisation
-// may use: it holds quotas and usage and answers, exactly and fast, whether a request
-// fits. It has two models, which a host may use apart or together (package admission
-// builds a Tree from a PoolSet, SPEC §7):
+// Package quota decides how many GPUs (and other resources) each part of an
+// organisation may use: it holds quotas and usage and answers, exactly and fast,
+// whether a request fits. It has two models, which a host may use apart or together
+// (package admission builds a Tree from a PoolSet):
 //
-//   - Tree, the hierarchical quota tree of KEP-79 (Kueue's hierarchical cohorts): cohorts
-//     and queues with nominal quotas, borrowing and lending limits, usage, and the
-//     fair-sharing weights, dominant resource shares and fair shares of SPEC §12.
-//   - PoolSet, OSMO's pools and dynamic subpools: their lifecycle, ledgers, the pool list
-//     and the KAI queue set (SPEC §4).
+//   - Tree, the hierarchical quota tree of KEP-79 (Kueue's hierarchical cohorts):
+//     cohorts and queues with nominal quotas, borrowing and lending limits, usage, and
+//     the weights, dominant resource shares and fair shares of fair sharing, which
+//     divides idle quota by weight.
+//   - PoolSet, OSMO's pools and dynamic subpools: their lifecycle, ledgers, the pool
+//     list and the KAI queue set.
+//
+// The rules both models keep are stated in docs/rules.md (Quantities, Pools and
+// subpools, Quota tree, Fair sharing); this documentation gives what the package adds.
 //
 // Non-goals: quota knows nothing about workloads, priorities of individual jobs, gangs or
 // topology; it does not choose victims for preemption (admission does, with the
@@ -29,8 +33,8 @@
 //
 // A Tree holds, per node n and resource (resources are independent dimensions), the
 // nominal quota nom(n), an optional borrowing limit BL(n) and lending limit LL(n), and
-// the usage of the queues. It keeps, incrementally, the values of SPEC §6, which are
-// Kueue's implementation of KEP-79:
+// the usage of the queues. It keeps, incrementally, these values, which are Kueue's
+// implementation of KEP-79:
 //
 //	LQ(n) = max(0, SQ(n) − LL(n)) if LL set, else 0     guaranteed to n, never lent
 //	SQ(q) = nom(q)                                      a queue's subtree quota
@@ -63,7 +67,7 @@
 // WithNominal and WithUsage, build a NodeSpec in one expression; each returns a copy
 // that shares no map with the spec it came from.
 //
-// Decisions where SPEC §6 is silent:
+// Decisions the formulas leave open:
 //   - A tree may be a forest: a node without a parent is a root. Roots carry no limits
 //     (there is nothing to borrow from or lend to) and a root's borrowing limit is 0.
 //   - Handles are stable: quota changes and moves keep them, and a removed node's handle
@@ -91,9 +95,11 @@
 //
 // # Fair sharing
 //
-// SPEC §12 shares idle quota by weight instead of by arrival order. This package holds
-// its quota half: weights, dominant resource shares and fair shares. Package admission
-// builds the fair admission order and fair-sharing preemption on them.
+// Fair sharing divides idle quota by weight instead of by arrival order: borrowing
+// queues get shares in proportion to their weights, and a queue below its share may
+// reclaim from one above it. This package holds its quota half: weights, dominant
+// resource shares and fair shares. Package admission builds the fair admission order
+// and fair-sharing preemption on them.
 //
 // Weights. Every node has a Weight w ≥ 0, a decimal with up to three fractional digits
 // held exactly in thousandths (ParseWeight, WeightOf, WeightOfThousandths). The zero
@@ -109,14 +115,15 @@
 //	DRS(n)      = max_r (borrowed[r] × 1000 / lendable[r]) / w(n)    over r with lendable > 0
 //
 // and 0 for a root or a node that borrows nothing. Tree.DRS answers on the current
-// usage. DRSWith and AppendPathDRS answer as if a queue took v more: v is charged to the
-// queue and carried up by §6's incremental rule, so part of it may stop at guaranteed
-// quota below an ancestor. AppendPathDRSWithout answers as if the queue released v. None
-// of them changes the tree; each is O(depth × resources) and allocates nothing. The tree
-// keeps every node's potential next to its subtree quota (the edits rebuild it, Add and
-// Remove leave it alone, as potential ignores usage), so one node's DRS is
-// O(resources) and a whole path O(depth × resources). Without that cache each node
-// would walk to the root for its parent's potential, O(depth²) per path.
+// usage. DRSWith and AppendPathDRS answer as if a queue took v more: v is charged to
+// the queue and carried up as usage is (a cohort's usage counts only what spills past
+// its children's guaranteed quota), so part of it may stop at guaranteed quota below an
+// ancestor. AppendPathDRSWithout answers as if the queue released v. None of them
+// changes the tree; each is O(depth × resources) and allocates nothing. The tree keeps
+// every node's potential next to its subtree quota (the edits rebuild it, Add and
+// Remove leave it alone, as potential ignores usage), so one node's DRS is O(resources)
+// and a whole path O(depth × resources). Without that cache each node would walk to the
+// root for its parent's potential, O(depth²) per path.
 //
 // Comparing shares. DRS.Compare is exact: it cross-multiplies in 192-bit integers (a
 // quantity below 2^63, another, and a weight of at most 2^30 thousandths), never
@@ -127,7 +134,7 @@
 // in the order they were added, a node before its subtree, children in the order they
 // were attached (a moved node is attached last).
 //
-// How package admission calls it (§12):
+// How package admission calls it:
 //   - Tournament: for each candidate, the head of queue q with request v, call
 //     AppendPathDRS(buf[:0], q, v) once. At a cohort c on the path, the candidate's
 //     child subtree is the element just before c's own: its BorrowsRequested is test
@@ -151,25 +158,25 @@
 // style of the pool list (FormatFairShares) or as a Mermaid chart, usage beside share, so
 // that an operator sees who runs over their share and who waits under it.
 //
-// Where §12 differs from Kueue v0.19 and KAI-Scheduler, on purpose:
+// Where these rules differ from Kueue v0.19 and KAI-Scheduler, on purpose:
 //   - Exact comparison. Kueue divides in float64, so shares that differ in the last
 //     unit of quantities near 2^62 tie there and are told apart here; and there are no
 //     rounding steps to disagree about.
 //   - Deterministic ties. Kueue picks among child cohorts of equal share in the
-//     iteration order of a set; §12 uses tree order. A dominant resource tie goes to the
-//     first resource in ResourceID order (Kueue: the smallest name); the value is the
-//     same either way.
+//     iteration order of a set; here it goes to tree order. A dominant resource tie
+//     goes to the first resource in ResourceID order (Kueue: the smallest name); the
+//     value is the same either way.
 //   - Weight 0. Kueue ranks a weight-0 node infinite only when its ratio is above 0;
-//     §12 ranks every borrowing weight-0 node so, also one that borrows only what
+//     here every borrowing weight-0 node ranks so, also one that borrows only what
 //     nothing above can lend (an over-admitted path).
 //   - Fair shares. KAI-Scheduler's fairness documentation describes the same two steps
 //     (quota first, then the remainder by over-quota weight, level by level) in
-//     fractional amounts, within over-quota priority groups, and reclaims by allocated ÷
-//     fair share. §12 has no priority groups, hands out whole units with a fixed rule
-//     for the leftovers, caps each node at what its limits let it reach, and preempts by
-//     DRS.
+//     fractional amounts, within over-quota priority groups, and reclaims by allocated
+//     ÷ fair share. Here there are no priority groups; whole units are handed out with
+//     a fixed rule for the leftovers, each node is capped at what its limits let it
+//     reach, and preemption goes by DRS.
 //
-// Decisions where §12 is silent:
+// Decisions the fair-sharing rules leave open:
 //   - Weights are at most 1000000. A pool weight above that counts as 1000000 in
 //     PoolConfig.FairWeight; no realistic weight comes near it, and the bound keeps every
 //     sum of sibling weights below 2^61 and every comparison within 192 bits.
@@ -192,12 +199,13 @@
 //
 // # Pools and subpools
 //
-// A PoolSet holds OSMO's pools and their dynamic subpools (SPEC §4, seed 000): top-level
-// pools with a GPU quota (finite or Unlimited), a maximum, an over-quota weight and a
-// status the host sets; subpools that split a parent's finite quota into guaranteed
-// slices; and ledgers the host feeds as workflows start and finish. It is a pure state
-// machine: the host calls an operation, persists the Event it returns, and acts on it
-// (creates KAI queues, shows the pool list). Nothing is read from a clock or a database.
+// A PoolSet holds OSMO's pools and their dynamic subpools (OSMO's dynamic-subpool
+// design): top-level pools with a GPU quota (finite or Unlimited), a maximum, an
+// over-quota weight and a status the host sets; subpools that split a parent's finite
+// quota into guaranteed slices; and ledgers the host feeds as workflows start and
+// finish. It is a pure state machine: the host calls an operation, persists the Event
+// it returns, and acts on it (creates KAI queues, shows the pool list). Nothing is read
+// from a clock or a database.
 //
 // Accounting. unallocated(parent) = quota(parent) − Σ effectiveQuota(child), where the
 // effective quota is the quota of an ACTIVE subpool, 0 for a DELETING one (its quota
@@ -213,14 +221,13 @@
 // parent is: they stay queryable for audit and become reactivatable if the parent is
 // added back. Running counts workflows of every priority, LOW included.
 //
-// Reading. Lookup answers the static OSMO gate (SPEC §5) in one call that allocates
-// nothing: whether a name exists, whether it takes new work, its status (a subpool's is
-// its parent's) and the cap on a HIGH/NORMAL task group (Target.Cap). Pools,
-// LiveSubpools and PoolInfo.Unallocated are what the dynamic quota tree of SPEC §7 is
-// built from; KAIQueues and Route give the same shape as KAI queues; PoolList and
-// FormatPoolList give `osmo pool list`; Subpools gives the history, ARCHIVED included.
-// Usage gives the ledger of a pool reference whether it names a pool (its direct
-// usage) or a subpool.
+// Reading. Lookup answers the static OSMO gate in one call that allocates nothing:
+// whether a name exists, whether it takes new work, its status (a subpool's is its
+// parent's) and the cap on a HIGH/NORMAL task group (Target.Cap). Pools, LiveSubpools
+// and PoolInfo.Unallocated are what the dynamic gate's quota tree is built from;
+// KAIQueues and Route give the same shape as KAI queues; PoolList and FormatPoolList
+// give `osmo pool list`; Subpools gives the history, ARCHIVED included. Usage gives the
+// ledger of a pool reference whether it names a pool (its direct usage) or a subpool.
 //
 // Editing. UpdatePool replaces a pool's whole configuration; SetQuota changes only the
 // quota of a pool or, like UpdateSubpool, of a subpool, and SetStatus only a pool's
@@ -231,13 +238,14 @@
 // leaves the set exactly as it was. Successful operations return Event values for the
 // host's audit log. Values returned never alias the set.
 //
-// Decisions where SPEC §4 is silent:
-//   - A pool's maximum is at least its quota, since it caps all usage and §7 builds the
-//     borrowing limit maximum − quota. The over-quota weight is a non-negative integer;
-//     PoolConfig.FairWeight gives it as the fair-sharing weight of the pool's cohort.
+// Decisions the pool rules leave open:
+//   - A pool's maximum is at least its quota, since it caps all usage and the dynamic
+//     gate gives the pool's cohort the borrowing limit maximum − quota. The over-quota
+//     weight is a non-negative integer; PoolConfig.FairWeight gives it as the
+//     fair-sharing weight of the pool's cohort.
 //   - A subpool quota is a finite whole number of GPUs: nothing is rounded here (the
-//     seed's "floor" rounding happens at the host's edge, and any remainder simply stays
-//     unallocated in the parent).
+//     design's "floor" rounding happens at the host's edge, and any remainder simply
+//     stays unallocated in the parent).
 //   - A top-level pool with running workflows cannot be removed, so that every ledger
 //     entry keeps a home and a later Finish still finds it.
 //   - Start records work that holds a pool's GPUs; it is refused in a DELETING or ARCHIVED

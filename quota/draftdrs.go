@@ -1,12 +1,11 @@
 package quota
 
-// Dominant resource shares seen through a Draft. Fair-sharing preemption (SPEC §12)
-// takes victims away one by one and reads shares between removals: P, the preemptor's
-// subtree after admission, and T, the target's subtree with and without a victim. A
-// single decision tries those removals on a Draft over the live tree, so the shares
-// must read the Draft's usage; the tree's own methods read through the same code with
-// no overlay. Potentials and weights do not depend on usage, so a Draft reads them from
-// the tree.
+// Dominant resource shares seen through a Draft. Fair-sharing preemption takes victims
+// away one by one and reads shares between removals: P, the preemptor's subtree after
+// admission, and T, the target's subtree with and without a victim. A single decision
+// tries those removals on a Draft over the live tree, so the shares must read the
+// Draft's usage; the tree's own methods read through the same code with no overlay.
+// Potentials and weights do not depend on usage, so a Draft reads them from the tree.
 
 // DRS is Tree.DRS on the usage d sees.
 func (d *Draft) DRS(n NodeID) DRS {

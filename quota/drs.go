@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// DRS is the dominant resource share of a node (SPEC §12, Kueue's fair sharing): how
-// much of what its parent's subtree can lend the node borrows, on the resource where
-// that is most, divided by its weight. For node n and each resource r,
+// DRS is the dominant resource share of a node (as in Kueue's fair sharing): how much
+// of what its parent's subtree can lend the node borrows, on the resource where that is
+// most, divided by its weight. For node n and each resource r,
 //
 //	borrowed[r] = max(0, U(n)[r] − SQ(n)[r])
 //	lendable[r] = potential(parent(n))[r]
@@ -209,15 +209,15 @@ type PathDRS struct {
 	// DRS is Node's dominant resource share after the change.
 	DRS DRS
 	// BorrowsRequested reports whether Node borrows, after the change, some resource
-	// the change names (v[r] > 0): §12's first test of the admission tournament, which
-	// prefers a candidate whose subtree would not borrow what it asks for.
+	// the change names (v[r] > 0): the first test of the fair admission tournament,
+	// which prefers a candidate whose subtree would not borrow what it asks for.
 	BorrowsRequested bool
 }
 
-// AppendPathDRS appends to dst the dominant resource share of queue q and of each of its
-// ancestors, q first and the root last, as they would be if q took v more: what
-// DRSWith gives for each node of the path, in one walk. The admission tournament of
-// SPEC §12 reads, at each cohort on the path, the element just before it: the DRS of the
+// AppendPathDRS appends to dst the dominant resource share of queue q and of each of
+// its ancestors, q first and the root last, as they would be if q took v more: what
+// DRSWith gives for each node of the path, in one walk. The fair admission tournament
+// reads, at each cohort on the path, the element just before it: the DRS of the
 // cohort's child subtree after admitting the candidate. The tree is not changed. It
 // refuses what DRSWith refuses, and then returns dst unchanged.
 //

@@ -229,8 +229,8 @@ func BenchmarkDRSWith(b *testing.B) {
 }
 
 // BenchmarkPathDRS: the DRS of every node on the target's path with its request added,
-// what one candidate of the §12 tournament needs ("tree"), beside "walk" (no cached
-// potentials, O(depth²)) and "naive" (recompute from scratch, big.Rat).
+// what one candidate of the fair-sharing tournament needs ("tree"), beside "walk" (no
+// cached potentials, O(depth²)) and "naive" (recompute from scratch, big.Rat).
 func BenchmarkPathDRS(b *testing.B) {
 	for _, s := range drsShapes {
 		b.Run(s.String()+"/tree", func(b *testing.B) {

@@ -69,9 +69,9 @@ func checkDRSAgainstModel(m fairModel, tr *Tree) error {
 	return nil
 }
 
-// TestDRSAgreesWithOracle: on random trees, small and scaled near the int64 range, every
-// node's DRS has exactly the numbers §12 gives when computed from scratch, and Compare
-// orders every pair as math/big rationals do.
+// TestDRSAgreesWithOracle: on random trees, small and scaled near the int64 range,
+// every node's DRS has exactly the numbers its definition gives when computed from
+// scratch, and Compare orders every pair as math/big rationals do.
 func TestDRSAgreesWithOracle(t *testing.T) {
 	borrowing, infinite := 0, 0
 	checkProp(t, 600, "DRS agrees with the big.Rat oracle", prop.ForAll(func(g gen.QuotaTree) string {

@@ -284,7 +284,7 @@ func TestDRSOverflowSizedQuantities(t *testing.T) {
 
 // TestDRSOverAdmitted: a node may borrow what nothing above can lend (a quota decrease
 // left the path over-admitted). Its ratio for that resource counts as 0; with weight 0
-// it still ranks above every finite share, as §12 says of a borrowing weight-0 node.
+// it still ranks above every finite share, as every borrowing weight-0 node does.
 func TestDRSOverAdmitted(t *testing.T) {
 	tr := mustTree(t, TreeSpec{Resources: []string{"gpu"}, Nodes: []NodeSpec{
 		cohortSpec("org", "", nil),

@@ -110,8 +110,8 @@ func fairSelfCheck(tr *Tree) error {
 // FuzzFairSharing decodes a tree and a sequence of tree edits, usage changes and
 // fair-sharing operations from arbitrary bytes. Nothing may panic; every refusal is a
 // *TreeError; what-ifs and fair shares leave the tree exactly as it was, and a refused
-// edit too; DRSWith agrees with the path; every fair-share report keeps §12's laws; and
-// after every step the fair-sharing caches match their definitions.
+// edit too; DRSWith agrees with the path; every fair-share report keeps the fair-share
+// laws; and after every step the fair-sharing caches match their definitions.
 func FuzzFairSharing(f *testing.F) {
 	for _, seed := range fuzzTreeSeeds() {
 		f.Add(seed)

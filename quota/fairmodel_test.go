@@ -50,8 +50,8 @@ type modelDRS struct {
 	value     *big.Rat // ratio ÷ weight, when finite
 }
 
-// drs is SPEC §12 verbatim: borrowed and lendable per resource, the largest ratio (the
-// first resource on a tie), divided by the weight.
+// drs is the DRS definition verbatim: borrowed and lendable per resource, the largest
+// ratio (the first resource on a tie), divided by the weight.
 func (m fairModel) drs(i int) modelDRS {
 	zero := modelDRS{ratio: new(big.Rat), value: new(big.Rat)}
 	p := m.nodes[i].parent
@@ -83,8 +83,8 @@ func (m fairModel) drs(i int) modelDRS {
 	return d
 }
 
-// cmpModelDRS orders two model shares as §12 says: infinite above finite, two infinite
-// by their unweighted ratios, else by value.
+// cmpModelDRS orders two model shares by the DRS order: infinite above finite, two
+// infinite by their unweighted ratios, else by value.
 func cmpModelDRS(a, b modelDRS) int {
 	switch {
 	case a.inf && b.inf:
@@ -131,10 +131,10 @@ func (m fairModel) borrowsAny(i int, v []Quantity) bool {
 	return false
 }
 
-// fairShares is §12's water-filling read literally, round by round, with big.Rat: a
-// reference to hold Tree.FairShares against, and the naive baseline of its benchmark.
-// demand holds a queue's demand (nil: its usage). The model's node list has parents
-// before children and children in attachment order, as generated trees do.
+// fairShares is the fair-share water-filling read literally, round by round, with
+// big.Rat: a reference to hold Tree.FairShares against, and the naive baseline of its
+// benchmark. demand holds a queue's demand (nil: its usage). The model's node list has
+// parents before children and children in attachment order, as generated trees do.
 func (m fairModel) fairShares(demand [][]Quantity) (share, dem [][]Quantity) {
 	N := len(m.nodes)
 	share, dem = make([][]Quantity, N), make([][]Quantity, N)

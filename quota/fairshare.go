@@ -6,15 +6,15 @@ import (
 	"slices"
 )
 
-// FairShares is the fair share of every node of a tree for a given demand (SPEC §12),
-// per resource, with what it was computed from: the tree's quotas, usage and weights at
-// the time, and the demand of every node. Tree.FairShares makes one; it does not change
+// FairShares is the fair share of every node of a tree for a given demand, per
+// resource, with what it was computed from: the tree's quotas, usage and weights at the
+// time, and the demand of every node. Tree.FairShares makes one; it does not change
 // when the tree does.
 //
 // Shares are in the units of Usage: a queue's share is what it may use; a cohort's is
 // what its subtree may take beyond its children's guaranteed quota, as a cohort's usage
-// counts only what spills past that (SPEC §6). A node uses more than its share when
-// Usage exceeds Share.
+// counts only what spills past that. A node uses more than its share when Usage exceeds
+// Share.
 //
 // A nil *FairShares answers like a report on an empty tree.
 type FairShares struct {
@@ -24,10 +24,10 @@ type FairShares struct {
 }
 
 // FairShares divides each root's subtree quota among the nodes by weighted max-min
-// water-filling (SPEC §12), per resource, for the given demand: what each queue would
-// use if every pending request ran, usage included, as a vector indexed by ResourceID.
-// A queue left out of demand demands what it uses now. A cohort demands what its
-// children's demands spill past their guaranteed quota, as usage spills.
+// water-filling, per resource, for the given demand: what each queue would use if every
+// pending request ran, usage included, as a vector indexed by ResourceID. A queue left
+// out of demand demands what it uses now. A cohort demands what its children's demands
+// spill past their guaranteed quota, as usage spills.
 //
 // Every node divides what it received among its children: first each child gets
 // min(demand, SQ(child)); the rest goes to the children whose demand is unmet, in
@@ -157,14 +157,14 @@ type fillRank struct {
 
 // divide gives the children of slot p their shares of resource j out of p's share.
 //
-// The proportional phase is SPEC §12's progressive filling. Each round caps, at once,
-// every child whose part left·w/W would pass its room (room·W < left·w), which is what
-// capping them one at a time gives, since capping one only raises the level the others
-// see. The first capRounds rounds run as worded, O(children) each, and most divisions
-// end there; when more capping is needed, one sort by room/w finishes it, so that many
-// rounds never cost O(children²): the children are capped in that order, each while
-// room·W < left·w at its turn, which gives the same shares. The round that caps nobody
-// hands out whole units.
+// The proportional phase is progressive filling (see docs/rules.md, Fair sharing). Each
+// round caps, at once, every child whose part left·w/W would pass its room (room·W <
+// left·w), which is what capping them one at a time gives, since capping one only
+// raises the level the others see. The first capRounds rounds run as worded,
+// O(children) each, and most divisions end there; when more capping is needed, one sort
+// by room/w finishes it, so that many rounds never cost O(children²): the children are
+// capped in that order, each while room·W < left·w at its turn, which gives the same
+// shares. The round that caps nobody hands out whole units.
 func (w *waterfill) divide(t *Tree, f *FairShares, p, j int) {
 	R := t.numRes()
 	L := f.share[p*R+j]

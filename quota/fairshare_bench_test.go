@@ -49,8 +49,8 @@ func benchDemand(tb testing.TB, f *benchFixture) (*Tree, map[NodeID][]Quantity) 
 var sinkShares *FairShares
 
 // BenchmarkFairShares: the fair shares of every node for the demand of every queue
-// ("tree"), beside "rounds": §12 as worded, round by round with big.Rat, on the same
-// tree data.
+// ("tree"), beside "rounds": the water-filling as worded, round by round with big.Rat,
+// on the same tree data.
 func BenchmarkFairShares(b *testing.B) {
 	for _, s := range fairShareShapes {
 		b.Run(s.String()+"/tree", func(b *testing.B) {

@@ -38,10 +38,10 @@ func demands() gopter.Gen {
 	return ggen.SliceOfN(8, ggen.SliceOfN(3, ggen.Int64Range(-2, 10)))
 }
 
-// fairSharesLaws checks §12's promises on one report, and returns the first broken:
-// a share never exceeds the demand nor the cap min(demand, potential) (so never
-// SQ + BL); a non-root share is at least min(demand, SQ); what the children take from
-// a parent (their shares past their guaranteed quota, which with no lending limits is
+// fairSharesLaws checks the fair-share laws on one report, and returns the first
+// broken: a share never exceeds the demand nor the cap min(demand, potential) (so never
+// SQ + BL); a non-root share is at least min(demand, SQ); what the children take from a
+// parent (their shares past their guaranteed quota, which with no lending limits is
 // their shares) adds up to at most the parent's share; and nothing stays undivided
 // while a child of positive weight is below its cap.
 func fairSharesLaws(tr *Tree, f *FairShares) error {
@@ -91,11 +91,11 @@ func fairSharesLaws(tr *Tree, f *FairShares) error {
 
 // TestFairSharesLaws: the laws of fairSharesLaws on random trees and demands, small and
 // near the int64 range, and agreement, share for share, with the model's literal
-// round-by-round reading of §12 in big.Rat and with roundsFairShares on the tree's
-// data.
+// round-by-round reading of the water-filling in big.Rat and with roundsFairShares on
+// the tree's data.
 func TestFairSharesLaws(t *testing.T) {
 	handedOut := 0
-	checkProp(t, 500, "fair shares keep §12's laws and agree with the references", prop.ForAll(func(g gen.QuotaTree, raw [][]int64) string {
+	checkProp(t, 500, "fair shares keep their laws and agree with the references", prop.ForAll(func(g gen.QuotaTree, raw [][]int64) string {
 		m := fairModelOf(g)
 		tr, err := NewTree(m.spec())
 		require.NoError(t, err)
@@ -168,7 +168,7 @@ func TestFairShareWeightMonotone(t *testing.T) {
 // TestFairSharesWideCohorts: one cohort with 1 to 40 queues of random nominal quota,
 // borrowing limit, weight and demand, and half the time demands that climb a stair
 // (queue k wants about k·step more), where each round caps only a few and many rounds
-// are needed: shares equal the literal round-by-round reading of §12 and keep the laws.
+// are needed: shares equal the literal round-by-round reading and keep the laws.
 func TestFairSharesWideCohorts(t *testing.T) {
 	queue := gopter.CombineGens(ggen.Int64Range(0, 4), ggen.Int64Range(-1, 30), gen.Weights(), ggen.Int64Range(0, 60))
 	checkProp(t, 400, "wide cohorts agree with the rounds", prop.ForAll(func(root int64, qs [][]any, step int64) string {
@@ -207,10 +207,10 @@ func TestFairSharesWideCohorts(t *testing.T) {
 		ggen.OneGenOf(ggen.Const(int64(0)), ggen.Int64Range(1, 6))))
 }
 
-// roundsFairShares is §12's water-filling as worded, on the tree's own data: every
-// round divides what is left by weight in big.Rat, caps the children that would pass
-// their cap and starts again, until a round caps nobody and hands out whole units. It
-// is the baseline of BenchmarkFairShares and a second reference for the laws test.
+// roundsFairShares is the fair-share water-filling as worded, on the tree's own data:
+// every round divides what is left by weight in big.Rat, caps the children that would
+// pass their cap and starts again, until a round caps nobody and hands out whole units.
+// It is the baseline of BenchmarkFairShares and a second reference for the laws test.
 // It returns the shares per (slot, resource).
 func roundsFairShares(t *Tree, demand map[NodeID][]Quantity) []Quantity {
 	f := &FairShares{tree: t, demand: make([]Quantity, len(t.usage)), share: make([]Quantity, len(t.usage))}

@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// Weight is a fair-sharing weight (SPEC §12): a decimal w ≥ 0 with up to three
-// fractional digits ("0.5", "1.25", "2"), held exactly in thousandths. A node's weight
-// divides its dominant resource share and sets its part of the capacity its parent's
-// subtree lends; weight 0 gets no share of borrowed capacity and is the first to give
-// back what it borrows.
+// Weight is a fair-sharing weight: a decimal w ≥ 0 with up to three fractional digits
+// ("0.5", "1.25", "2"), held exactly in thousandths. A node's weight divides its
+// dominant resource share and sets its part of the capacity its parent's subtree lends;
+// weight 0 gets no share of borrowed capacity and is the first to give back what it
+// borrows.
 //
 // The zero Weight is 1, the default, so a NodeSpec that leaves Weight out gets weight 1.
 // Weights are comparable with ==: equal weights have equal representations. A Weight is
@@ -142,9 +142,9 @@ func (w *Weight) UnmarshalText(text []byte) error {
 }
 
 // FairWeight returns the pool's over-quota weight as the fair-sharing weight of its
-// cohort in a quota tree (SPEC §12: a pool's weight maps to its cohort). A PoolSet holds
-// whole, non-negative weights; one above 1000000, the largest Weight, counts as 1000000,
-// and a negative one, which a PoolSet refuses, as 0.
+// cohort in a quota tree, where a pool becomes a cohort. A PoolSet holds whole,
+// non-negative weights; one above 1000000, the largest Weight, counts as 1000000, and a
+// negative one, which a PoolSet refuses, as 0.
 func (c PoolConfig) FairWeight() Weight {
 	return Weight{off: min(max(c.Weight, 0), maxWeightMilli/1000)*1000 - 1000}
 }

@@ -4,8 +4,8 @@ import (
 	"github.com/poolgate/poolgate/naming"
 )
 
-// KAIQueue is one KAI Scheduler queue of a namespace's queue set (SPEC §4), in the
-// host's terms: the host turns it into a Queue object, mapping Unlimited to KAI's -1.
+// KAIQueue is one KAI Scheduler queue of a namespace's queue set, in the host's terms:
+// the host turns it into a Queue object, mapping Unlimited to KAI's -1.
 type KAIQueue struct {
 	// Name is the queue's object name; Parent is its parent queue's, "" for the root.
 	Name, Parent string

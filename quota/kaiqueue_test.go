@@ -18,9 +18,9 @@ func describeQueues(qs []KAIQueue) string {
 	return b.String()
 }
 
-// TestKAIQueuesSeed: the seed's queue hierarchy, with the --shared leaf holding the
-// unallocated 10, and routing of team and team--a.
-func TestKAIQueuesSeed(t *testing.T) {
+// TestKAIQueuesOfTheSubpoolExample: the queue hierarchy of the dynamic-subpool example,
+// with the --shared leaf holding the unallocated 10, and routing of team and team--a.
+func TestKAIQueuesOfTheSubpoolExample(t *testing.T) {
 	p := seedPools(t)
 	qs, err := p.KAIQueues("ns")
 	if err != nil {

@@ -9,9 +9,9 @@ import (
 	"github.com/poolgate/poolgate/internal/enum"
 )
 
-// PoolRule is a rule of the pool set (SPEC §4) that an operation can break. Each
-// PoolRule is also an error, so errors.Is(err, quota.ErrExceedsUnallocated) tells which
-// rule refused an operation without comparing strings.
+// PoolRule is a rule of the pool set that an operation can break. Each PoolRule is also
+// an error, so errors.Is(err, quota.ErrExceedsUnallocated) tells which rule refused an
+// operation without comparing strings.
 type PoolRule uint8
 
 // The rules, roughly in the order the operations check them.

@@ -7,9 +7,9 @@ import (
 	"github.com/poolgate/poolgate/quota"
 )
 
-// ExamplePoolSet walks the seed's main flow: partition team (100) into subpools, run
-// work, list, shrink a subpool below its usage, delete it while work runs, drain it,
-// and reuse its name.
+// ExamplePoolSet walks the main flow of OSMO's dynamic-subpool design: partition team
+// (100) into subpools, run work, list, shrink a subpool below its usage, delete it
+// while work runs, drain it, and reuse its name.
 func ExamplePoolSet() {
 	var pools quota.PoolSet
 	team, _ := naming.ParsePool("team")
@@ -96,7 +96,7 @@ func ExamplePoolSet_Lookup() {
 	// team--a: exists=true state=ARCHIVED open=false
 }
 
-// ExamplePoolSet_KAIQueues prints the KAI queue set of the seed's example and where
+// ExamplePoolSet_KAIQueues prints the KAI queue set of that design's example and where
 // submissions land.
 func ExamplePoolSet_KAIQueues() {
 	var pools quota.PoolSet

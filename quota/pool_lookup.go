@@ -6,8 +6,8 @@ import (
 	"github.com/poolgate/poolgate/naming"
 )
 
-// Target is what the static OSMO gate (SPEC §5) needs to know about the pool a
-// submission names, in one lookup. It is a small value; Lookup allocates nothing.
+// Target is what the static OSMO gate needs to know about the pool a submission names,
+// in one lookup. It is a small value; Lookup allocates nothing.
 type Target struct {
 	// Name is the pool or subpool looked up.
 	Name naming.Name
@@ -28,10 +28,10 @@ type Target struct {
 // subpool. DELETING and ARCHIVED subpools are closed to every priority.
 func (t Target) Open() bool { return !t.Name.IsSubpool() || t.State == Active }
 
-// Cap returns the most GPUs one task group may request at HIGH or NORMAL priority
-// (SPEC §5 rule 4): the subpool's quota for a subpool, the unallocated GPUs for a parent
-// with subpools, and the quota otherwise; Unlimited for a pool with an Unlimited quota.
-// A group above Cap is rejected; LOW is never capped.
+// Cap returns the most GPUs one task group may request at HIGH or NORMAL priority (see
+// docs/rules.md, Static gate): the subpool's quota for a subpool, the unallocated GPUs
+// for a parent with subpools, and the quota otherwise; Unlimited for a pool with an
+// Unlimited quota. A group above Cap is rejected; LOW is never capped.
 func (t Target) Cap() Quantity {
 	if t.HasSubpools && !t.Name.IsSubpool() {
 		return t.Unallocated
@@ -69,9 +69,9 @@ func (p *PoolSet) Lookup(name naming.Name) (Target, bool) {
 }
 
 // Pools yields the top-level pools in name order. With LiveSubpools it gives what the
-// dynamic quota tree of SPEC §7 is built from: per pool its quota and maximum, per
-// ACTIVE or DELETING subpool its effective quota, and the unallocated GPUs of the
-// parent's shared leaf.
+// dynamic gate's quota tree is built from: per pool its quota and maximum, per ACTIVE
+// or DELETING subpool its effective quota, and the unallocated GPUs of the parent's
+// shared leaf.
 func (p *PoolSet) Pools() iter.Seq[PoolInfo] {
 	return func(yield func(PoolInfo) bool) {
 		if p == nil {

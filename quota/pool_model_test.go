@@ -114,7 +114,8 @@ func (m poolModel) running(name naming.Name) int {
 	return n
 }
 
-// next returns the model after op, with ok set as the rules of SPEC §4 say.
+// next returns the model after op, with ok set as the pool rules say (docs/rules.md,
+// Pools and subpools).
 func (m poolModel) next(op gen.PoolOp) poolModel {
 	n := m.clone()
 	target, amount := opTarget(op), Quantity(op.Amount)

@@ -8,9 +8,10 @@ import (
 	"github.com/poolgate/poolgate/naming"
 )
 
-// TestSeedRequirements ties the rows of the seed's Requirements table and Design
-// Decisions that the step tables do not already walk to a direct check each.
-func TestSeedRequirements(t *testing.T) {
+// TestSubpoolDesignRequirements ties the rows of the Requirements table and Design
+// Decisions of OSMO's dynamic-subpool design that the step tables do not already walk
+// to a direct check each.
+func TestSubpoolDesignRequirements(t *testing.T) {
 	t.Run("delimiter validation", func(t *testing.T) {
 		// A name with "--" is a subpool name, so it can never be added as a pool, and a
 		// short name holding "--" cannot be formed at all.

@@ -162,9 +162,10 @@ func runPoolSteps(t *testing.T, p *PoolSet, steps []poolStep) {
 	}
 }
 
-// TestSubpoolLifecycle walks the seed's Requirements and Core Rules on pool team (100):
-// partitioning, the parent cap, LOW, soft decreases, delete with and without running
-// work, closed subpools, drain, reactivation and the audit history.
+// TestSubpoolLifecycle walks the Requirements and Core Rules of OSMO's dynamic-subpool
+// design on pool team (100): partitioning, the parent cap, LOW, soft decreases, delete
+// with and without running work, closed subpools, drain, reactivation and the audit
+// history.
 func TestSubpoolLifecycle(t *testing.T) {
 	var p PoolSet
 	runPoolSteps(t, &p, []poolStep{

@@ -4,8 +4,8 @@ import (
 	"github.com/poolgate/poolgate/naming"
 )
 
-// PoolListRow is one row of `osmo pool list` (SPEC §4): a top-level pool, or one of its
-// ACTIVE or DELETING subpools right below it. Usage is HIGH/NORMAL only.
+// PoolListRow is one row of `osmo pool list`: a top-level pool, or one of its ACTIVE or
+// DELETING subpools right below it. Usage is HIGH/NORMAL only.
 type PoolListRow struct {
 	Name naming.Name
 	// Status is the top-level pool's, which its subpools share.

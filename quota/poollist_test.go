@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// seedPools builds the seed's example: team (100) with a 30, b 40 and c 20, direct
-// HIGH/NORMAL usage 50 on team, 5 on a and 10 on b.
+// seedPools builds the example of OSMO's dynamic-subpool design: team (100) with a 30,
+// b 40 and c 20, direct HIGH/NORMAL usage 50 on team, 5 on a and 10 on b.
 func seedPools(t testing.TB) *PoolSet {
 	t.Helper()
 	var p PoolSet
@@ -32,7 +32,7 @@ func seedPools(t testing.TB) *PoolSet {
 	return &p
 }
 
-// The seed's `osmo pool list` example, byte for byte (SPEC §4).
+// The `osmo pool list` of OSMO's dynamic-subpool design, byte for byte.
 const seedPoolList = `Pool            Status         Subpool State  GPU Quota        Used  Available
 --------------  -------------  -------------  ---------------  ----  ---------
 team            ONLINE         -              10 (Total: 100)  50    -40
@@ -41,7 +41,7 @@ team            ONLINE         -              10 (Total: 100)  50    -40
 └─ team--c      ONLINE         ACTIVE         20               0     20
 `
 
-func TestPoolListSeedGolden(t *testing.T) {
+func TestPoolListGolden(t *testing.T) {
 	p := seedPools(t)
 	if got := FormatPoolList(p.PoolList()); got != seedPoolList {
 		t.Fatalf("pool list\n got:\n%s\nwant:\n%s", got, seedPoolList)

@@ -2,7 +2,7 @@ package quota
 
 import "strconv"
 
-// Priority is a workflow priority (SPEC §3): HIGH, NORMAL or LOW.
+// Priority is a workflow priority: HIGH, NORMAL or LOW.
 //
 // HIGH and NORMAL are guaranteed: they count toward a pool's quota, are never preempted
 // and never borrow. LOW is opportunistic: it does not count toward quota, may borrow idle

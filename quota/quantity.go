@@ -8,8 +8,8 @@ import (
 )
 
 // Quantity is an amount of one resource in its base unit: whole GPUs for pools and
-// subpools. Unlimited is an explicit value, and Add and Sub saturate on it, so no sum of
-// quotas or usages wraps around (SPEC §1).
+// subpools. Unlimited is an explicit value, and Add and Sub saturate on it, so no sum
+// of quotas or usages wraps around.
 //
 // A Quantity may be negative: an Available that shows GPUs to drain is one. Quotas,
 // maxima, usages and requests are never negative; every operation of this package

@@ -204,8 +204,8 @@ func (p *PoolSet) MarshalBinary() ([]byte, error) {
 }
 
 // UnmarshalBinary replaces p with the pool set data encodes, after checking every rule
-// of SPEC §4 that a pool set keeps: names, configurations, subpools under finite pools
-// within their quota, workflows in live pools. A foreign, newer, corrupt or truncated
+// that a pool set keeps: names, configurations, subpools under finite pools within
+// their quota, workflows in live pools. A foreign, newer, corrupt or truncated
 // snapshot, or one that breaks a rule, is refused (ErrForeignSnapshot,
 // ErrSnapshotVersion, ErrCorruptSnapshot) and p is unchanged.
 func (p *PoolSet) UnmarshalBinary(data []byte) error {

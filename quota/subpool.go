@@ -11,8 +11,9 @@ import (
 	"github.com/poolgate/poolgate/internal/enum"
 )
 
-// ReconcileInterval is the recommended time between two calls of Reconcile: the seed's
-// drain-monitoring interval. The host owns the schedule and may tune it.
+// ReconcileInterval is the recommended time between two calls of Reconcile: the
+// drain-monitoring interval of OSMO's dynamic-subpool design. The host owns the
+// schedule and may tune it.
 const ReconcileInterval = 15 * time.Minute
 
 // SubpoolState is the lifecycle state of a subpool:

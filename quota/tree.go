@@ -81,10 +81,10 @@ type Tree struct {
 	cfg      []quotaCell
 	live     int // number of live nodes
 
-	// Fair sharing (SPEC §12), shared with clones like the configuration above:
-	// weight per slot; pot per (slot, resource), the node's potential, kept equal to
-	// Potential so that a dominant resource share reads its parent's in O(1); and order
-	// per slot, the node's rank in tree order. See fairderive.go.
+	// Fair sharing, shared with clones like the configuration above: weight per slot;
+	// pot per (slot, resource), the node's potential, kept equal to Potential so that a
+	// dominant resource share reads its parent's in O(1); and order per slot, the
+	// node's rank in tree order. See fairderive.go.
 	weight []Weight
 	pot    []Quantity
 	order  []int32

@@ -1,9 +1,9 @@
 package quota
 
-// This file keeps the derived values of a tree equal to what the SPEC §6 formulas give
-// for its configuration and usage. Structure and quota edits call recomputeUp on the
-// paths they change; usage updates call charge, which touches one path and stops where
-// the change is absorbed.
+// This file keeps the derived values of a tree equal to what the quota-tree formulas
+// (see doc.go) give for its configuration and usage. Structure and quota edits call
+// recomputeUp on the paths they change; usage updates call charge, which touches one
+// path and stops where the change is absorbed.
 
 // derive recomputes SQ, LQ and lend of slot i for every resource from its own quota and
 // its children's lend, capped by the capacity, which only a root has. The caller must

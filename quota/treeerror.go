@@ -7,9 +7,9 @@ import (
 	"github.com/poolgate/poolgate/internal/enum"
 )
 
-// TreeRule is a rule of the quota tree (SPEC §6, §1) that an input or an operation can
-// break. Each TreeRule is also an error, so errors.Is(err, quota.ErrCycle) tells which
-// rule refused an operation without comparing strings.
+// TreeRule is a rule of the quota tree or of quantities that an input or an operation
+// can break. Each TreeRule is also an error, so errors.Is(err, quota.ErrCycle) tells
+// which rule refused an operation without comparing strings.
 type TreeRule uint8
 
 // The rules of the quota tree.

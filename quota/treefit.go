@@ -38,9 +38,9 @@ func (f Fit) String() string {
 }
 
 // Fits reports whether queue q can admit the request v, a vector indexed by ResourceID,
-// on top of all current usage: v[r] ≤ Available(q, r) for every resource (SPEC §6).
-// A failed fit is a Fit with OK false naming the binding node; error is for invalid
-// input (an unknown node, a cohort, a vector of the wrong length, a negative amount).
+// on top of all current usage: v[r] ≤ Available(q, r) for every resource. A failed fit
+// is a Fit with OK false naming the binding node; error is for invalid input (an
+// unknown node, a cohort, a vector of the wrong length, a negative amount).
 //
 // Fits is O(depth × resources) and allocates nothing.
 func (t *Tree) Fits(q NodeID, v []Quantity) (Fit, error) {
@@ -125,10 +125,10 @@ func (t *Tree) binding(ov *overlay, i int, v []Quantity) Fit {
 }
 
 // Available returns how much more of resource r node n can take, counting all current
-// usage: available(n) of SPEC §6 clamped at 0 (over-admission makes the formula
-// negative). For a queue it is the largest amount that Fits. It is Unlimited when
-// nothing on the path limits n, and 0 for an unknown node or resource.
-// O(depth), no allocation.
+// usage: the formula available(n) (see doc.go) clamped at 0 (over-admission makes the
+// formula negative). For a queue it is the largest amount that Fits. It is Unlimited
+// when nothing on the path limits n, and 0 for an unknown node or resource. O(depth),
+// no allocation.
 func (t *Tree) Available(n NodeID, r ResourceID) Quantity {
 	i, j := t.slot(n), t.res(r)
 	if i < 0 || j < 0 {

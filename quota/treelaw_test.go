@@ -78,9 +78,9 @@ func TestFitsMonotone(t *testing.T) {
 	}, lawTrees, ggen.IntRange(0, 100), lawAmounts, lawAmounts))
 }
 
-// TestAvailableIsLargestFit: Available(q, r) fits and one more does not, for every queue
-// and resource; and Available and Potential equal SPEC §6's formulas evaluated from
-// scratch at every node, over-admitted states included.
+// TestAvailableIsLargestFit: Available(q, r) fits and one more does not, for every
+// queue and resource; and Available and Potential equal the quota-tree formulas
+// evaluated from scratch at every node, over-admitted states included.
 func TestAvailableIsLargestFit(t *testing.T) {
 	checkProp(t, 500, "Available is the largest fit", prop.ForAll(func(g gen.QuotaTree) bool {
 		m := modelOf(g)

@@ -6,10 +6,10 @@ import (
 	"github.com/poolgate/poolgate/internal/gen"
 )
 
-// treeModel is a quota tree in the plainest form: a list of nodes with parent indices, and
-// every derived value recomputed from scratch, by direct recursion over the SPEC §6
-// formulas, whenever it is asked for. It is what the property tests hold a Tree
-// against. Unlimited stands for an unset limit.
+// treeModel is a quota tree in the plainest form: a list of nodes with parent indices,
+// and every derived value recomputed from scratch, by direct recursion over the
+// quota-tree formulas (see doc.go), whenever it is asked for. It is what the property
+// tests hold a Tree against. Unlimited stands for an unset limit.
 type treeModel struct {
 	R     int
 	nodes []treeModelNode
@@ -94,7 +94,7 @@ func (m treeModel) children(i int) []int {
 	return out
 }
 
-// sq, lq, lend, use, available and potential are SPEC §6 verbatim.
+// sq, lq, lend, use, available and potential are the quota-tree formulas verbatim.
 func (m treeModel) sq(i, r int) Quantity {
 	s := m.nodes[i].nom[r]
 	for _, c := range m.children(i) {

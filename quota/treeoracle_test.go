@@ -10,9 +10,9 @@ import (
 	"github.com/poolgate/poolgate/internal/gen"
 )
 
-// feasibleExtras is the independent oracle. It decides, by exhaustive search and without
-// any of the formulas of SPEC §6, which extra amounts v of resource r queue q could take
-// on top of all current usage (q < 0: none, so the answer is {0} or {}).
+// feasibleExtras is the independent oracle. It decides, by exhaustive search and
+// without any of the quota-tree formulas, which extra amounts v of resource r queue q
+// could take on top of all current usage (q < 0: none, so the answer is {0} or {}).
 //
 // The model is KEP-79's own reading of a tree: usage is feasible when some assignment of
 // supply to demand exists in which every node supplies at most its nominal quota, every
@@ -84,11 +84,12 @@ func (m treeModel) feasibleExtras(q, r int) map[Quantity]bool {
 // (balanced: the search finds an assignment with v = 0). Those are exactly the states
 // admission through Fits can reach from an empty tree, and there the test demands full
 // agreement for every queue, every v up to past the total quota, and Available = the
-// largest feasible v. Over-admitted states (after a quota decrease, say) are left out on
-// purpose: no assignment exists there even for v = 0, so the oracle refuses everything,
-// while SPEC §6 (as Kueue) lets a queue keep using its unused guaranteed quota; the
-// state-machine test covers them against the formula itself. The test also checks the
-// KEP's claim that the rule decides feasibility, in every state, balanced or not.
+// largest feasible v. Over-admitted states (after a quota decrease, say) are left out
+// on purpose: no assignment exists there even for v = 0, so the oracle refuses
+// everything, while the formulas (as Kueue) let a queue keep using its unused
+// guaranteed quota; the state-machine test covers them against the formula itself. The
+// test also checks the KEP's claim that the rule decides feasibility, in every state,
+// balanced or not.
 func TestFitsAgreesWithOracle(t *testing.T) {
 	balancedStates, overStates := 0, 0
 	checkProp(t, 1000, "Fits agrees with the search and the KEP rule", prop.ForAll(func(g gen.QuotaTree) bool {

@@ -94,8 +94,8 @@ type NodeSpec struct {
 	// running system; a cohort has none. It may exceed what the quotas allow (a tree
 	// built after a quota decrease is over-admitted, see Tree.Overdrafts).
 	Usage map[string]Quantity
-	// Weight is the node's fair-sharing weight (SPEC §12). The zero Weight is 1, so
-	// leaving it out gives the default.
+	// Weight is the node's fair-sharing weight. The zero Weight is 1, so leaving it out
+	// gives the default.
 	Weight Weight
 }
 

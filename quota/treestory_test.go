@@ -59,10 +59,11 @@ func runStory(t *testing.T, tr *Tree, steps []storyStep) {
 	}
 }
 
-// story1 is seed 004's Story 1: a research and a production organisation, each with
-// 8 GPUs spread over two teams. Production may borrow research's idle quota, not the
-// other way round. blResearch gives research's top cohort borrowingLimit 0; otherwise
-// production's top cohort gets lendingLimit 0, the seed's alternative.
+// story1 is Story 1 of KEP-79 (Kueue's hierarchical cohorts): a research and a
+// production organisation, each with 8 GPUs spread over two teams. Production may
+// borrow research's idle quota, not the other way round. blResearch gives research's
+// top cohort borrowingLimit 0; otherwise production's top cohort gets lendingLimit 0,
+// the KEP's alternative.
 func story1(t *testing.T, blResearch bool) *Tree {
 	research, production := gpuOnly(0, 0, none), gpuOnly(0, none, none)
 	if !blResearch {
@@ -80,7 +81,7 @@ func story1(t *testing.T, blResearch bool) *Tree {
 	}})
 }
 
-func TestSeedStory1(t *testing.T) {
+func TestKEP79Story1(t *testing.T) {
 	for _, variant := range []struct {
 		name       string
 		blResearch bool
@@ -122,7 +123,7 @@ func TestSeedStory1(t *testing.T) {
 	}
 }
 
-// story2 is seed 004's Story 2: organisations with dedicated GPUs that must not borrow
+// story2 is KEP-79's Story 2: organisations with dedicated GPUs that must not borrow
 // from each other, and a "special" low-priority queue under the top cohort with an
 // unlimited borrowing limit that borrows whatever is idle anywhere.
 func story2(t *testing.T) *Tree {
@@ -138,7 +139,7 @@ func story2(t *testing.T) *Tree {
 	}})
 }
 
-func TestSeedStory2(t *testing.T) {
+func TestKEP79Story2(t *testing.T) {
 	tr := story2(t)
 	gpu := mustRes(t, tr, "gpu")
 	for name, want := range map[string]Quantity{"a-train": 8, "a-infer": 8, "b-train": 8, "special": 16} {
@@ -164,10 +165,10 @@ func TestSeedStory2(t *testing.T) {
 	})
 }
 
-// TestSpecOverAdmittedExample is SPEC §6's example: root (nom 0) with queues a (nom 2,
-// LL 0) and b (nom 0) where b holds 1. The root is in debt, yet a's guaranteed quota
-// stays usable: available(a) = 1.
-func TestSpecOverAdmittedExample(t *testing.T) {
+// TestOverAdmittedPathKeepsGuaranteedQuota: root (nom 0) with queues a (nom 2, LL 0)
+// and b (nom 0) where b holds 1. The root is in debt, yet a's guaranteed quota stays
+// usable: available(a) = 1.
+func TestOverAdmittedPathKeepsGuaranteedQuota(t *testing.T) {
 	tr := mustTree(t, TreeSpec{Resources: []string{"gpu"}, Nodes: []NodeSpec{
 		cohortSpec("root", "", gpuOnly(0, none, none)),
 		queueSpec("a", "root", gpuOnly(2, none, 0), nil),

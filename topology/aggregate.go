@@ -50,8 +50,8 @@ func treeSize(n int) int {
 }
 
 // usable reports whether placement may put pods on node i: whether it is inside the
-// topology (SPEC §9: a node missing a level is used by no pod), and neither removed nor
-// cordoned.
+// topology (a node missing a level is used by no pod, not even one without a
+// constraint), and neither removed nor cordoned.
 func (c *Cluster) usable(i int32) bool {
 	return int(i) < c.inTopo && c.flags.s[i]&(flagGone|flagCordoned) == 0
 }

@@ -39,8 +39,8 @@ func rackGang() topology.Request {
 	return topology.Request{Root: topology.Group{Name: "train", Pods: 64, Shape: benchShape, Constraint: topology.Constraint{Required: "rack"}}}
 }
 
-// decodePrefill is seed 001's Example 2 at scale: decode and prefill each inside one
-// block, their workers and leaders each inside one rack.
+// decodePrefill is Example 2 of KAI's hierarchical-PodGroup design at scale: decode and
+// prefill each inside one block, their workers and leaders each inside one rack.
 func decodePrefill() topology.Request {
 	l := func(name string, pods int64) topology.Group {
 		return topology.Group{Name: name, Pods: pods, Shape: benchShape, Constraint: topology.Constraint{Required: "rack"}}

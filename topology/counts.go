@@ -90,7 +90,7 @@ func (s *counts) matches(k int32, i int32) bool {
 	return m == nil || m[i]
 }
 
-// fresh is SPEC §9's count of kind k on node i, on its free capacity: 0 on a node that
+// fresh is nodeFit's count of kind k on node i, on its free capacity: 0 on a node that
 // placement may not use or that does not match k's selector.
 func (s *counts) fresh(i, k int32, kd *kind) int64 {
 	if !s.c.usable(i) || !s.matches(k, i) {
@@ -100,9 +100,10 @@ func (s *counts) fresh(i, k int32, kd *kind) int64 {
 	return nodeFit(s.c.free[int(i)*nr:(int(i)+1)*nr], kd, maxPods)
 }
 
-// nodeFit is SPEC §9's count: the pods of one kind that fit in a free vector, the minimum
-// over requested resources (and the Pods slot) of floor(free / request), capped at limit.
-// It does not look at the kind's selector: callers ask only of nodes that match.
+// nodeFit is the count every placement decision reads: the pods of one kind that fit in
+// a free vector, the minimum over requested resources (and the Pods slot) of
+// floor(free / request), capped at limit. It does not look at the kind's selector:
+// callers ask only of nodes that match.
 func nodeFit(free []int64, k *kind, limit int64) int64 {
 	if k.never {
 		return 0

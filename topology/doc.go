@@ -48,15 +48,15 @@
 //
 // # How placement works
 //
-// Counts follow SPEC §9: the pods of one shape that fit on a node are the minimum over
-// requested resources of floor(free / request), and the node's free pod slots; a domain's
-// count is the sum over its nodes. A leaf's node selector makes its pods a kind of their
-// own: they count only on the nodes that match, every other node holds 0 of them, and so
-// every count the search reads — fit, best fit, spreading, explanations — is over the
-// matching nodes. The Cluster keeps counts rather than counting on every call. For each
-// kind of pod it has placed, a shape with a selector or without (the last eight used), it
-// holds the count of every node, their sums per domain, and, built on first use, a btree
-// per level of the domains ordered by count then path and a btree of the nodes ordered by
+// The pods of one shape that fit on a node are the minimum over requested resources of
+// floor(free / request), and the node's free pod slots; a domain's count is the sum
+// over its nodes. A leaf's node selector makes its pods a kind of their own: they count
+// only on the nodes that match, every other node holds 0 of them, and so every count
+// the search reads — fit, best fit, spreading, explanations — is over the matching
+// nodes. The Cluster keeps counts rather than counting on every call. For each kind of
+// pod it has placed, a shape with a selector or without (the last eight used), it holds
+// the count of every node, their sums per domain, and, built on first use, a btree per
+// level of the domains ordered by count then path and a btree of the nodes ordered by
 // count then node order; with a selector, which nodes match. Whatever the kind, it also
 // holds the free quantity of every resource summed per domain with the largest such sum
 // per level, and the largest free quantity on any node; these are upper bounds for any
@@ -106,7 +106,14 @@
 //     rarely come near the budget; mixes that crowd the same nodes can.
 //   - determinism: equal input gives an equal result, whatever the Cluster has cached.
 //
-// # Decisions where the spec is silent
+// # Decisions the placement rules leave open
+//
+// The rules themselves (docs/rules.md, Topology) are: every pod of the minimum placed
+// with node capacities kept across all shapes; each constraint's pods in one domain of
+// its required level or a narrower one; a preferred level honoured when possible; best
+// fit among feasible domains, at the level being chosen; the fewest domains, then the
+// least leftover, when pods must spread; sound always, complete for one shape, and
+// explanations that are never false. The choices below go beyond them.
 //
 //   - A Request's Root may be unnamed, so a direct request needs no invented name: it is
 //     reported under "" (Assignment.Group of a root that is itself the leaf, the Scope of
@@ -114,20 +121,20 @@
 //     Every other group needs a name. Placement.ByGroup reads a placement as pods per
 //     group per node.
 //   - A node whose label is missing or empty for any level is outside the topology: it
-//     belongs to no domain and no pod uses it, constrained or not (SPEC §9). Its free
-//     capacity counts nowhere, not even in the bounds or in Fit of the whole cluster.
+//     belongs to no domain and no pod uses it, constrained or not. Its free capacity
+//     counts nowhere, not even in the bounds or in Fit of the whole cluster.
 //   - Labels that are not levels are for selectors. A selector is matched exactly: a node
 //     matches when it has every key with one of the key's values; a node without a key
 //     does not. A selector may name a level's key. Selectors go on leaves only; a key
 //     without values is an invalid request, an empty or nil Selector none.
-//   - Preference order for a constraint with a preferred level (SPEC §9): one domain of
-//     the preferred level, best fit among all of them inside the parent's domain (or the
-//     required domain); else the fewest preferred-level domains inside one domain of the
-//     narrowest wider level that fits, compared over every domain of that level that fits
-//     (fewest domains, then least left over, then path order), not by the wider domain's
-//     own best fit; else, so that a preference never makes a feasible request fail, the
-//     required domain with no preference. A preferred level at or above the required one
-//     is ignored.
+//   - Preference order for a constraint with a preferred level: one domain of the
+//     preferred level, best fit among all of them inside the parent's domain (or the
+//     required domain); else the fewest preferred-level domains inside one domain of
+//     the narrowest wider level that fits, compared over every domain of that level
+//     that fits (fewest domains, then least left over, then path order), not by the
+//     wider domain's own best fit; else, so that a preference never makes a feasible
+//     request fail, the required domain with no preference. A preferred level at or
+//     above the required one is ignored.
 //   - Best fit is measured in pods of the constraint's kind left over, on the nodes its
 //     selector matches; for a constraint with several kinds (shapes, or one shape under
 //     several selectors), in units of its scarcest requested resource (the one whose
@@ -150,29 +157,30 @@
 //   - Elastic extras (Options.Extras) are placed after the minimum, leaf by leaf in spec
 //     order, as many as still fit within the region chosen for the leaf's narrowest
 //     constraint; they never move or block the minimum.
-//   - Explanations (SPEC §9) name the narrowest group that cannot be placed, from the
-//     gang down: a group of which fewer than K children can be placed on their own is
-//     explained by those children; a leaf, or a group whose children fit on their own but
-//     not together, is named itself, with the configuration of the K children that fit
-//     with the fewest pods. "Can be placed on its own" is decided by the explanation's own
-//     test, not by a search: for every constraint over the group's pods some domain of its
-//     level holds them jointly. That is necessary for a placement, so a group that fails
-//     it truly cannot be placed, and an explanation costs no search budget and reads the
-//     same from the scan and the indexes. For a named group, each constraint over its pods
-//     that no domain holds is reported (the constraints inside it are not: it already
-//     says why), as a count per domain of the constraint's level, or of the whole cluster
-//     (the zero Domain) for an unconstrained or preferred-only group. A count is the most
-//     pods of the counted groups the domain holds at once, each up to its minimum, the
-//     nodes' capacity shared: with one kind the kind's count, with several a search over
-//     the domain's nodes of how many pods of each kind to put on each (a joint count: a
-//     block of 4 CPUs holds 4 of a 1-leader + 4-worker group, never 5). When that search
-//     would be too large it gives the most of any one kind, marked AtLeast. The scope is
-//     the group when the constraint covers all of its counted pods, else the constraint's
-//     own (a set, a nested group). Domains are listed largest count first, ties in path
-//     order, at most eight, the rest summed up in one sentence with the largest count
-//     among them. A leaf whose selector no node of the topology matches is explained by a
-//     sentence that says so; matching nodes without room give counts (`0 of 2 pods`).
-//     When each constraint fits on its own, one sentence names the group.
+//   - Explanations name the narrowest group that cannot be placed, from the gang down:
+//     a group of which fewer than K children can be placed on their own is explained by
+//     those children; a leaf, or a group whose children fit on their own but not
+//     together, is named itself, with the configuration of the K children that fit with
+//     the fewest pods. "Can be placed on its own" is decided by the explanation's own
+//     test, not by a search: for every constraint over the group's pods some domain of
+//     its level holds them jointly. That is necessary for a placement, so a group that
+//     fails it truly cannot be placed, and an explanation costs no search budget and
+//     reads the same from the scan and the indexes. For a named group, each constraint
+//     over its pods that no domain holds is reported (the constraints inside it are
+//     not: it already says why), as a count per domain of the constraint's level, or of
+//     the whole cluster (the zero Domain) for an unconstrained or preferred-only group.
+//     A count is the most pods of the counted groups the domain holds at once, each up
+//     to its minimum, the nodes' capacity shared: with one kind the kind's count, with
+//     several a search over the domain's nodes of how many pods of each kind to put on
+//     each (a joint count: a block of 4 CPUs holds 4 of a 1-leader + 4-worker group,
+//     never 5). When that search would be too large it gives the most of any one kind,
+//     marked AtLeast. The scope is the group when the constraint covers all of its
+//     counted pods, else the constraint's own (a set, a nested group). Domains are
+//     listed largest count first, ties in path order, at most eight, the rest summed up
+//     in one sentence with the largest count among them. A leaf whose selector no node
+//     of the topology matches is explained by a sentence that says so; matching nodes
+//     without room give counts (`0 of 2 pods`). When each constraint fits on its own,
+//     one sentence names the group.
 //   - Sums of pods × requests saturate at Unlimited, in the search and in Apply alike: a
 //     resource a node offers without limit (Unlimited) takes any number of pods and stays
 //     unlimited, and on any other node a saturated sum is more than is free. So Apply of
@@ -181,7 +189,7 @@
 //     placement over hundreds of nodes would otherwise spend more on copying shapes than
 //     on finding the nodes. Nothing else holds that copy.
 //
-// # Nodes that change (SPEC §10)
+// # Nodes that change
 //
 // A node is kept in a slot, its index, with its free capacity and what the applied
 // placements hold of it (used, saturating at Unlimited), so that its capacity is always

@@ -50,12 +50,12 @@ func (r Reason) String() string {
 	return fmt.Sprintf("%s can host %s%d of %d pods of %s", r.Domain, least, r.Fit, r.Need, scopeText(r.Scope))
 }
 
-// explain says why q does not fit (SPEC §9). It looks for the narrowest group that
-// cannot be placed, from the gang down: a group of which fewer than K children can be
-// placed on their own is explained by those children, recursively; a leaf, or a group
-// whose children can be placed on their own but not together, is named itself. A named
-// group is explained by the constraints its pods break: for each one that no domain of
-// its level can hold on its own, the candidate domains with the joint count of the pods
+// explain says why q does not fit. It looks for the narrowest group that cannot be
+// placed, from the gang down: a group of which fewer than K children can be placed on
+// their own is explained by those children, recursively; a leaf, or a group whose
+// children can be placed on their own but not together, is named itself. A named group
+// is explained by the constraints its pods break: for each one that no domain of its
+// level can hold on its own, the candidate domains with the joint count of the pods
 // each can hold, largest first.
 //
 // Whether a group "can be placed on its own" is decided without a search, by the test
@@ -276,12 +276,13 @@ func (e *explainer) count(groups []string) {
 
 // joint returns the largest number of the given leaves' pods that domain (l, d) can
 // hold at once on the free capacity, each leaf up to its minimum, the pods sharing the
-// nodes (SPEC §9: a joint count), and whether that number is exact. Leaves of one kind
-// pool their pods. With one kind it is the kind's count; with several, a search over the
-// domain's nodes of how many pods of each other kind to put on each node, keeping for
-// every mix of other pods placed the most pods of the most demanded kind (B) that fit
-// beside it. When that search would cost more than maxJointWork, it returns the most of
-// any one kind, a lower bound.
+// nodes (a joint count: never what is left after one particular placement of the
+// others), and whether that number is exact. Leaves of one kind pool their pods. With
+// one kind it is the kind's count; with several, a search over the domain's nodes of
+// how many pods of each other kind to put on each node, keeping for every mix of other
+// pods placed the most pods of the most demanded kind (B) that fit beside it. When that
+// search would cost more than maxJointWork, it returns the most of any one kind, a
+// lower bound.
 func (s *searcher) joint(leaves []int32, l int, d int32) (int64, bool) {
 	dem := make([]int64, len(s.q.kinds))
 	var kinds []int32

@@ -44,9 +44,9 @@ type GangOptions struct {
 //   - a mid-level SubGroup or the PodGroup is an inner Group: Need = minSubGroup, or 0
 //     when every child is required;
 //   - the effective constraints of gang.Tree.Constraints become Constraints: the
-//     PodGroup's (or seed 001's global one) the Root's, a SubGroup's its Group's, a
-//     SubGroupSet's a Set naming its members (labelled by topology's default, e.g.
-//     "decode-workers+decode-leaders").
+//     PodGroup's (or the global one of topologyConstraints) the Root's, a SubGroup's
+//     its Group's, a SubGroupSet's a Set naming its members (labelled by topology's
+//     default, e.g. "decode-workers+decode-leaders").
 //
 // The minimum configuration that admission charges, gang.Tree.MinRequest(req), is what
 // Place tries first: where a minSubGroup leaves a choice, the Group's children are listed

@@ -19,12 +19,12 @@ import (
 	"github.com/poolgate/poolgate/internal/seeds"
 )
 
-// Seed 001's examples as KAI PodGroup specs, in seed 002's API (minSubGroup where seed
-// 001 wrote minMember to count SubGroups), constraints in both spec forms.
+// Examples of KAI's hierarchical-PodGroup design as PodGroup specs, with minSubGroup
+// where that design wrote minMember to count SubGroups, constraints in both spec forms.
 const (
 	// Example 2: decode and prefill each inside one block, each leaders / workers
 	// SubGroup inside one rack.
-	gangExample2 = seeds.Seed001Example2
+	gangExample2 = seeds.DecodePrefill
 	// User Story 2: one SubGroup inside one rack, the other anywhere.
 	gangStory2 = `{
 	  "subGroups": [
@@ -32,8 +32,8 @@ const (
 	    {"name": "prefill", "minMember": 5, "topologyConstraint": {}}
 	  ]
 	}`
-	// Example 1: both SubGroups rack-required; seed 001's minMember: 2 is a floor that
-	// the SubGroups' 5 pods already meet.
+	// Example 1: both SubGroups rack-required; the design's minMember: 2 is a floor
+	// that the SubGroups' 5 pods already meet.
 	gangExample1 = `{
 	  "minMember": 2,
 	  "subGroups": [
@@ -100,9 +100,9 @@ func isReady(t testing.TB, tree *gang.Tree, counts []int64) bool {
 	return st.Ready()
 }
 
-// TestFromGangSeedExample2: the gang compiled from the PodGroup spec converts to the
-// request that topology's seed tests build by hand, and places the same way.
-func TestFromGangSeedExample2(t *testing.T) {
+// TestFromGangHierarchicalExample2: the gang compiled from the PodGroup spec converts
+// to the request that seed_test.go builds by hand, and places the same way.
+func TestFromGangHierarchicalExample2(t *testing.T) {
 	tree := compileGang(t, gangExample2)
 	req := oneGPU(t, tree)
 	c := seedCluster(t)
@@ -126,9 +126,9 @@ func TestFromGangSeedExample2(t *testing.T) {
 	assert.Equal(t, int64(0), gp.Elastic.Pods)
 }
 
-// TestFromGangSeedStories: User Story 2 and Example 1, from specs, against the requests
-// of topology's seed tests.
-func TestFromGangSeedStories(t *testing.T) {
+// TestFromGangHierarchicalStories: User Story 2 and Example 1, from specs, against the
+// requests of seed_test.go.
+func TestFromGangHierarchicalStories(t *testing.T) {
 	tests := []struct {
 		name, spec string
 		hand       topology.Request
@@ -663,10 +663,10 @@ func equalConfig(a, b gang.Config) bool {
 	return slices.Equal(a.Counts, b.Counts) && a.Pods == b.Pods && slices.Equal(a.Request, b.Request)
 }
 
-// ExampleCluster_FromGang places seed 002's inference service, 3 of 4 prefill replicas
-// each inside one rack: parse and compile the PodGroup spec with package gang, convert
-// it for the cluster, place it, and read the placement back by SubGroup name, with the
-// resources admission charges and gang's verdict on readiness.
+// ExampleCluster_FromGang places the inference service of KAI's minSubGroup design, 3
+// of 4 prefill replicas each inside one rack: parse and compile the PodGroup spec with
+// package gang, convert it for the cluster, place it, and read the placement back by
+// SubGroup name, with the resources admission charges and gang's verdict on readiness.
 func ExampleCluster_FromGang() {
 	spec, err := gang.ParseSpec([]byte(`{
 	  "minSubGroup": 3,

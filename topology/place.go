@@ -105,9 +105,9 @@ func (c *Cluster) place(r Request, o Options, m mode, counted *[][]string) (Resu
 }
 
 // Fit returns how many pods of the given shape fit in domain d on the current free
-// capacity (SPEC §9: per node, the minimum over requested resources of floor(free /
-// request), and the free pod slots; summed over the domain's nodes). The zero Domain is the
-// whole cluster, whose nodes outside the topology take no pods and count 0. A shape that
+// capacity: per node, the minimum over requested resources of floor(free / request),
+// and the free pod slots; summed over the domain's nodes. The zero Domain is the whole
+// cluster, whose nodes outside the topology take no pods and count 0. A shape that
 // requests nothing fits without limit on nodes without slots: the result is then
 // Unlimited.
 func (c *Cluster) Fit(shape Resources, d Domain) (int64, error) {

@@ -8,8 +8,8 @@ package topology
 //     Extra = the elastic pods wanted beyond minMember, Selector = its nodeSelector;
 //   - a mid-level SubGroup or the PodGroup is an inner Group: Need = minSubGroup (0 when
 //     every child is required);
-//   - a SubGroup's topology constraint is its Group's Constraint; the PodGroup's constraint
-//     (or seed 001's global one) is the Root's;
+//   - a SubGroup's topology constraint is its Group's Constraint; the PodGroup's
+//     constraint (or the global one of topologyConstraints) is the Root's;
 //   - a SubGroupSet's constraint is a Set naming its SubGroups.
 //
 // Constraints must be laminar: the pods of any two are disjoint or nested. Nested

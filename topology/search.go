@@ -18,8 +18,9 @@ type region struct {
 	ids []int32
 }
 
-// searcher is one placement's backtracking search. Choices are made in preference order,
-// so the first complete placement found is the one the rules of SPEC §9 prefer:
+// searcher is one placement's backtracking search. Choices are made in preference
+// order, so the first complete placement found is the one the placement rules prefer
+// (see docs/rules.md, Topology):
 //
 //  1. which children of each K-of-N group are placed (subsets in spec order);
 //  2. for each constraint, outermost first, where its pods go (search order below);
@@ -186,8 +187,8 @@ func (s *searcher) placeConfig() bool {
 	if !s.alone() {
 		return false
 	}
-	// The whole gang's region is the topology: a node outside it takes no pod, even
-	// one that no constraint covers (SPEC §9).
+	// The whole gang's region is the topology: a node outside it takes no pod, even one
+	// that no constraint covers.
 	return s.placeCons(0, region{1, []int32{0}}, s.assignAll)
 }
 
@@ -250,7 +251,7 @@ func (s *searcher) withinBounds() bool {
 }
 
 // placeCons places constraint ci and everything inside it within the parent's region p,
-// then continues with k. Candidate regions, in order (SPEC §9):
+// then continues with k. Candidate regions, in order:
 //
 //  1. one domain of the preferred level (best fit at that level);
 //  2. the fewest preferred-level domains inside one domain of the narrowest wider level
@@ -525,9 +526,9 @@ func (s *searcher) scarcestColumn(ci int32) int {
 }
 
 // unitsOf returns the free quantity of column col in domain (l, d) on the nodes where
-// constraint ci's pods may go (SPEC §9): every node when some kind it places has no
-// selector, else the nodes that match at least one of its kinds' selectors. The union
-// of selectors is summed over the nodes once per search and column.
+// constraint ci's pods may go: every node when some kind it places has no selector,
+// else the nodes that match at least one of its kinds' selectors. The union of
+// selectors is summed over the nodes once per search and column.
 func (s *searcher) unitsOf(ci int32, col, l int, d int32) int64 {
 	var key []byte
 	for k, n := range s.dem[ci] {

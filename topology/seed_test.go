@@ -11,7 +11,8 @@ import (
 )
 
 // seedFree is the free GPUs per node of the 2-block × 4-rack × 4-node cluster used for
-// seed 001's stories: block b1 is busy (15 GPUs free), block b2 less so (22 free).
+// the stories of KAI's hierarchical-PodGroup design: block b1 is busy (15 GPUs free),
+// block b2 less so (22 free).
 var seedFree = map[string][4]int64{
 	"b1/r1": {2, 2, 0, 0}, "b1/r2": {1, 1, 1, 0}, "b1/r3": {0, 0, 0, 0}, "b1/r4": {2, 2, 2, 2},
 	"b2/r1": {4, 4, 4, 4}, "b2/r2": {2, 2, 1, 0}, "b2/r3": {1, 0, 0, 0}, "b2/r4": {0, 0, 0, 0},
@@ -49,7 +50,7 @@ var (
 	block = topology.Constraint{Required: "block"}
 )
 
-// example2 is seed 001's Example 2: decode and prefill, each leaders + workers.
+// example2 is that design's Example 2: decode and prefill, each leaders + workers.
 func example2() topology.Request {
 	return topology.Request{
 		Root: topology.Group{Name: "example-2", Children: []topology.Group{
@@ -71,7 +72,7 @@ func place(t *testing.T, c *topology.Cluster, r topology.Request) topology.Place
 	return res.Placement
 }
 
-func TestSeedExample2(t *testing.T) {
+func TestHierarchicalExample2(t *testing.T) {
 	p := place(t, seedCluster(t), example2())
 	require.Equal(t, ""+
 		"decode-workers: b1-r1-n1×2 b1-r1-n2×2\n"+
@@ -86,8 +87,9 @@ func TestSeedExample2(t *testing.T) {
 		"prefill-leaders: rack b1/r2\n", p.String())
 }
 
-// TestSeedUserStory2: one SubGroup must share a rack, the other may go anywhere.
-func TestSeedUserStory2(t *testing.T) {
+// TestHierarchicalUserStory2: one SubGroup must share a rack, the other may go
+// anywhere.
+func TestHierarchicalUserStory2(t *testing.T) {
 	req := topology.Request{Root: topology.Group{Name: "story-2", Children: []topology.Group{
 		leaf("decode", 6, rack), leaf("prefill", 5, topology.Constraint{}),
 	}}}
@@ -100,8 +102,9 @@ func TestSeedUserStory2(t *testing.T) {
 		"decode: rack b1/r4\n", p.String())
 }
 
-// TestSeedExample1: both SubGroups rack-required, each in its own tightest rack.
-func TestSeedExample1(t *testing.T) {
+// TestHierarchicalExample1: both SubGroups rack-required, each in its own tightest
+// rack.
+func TestHierarchicalExample1(t *testing.T) {
 	req := topology.Request{Root: topology.Group{Name: "example-1", Children: []topology.Group{
 		leaf("decode", 4, rack), leaf("prefill", 1, rack),
 	}}}
@@ -113,8 +116,9 @@ func TestSeedExample1(t *testing.T) {
 		"prefill: rack b2/r3\n", p.String())
 }
 
-// TestSeedExplanation: decode-workers needs 17 pods in one rack and no rack has them.
-func TestSeedExplanation(t *testing.T) {
+// TestHierarchicalExplanation: decode-workers needs 17 pods in one rack and no rack has
+// them.
+func TestHierarchicalExplanation(t *testing.T) {
 	req := example2()
 	req.Root.Children[0].Children[0].Pods = 17
 	res, err := seedCluster(t).Place(req, topology.Options{})

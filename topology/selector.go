@@ -8,10 +8,10 @@ import (
 )
 
 // Selector restricts a leaf group's pods to some nodes: label key → the values a node
-// may carry under it (SPEC §9). A node matches when it carries every key with one of
-// its values; values are compared exactly, case included; a node without a key does not
-// match. Any label may be used, a level's included. A nil or empty Selector matches
-// every node of the topology.
+// may carry under it. A node matches when it carries every key with one of its values;
+// values are compared exactly, case included; a node without a key does not match. Any
+// label may be used, a level's included. A nil or empty Selector matches every node of
+// the topology.
 type Selector map[string][]string
 
 // selector is a validated Selector in canonical form: keys sorted, each value set sorted

@@ -14,8 +14,8 @@ import (
 
 // Inversion is a HIGH or NORMAL workload that a cycle left pending for quota fit or
 // placement while, in the gate's state after Apply, evicting all of its preemption
-// candidates would let it fit the quota tree and be placed (SPEC §7, "No priority
-// inversion").
+// candidates would let it fit the quota tree and be placed: the gate promises that a
+// HIGH/NORMAL gang never waits while such a plan exists.
 type Inversion struct {
 	// Decision is the cycle's pending decision for the workload.
 	Decision admission.Decision

@@ -1,6 +1,6 @@
-// Command cohorts replays the two user stories of KEP-79 (hierarchical cohorts, seed 004)
-// on a quota tree, step by step: each step asks whether a request fits, admits it or says
-// which node binds, and prints what every team could still take.
+// Command cohorts replays the two user stories of KEP-79 (Kueue's hierarchical cohorts)
+// on a quota tree, step by step: each step asks whether a request fits, admits it or
+// says which node binds, and prints what every team could still take.
 //
 // Story 1: a research and a production organisation, 8 GPUs each; production may borrow
 // research's idle GPUs, research may not borrow production's.

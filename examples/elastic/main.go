@@ -1,8 +1,8 @@
-// Command elastic plays seed 002's elastic inference service: a PodGroup of four
-// prefill replicas of 8 pods, of which any 3 make the service ready. Pods are created
-// one by one; after each, the scheduler asks gang for the next step and binds what it
-// is given. Nothing starts until three whole replicas can start together; the fourth
-// replica then joins as a whole.
+// Command elastic plays the elastic inference service of KAI's minSubGroup design: a
+// PodGroup of four prefill replicas of 8 pods, of which any 3 make the service ready.
+// Pods are created one by one; after each, the scheduler asks gang for the next step
+// and binds what it is given. Nothing starts until three whole replicas can start
+// together; the fourth replica then joins as a whole.
 //
 //	go run ./examples/elastic
 package main

@@ -1,8 +1,8 @@
-// Command fairshare shows fair sharing (SPEC §12) on one idle cluster: two teams' LOW
-// work, first without it, where whoever asks first takes the idle GPUs, then with it,
-// where the idle GPUs are shared by the teams' weights. After each phase it prints
-// quota's fair-share table: what each team uses beside what its weight entitles it to,
-// for a demand of its usage plus its pending work.
+// Command fairshare shows fair sharing on one idle cluster: two teams' LOW work, first
+// without it, where whoever asks first takes the idle GPUs, then with it, where the
+// idle GPUs are shared by the teams' weights. After each phase it prints quota's
+// fair-share table: what each team uses beside what its weight entitles it to, for a
+// demand of its usage plus its pending work.
 //
 //	go run ./examples/fairshare
 package main

@@ -1,9 +1,9 @@
-// Command nodefailure follows a gate through the faults of a real cluster (SPEC §10): a
-// node of the rack that runs a training gang fails, the gang is lost whole, waits again
-// with its submit time and is placed again in the other rack, where LOW sweeps make
-// room; a snapshot taken before the failure and restored after it decides the same;
-// then a node loses GPUs and names the work that no longer fits, and a cordoned node
-// drains for maintenance.
+// Command nodefailure follows a gate through the faults of a real cluster: a node of
+// the rack that runs a training gang fails, the gang is lost whole, waits again with
+// its submit time and is placed again in the other rack, where LOW sweeps make room; a
+// snapshot taken before the failure and restored after it decides the same; then a node
+// loses GPUs and names the work that no longer fits, and a cordoned node drains for
+// maintenance.
 //
 //	go run ./examples/nodefailure
 package main

@@ -1,7 +1,7 @@
-// Command priority plays seed 003's scheduling stories on the dynamic admission gate,
-// step by step: priority queueing, preemption, and borrowing with reclaim. The seed's
-// pictures are not in its text, so the GPU numbers are chosen to match its prose and
-// printed with each story.
+// Command priority plays the scheduling stories of OSMO's documentation on the dynamic
+// admission gate, step by step: priority queueing, preemption, and borrowing with
+// reclaim. The documentation's pictures are not in its text, so the GPU numbers are
+// chosen to match its prose and printed with each story.
 //
 //	go run ./examples/priority
 package main
@@ -30,7 +30,7 @@ var start = time.Date(2025, 6, 1, 9, 0, 0, 0, time.UTC)
 
 func minute(n int) time.Time { return start.Add(time.Duration(n) * time.Minute) }
 
-// story is a gate and a printer for one of the seed's examples.
+// story is a gate and a printer for one of the documentation's examples.
 type story struct {
 	w     io.Writer
 	gate  *admission.Gate
@@ -142,7 +142,7 @@ func list(ids []string) string {
 }
 
 func run(w io.Writer) error {
-	fmt.Fprintln(w, "Seed 003: priorities, preemption and borrowing on the dynamic admission gate")
+	fmt.Fprintln(w, "OSMO's scheduling stories: priorities, preemption and borrowing on the dynamic admission gate")
 	for _, play := range []func(io.Writer) error{queueing, preemption, borrowing} {
 		if err := play(w); err != nil {
 			return err

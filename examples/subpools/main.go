@@ -1,7 +1,7 @@
-// Command subpools replays the dynamic-subpool seed on pool team (100 GPUs): an admin
-// partitions it into subpools, users submit, the admin shrinks and deletes a subpool
-// while work runs, the subpool drains and is archived, and its name is reused. After
-// every step it prints the events the host would persist and `osmo pool list`.
+// Command subpools replays OSMO's dynamic-subpool design on pool team (100 GPUs): an
+// admin partitions it into subpools, users submit, the admin shrinks and deletes a
+// subpool while work runs, the subpool drains and is archived, and its name is reused.
+// After every step it prints the events the host would persist and `osmo pool list`.
 package main
 
 import (

@@ -1,8 +1,9 @@
-// Command topology places seed 001's Example 2 — decode and prefill, each inside one block,
-// their leaders and workers each inside one rack — on a 2-block × 4-rack × 4-node cluster,
-// and prints where every pod went as a block / rack map. The gang comes from its KAI
-// PodGroup spec: package gang compiles it, topology converts and places it, and the
-// placement is read back by SubGroup name with what admission charges for it.
+// Command topology places Example 2 of KAI's hierarchical-PodGroup design — decode and
+// prefill, each inside one block, their leaders and workers each inside one rack — on a
+// 2-block × 4-rack × 4-node cluster, and prints where every pod went as a block / rack
+// map. The gang comes from its KAI PodGroup spec: package gang compiles it, topology
+// converts and places it, and the placement is read back by SubGroup name with what
+// admission charges for it.
 package main
 
 import (
@@ -30,9 +31,9 @@ var freeGPUs = map[string][4]int64{
 	"b2/r1": {4, 4, 4, 4}, "b2/r2": {2, 2, 1, 0}, "b2/r3": {1, 0, 0, 0}, "b2/r4": {0, 0, 0, 0},
 }
 
-// example2 is seed 001's Example 2 as a PodGroup spec, in seed 002's API: minSubGroup
-// counts SubGroups where seed 001 wrote minMember.
-const example2 = seeds.Seed001Example2
+// example2 is that design's Example 2 as a PodGroup spec, with minSubGroup counting
+// SubGroups where the design wrote minMember.
+const example2 = seeds.DecodePrefill
 
 func run(w io.Writer) error {
 	c, err := cluster()
@@ -63,7 +64,7 @@ func run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "seed 001 Example 2 on 2 blocks × 4 racks × 4 nodes (1 GPU a pod): %s\n\n", res.Outcome)
+	fmt.Fprintf(w, "Decode and prefill (hierarchical PodGroups, Example 2) on 2 blocks × 4 racks × 4 nodes (1 GPU a pod): %s\n\n", res.Outcome)
 	if res.Outcome != topology.Placed {
 		for _, r := range res.Reasons {
 			fmt.Fprintln(w, r)

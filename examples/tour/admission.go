@@ -10,10 +10,11 @@ import (
 	"github.com/poolgate/poolgate/quota"
 )
 
-// tourAdmission shows the gate on the subpool seed's pool team (100 GPUs: a 30, b 40,
-// c 20, 10 unallocated): the static OSMO gate on submit, then the usage-aware gate in a
-// scheduling cycle, where LOW work borrows idle GPUs and HIGH/NORMAL work reclaims them.
-// go run ./examples/priority plays seed 003's stories step by step.
+// tourAdmission shows the gate on the dynamic-subpool example's pool team (100 GPUs: a
+// 30, b 40, c 20, 10 unallocated): the static OSMO gate on submit, then the usage-aware
+// gate in a scheduling cycle, where LOW work borrows idle GPUs and HIGH/NORMAL work
+// reclaims them. go run ./examples/priority plays OSMO's scheduling stories step by
+// step.
 func tourAdmission(w io.Writer) {
 	var pools quota.PoolSet
 	team, _ := naming.ParsePool("team")
@@ -23,7 +24,7 @@ func tourAdmission(w io.Writer) {
 		pools.CreateSubpool(n, q)
 	}
 
-	fmt.Fprintln(w, "The static gate, on submit (SPEC §5):")
+	fmt.Fprintln(w, "The static gate, on submit: a HIGH/NORMAL task group may not exceed its pool's cap; LOW is never capped:")
 	for _, s := range []admission.Submission{
 		{Pool: "team", Priority: quota.Normal, Groups: []admission.TaskGroup{{Name: "train", GPUs: 15}}},
 		{Pool: "team", Priority: quota.Low, Groups: []admission.TaskGroup{{Name: "train", GPUs: 15}}},
@@ -56,7 +57,7 @@ func tourAdmission(w io.Writer) {
 			fmt.Fprintln(w, err)
 		}
 	}
-	fmt.Fprintln(w, "\nThe dynamic gate, in a scheduling cycle (SPEC §7): the tree is (root) → team → a, b, c, team--shared.")
+	fmt.Fprintln(w, "\nThe dynamic gate, in a scheduling cycle: the tree is (root) → team → a, b, c, team--shared.")
 	fmt.Fprintln(w, "Cycle 1: team--a's LOW sweeps borrow b's and c's idle GPUs; NORMAL work stays within its leaf:")
 	for _, x := range []admission.Workload{
 		wf("sweep-1", "team--a", quota.Low, 20, 1),

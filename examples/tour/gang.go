@@ -7,9 +7,10 @@ import (
 	"github.com/poolgate/poolgate/gang"
 )
 
-// tourGang walks package gang through seed 002's examples: validation, the minimum of
-// the two-level tree, readiness of the 3-of-4 service, the next steps, and the
-// topology-constraint tree of seed 001's leaders and workers.
+// tourGang walks package gang through the examples of KAI's minSubGroup design:
+// validation, the minimum of the two-level tree, readiness of the 3-of-4 service, the
+// next steps, and the topology-constraint tree of the hierarchical-PodGroup design's
+// leaders and workers.
 func tourGang(w io.Writer) {
 	compile := func(js string) *gang.Tree {
 		spec, err := gang.ParseSpec([]byte(js))

@@ -9,7 +9,8 @@ import (
 )
 
 // TestTourIsDeterministic runs every section twice: the walk prints the same text each
-// time (no map order, no clock), and the seed's pool list appears exactly as specified.
+// time (no map order, no clock), and the pool list of the dynamic-subpool example
+// appears byte for byte.
 func TestTourIsDeterministic(t *testing.T) {
 	run := func() string {
 		var b bytes.Buffer

@@ -7,9 +7,9 @@ import (
 	"github.com/poolgate/poolgate/naming"
 )
 
-// tourNaming shows the names of the subpool seed: a parent pool and its canonical
-// subpool names, the names OSMO rejects and why, the KAI queues of namespace osmo, and
-// access resolved by the parsed parent rather than by prefix.
+// tourNaming shows the names of the dynamic-subpool example: a parent pool and its
+// canonical subpool names, the names OSMO rejects and why, the KAI queues of namespace
+// osmo, and access resolved by the parsed parent rather than by prefix.
 func tourNaming(w io.Writer) {
 	fmt.Fprintln(w, "Names parse into (parent, short) and print back exactly:")
 	for _, s := range []string{"team", "team--a", "Team_1.x"} {

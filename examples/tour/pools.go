@@ -9,9 +9,10 @@ import (
 	"github.com/poolgate/poolgate/quota"
 )
 
-// tourPools shows the subpool seed on pool team (100 GPUs): the partition and its pool
-// list, what the static gate caps, the KAI queue set, and a delete that drains before
-// the name is reused. go run ./examples/subpools tells the same story step by step.
+// tourPools shows OSMO's dynamic subpools on pool team (100 GPUs): the partition and
+// its pool list, what the static gate caps, the KAI queue set, and a delete that drains
+// before the name is reused. go run ./examples/subpools tells the same story step by
+// step.
 func tourPools(w io.Writer) {
 	var pools quota.PoolSet
 	team, _ := naming.ParsePool("team")

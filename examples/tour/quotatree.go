@@ -7,9 +7,9 @@ import (
 	"github.com/poolgate/poolgate/quota"
 )
 
-// tourQuotaTree shows the hierarchical quota tree on seed 004's first story: research and
+// tourQuotaTree shows the hierarchical quota tree on KEP-79's first story: research and
 // production, 8 GPUs each, production may borrow research's idle GPUs and not the other
-// way round. go run ./examples/cohorts tells both of the seed's stories step by step.
+// way round. go run ./examples/cohorts tells both of the KEP's stories step by step.
 func tourQuotaTree(w io.Writer) {
 	gpus := func(nom quota.Quantity, borrow quota.Limit) map[string]quota.NodeQuota {
 		return map[string]quota.NodeQuota{"gpu": {Nominal: nom, BorrowingLimit: borrow}}

@@ -10,11 +10,11 @@ import (
 	"github.com/poolgate/poolgate/internal/seeds"
 )
 
-// tourTopology walks package topology through seed 001, with gangs written as KAI
-// PodGroup specs and compiled by package gang: Example 2 placed on a 2-block × 4-rack
-// cluster and read back by SubGroup, a 3-of-4 replica gang whose first three replicas
-// cannot all go, a SubGroup that fits no rack and why, and apply / remove on the free
-// capacity.
+// tourTopology walks package topology through the examples of KAI's
+// hierarchical-PodGroup design, with gangs written as KAI PodGroup specs and compiled
+// by package gang: Example 2 placed on a 2-block × 4-rack cluster and read back by
+// SubGroup, a 3-of-4 replica gang whose first three replicas cannot all go, a SubGroup
+// that fits no rack and why, and apply / remove on the free capacity.
 func tourTopology(w io.Writer) {
 	var nodes []topology.Node
 	free := map[string][4]int64{
@@ -88,8 +88,8 @@ func tourTopology(w io.Writer) {
 	}
 
 	fmt.Fprintln(w, "Cluster: 2 blocks × 4 racks × 4 nodes; block b1 has 15 GPUs free, b2 has 22. Every pod asks for 1 GPU.")
-	ex2, ok := show("Seed 001 Example 2: decode and prefill each in one block, workers and leaders each in one rack.\n"+
-		"Best fit keeps the roomier block b2 whole:", "example-2", seeds.Seed001Example2)
+	ex2, ok := show("Hierarchical PodGroups, Example 2: decode and prefill each in one block, workers and leaders each in one rack.\n"+
+		"Best fit keeps the roomier block b2 whole:", "example-2", seeds.DecodePrefill)
 	if ok {
 		gp, err := topology.ToGang(ex2.tree, ex2.req, ex2.res.Placement)
 		if err != nil {

@@ -202,7 +202,8 @@ func AdmissionOps() gopter.Gen {
 		})
 }
 
-// HostOpKind is what a host that errs does to a gate, for model tests of SPEC §10.
+// HostOpKind is what a host that errs does to a gate, for model tests of the host
+// contract: edited, stale and duplicate decisions are refused and change nothing.
 type HostOpKind int
 
 // The operations HostOps generates.

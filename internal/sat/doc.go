@@ -3,7 +3,7 @@
 // The largest value of the type stands for Unlimited and is sticky: Unlimited plus or
 // minus any bounded value stays Unlimited. Every other result that would leave the
 // type's range is clamped to its bounds instead of wrapping, so no sum of quotas or
-// usages can overflow silently (SPEC §1).
+// usages can overflow silently: quota arithmetic refuses or saturates, it never wraps.
 //
 // The functions are pure and safe for concurrent use.
 package sat

@@ -1,9 +1,10 @@
 package seeds
 
-// Seed001Example2 is seed 001's Example 2 as a KAI PodGroup spec in seed 002's API
-// (minSubGroup counts SubGroups where seed 001 wrote minMember): decode and prefill
-// each inside one block, and each leaders / workers SubGroup inside one rack.
-const Seed001Example2 = `{
+// DecodePrefill is Example 2 of KAI's hierarchical-PodGroup design, written with the
+// later minSubGroup field (the design wrote minMember at the PodGroup and at mid-level
+// SubGroups to count SubGroups, which minSubGroup now does): decode and prefill each
+// inside one block, and each leaders / workers SubGroup inside one rack.
+const DecodePrefill = `{
   "minSubGroup": 2,
   "subGroups": [
     {"name": "decode", "minSubGroup": 2},
