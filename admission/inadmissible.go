@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/poolgate/poolgate/internal/enum"
@@ -145,7 +146,7 @@ func (d Decision) barrierText() string {
 		return "the workload asks " + d.Quota.Requested.String() + " " + d.Quota.Resource + " and queue " + d.Queue +
 			" guarantees HIGH/NORMAL work at most its nominal quota of " + d.Quota.Nominal.String()
 	case BarrierTree:
-		return "with nothing running, node " + d.Fit.NodeName + " would allow " + d.Fit.Allowed.String() + " of the " +
+		return "with nothing running, node " + strconv.Quote(d.Fit.NodeName) + " would allow " + d.Fit.Allowed.String() + " of the " +
 			d.Fit.Request.String() + " " + d.Fit.ResourceName + " asked (short by " + d.Fit.Shortfall.String() + ")"
 	case BarrierPlacement:
 		parts := make([]string, len(d.PlacementReasons))
