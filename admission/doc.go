@@ -20,14 +20,60 @@
 // A Gate decides what may run now. It holds a quota.Tree with the usage of the work it
 // admitted, the HIGH/NORMAL usage of each queue, the running workloads, a pending
 // queue, and optionally a topology.Cluster on which gangs are placed. NewForPools
-// builds the tree of a pool set on a node set of a given capacity:
+// builds the tree of a pool set on a node set:
 //
-//	(root)                  cohort: capacity − Σ finite pool quotas
+//	(root)                  cohort: capacity − Σ finite pool quotas (at least 0),
+//	                        and the capacity itself as the most the tree holds
 //	└── {pool}              cohort: nominal 0, borrowing limit maximum − quota
 //	    ├── {pool}--{short}  queue per ACTIVE or DELETING subpool: its effective quota
 //	    └── {pool}--shared   queue for direct submissions: unallocated, or the quota
 //
 // with no lending limits, so LOW may borrow any idle GPU. New takes any quota.Tree.
+//
+// # One ledger, one capacity, nothing uncharged
+//
+// A gate from pools keeps the pool set and is the one place where it changes: AddPool,
+// UpdatePool, SetPoolQuota, SetPoolStatus, RemovePool, CreateSubpool, UpdateSubpool,
+// DeleteSubpool and Reconcile change it and the tree together, and refuse, changing
+// nothing, what either refuses. The pools' ledgers are the gate's running work (Pools,
+// PoolList): nothing is copied, so a subpool deleted while its work runs is DELETING
+// (its queue stays, with nominal 0, and takes no new work: Submit refuses it,
+// ErrClosedQueue, and work that waits there is inadmissible) until its work finishes
+// or is evicted, and Reconcile then archives it, withdrawing what still waited there.
+// Check decides a submission against the gate's own pools.
+//
+// The capacity is the node set's (Capacity): on a gate with a cluster, what its nodes
+// offer — a schedulable node its capacity, a cordoned one what runs on it — followed
+// through every node change, start and stop; without a cluster, what the host gave
+// (SetCapacity). The tree's roots take it as quota.NodeQuota.Capacity, so no admission
+// ever takes the running work past it, whatever the quotas add up to. Quotas above it
+// over-commit the guarantees, which Capacity reports and nothing refuses. A shrink
+// evicts nothing but the work a failed or resized node loses: running work may then
+// hold more than the capacity until it drains, while nothing new is admitted; borrowed
+// LOW work is preempted as always when guaranteed work within its quota needs the
+// room, and guaranteed work that finds none waits, first come, first served. LOW work
+// with pods on a cordoned node is no candidate for a plan: what the node offers leaves
+// with it, so evicting it frees nothing.
+//
+// Every resource a workload asks is charged by the tree or held by the cluster's nodes:
+// a gang asking for one that neither knows is refused (ErrUnknownResource), where it
+// would otherwise run uncharged. A resource only the nodes hold (CPU, memory on a
+// GPU-only tree) limits placement, not quota. A gate from pools takes the name of its
+// GPU resource (Options.GPUResource: "nvidia.com/gpu", say).
+//
+// # Inadmissible work
+//
+// Work that could not run under the present configuration even with nothing else
+// running — its queue closed, HIGH/NORMAL work above its queue's nominal quota, a
+// request the tree could never give its queue (a borrowing limit, a maximum, the
+// capacity: quota.Tree.FitsPotential), or a gang no placement holds on the cluster with
+// nothing running — is Pending with ReasonInadmissible and its Barrier. It is found on
+// Submit, or by the first cycle that decides it (work that returns to the queue, say),
+// and set aside: no cycle walks it, so it costs the cycles nothing; Inadmissible lists
+// it and Withdraw takes it out. Any change of quotas, capacity or nodes returns it to
+// the queue, to be looked at again. Work found admissible is not looked at again until
+// the configuration changes, and what a search on the empty cluster found for a request
+// is remembered until then: a few searches per shape of request and configuration.
 //
 // The rules: HIGH/NORMAL work must stay within its queue's own nominal quota counting
 // HIGH/NORMAL usage only (Pending, ReasonQuota); within it, it is admitted when the
@@ -150,14 +196,16 @@
 // failure. Node reads one node, its capacity, free capacity and workloads. A change
 // costs what runs on the node (the gate indexes its running work by node), but adding a
 // node new to its place in the topology, which lays the cluster out anew. Every change
-// makes held decisions and cycle results stale.
+// makes held decisions and cycle results stale, moves the capacity, and returns the
+// work set aside as inadmissible to the queue.
 //
 // MarshalBinary and Restore carry a gate's whole state across a restart in
 // internal/wire's form — versioned, CRC-checked, deterministic; a binary form rather
 // than JSON because a snapshot of 100,000 running workloads must be written and read in
 // well under a second, and because equal gates must give equal bytes, which map order
 // and floating point in JSON make hard to promise. Usage is not written: Restore places
-// and charges the running work again, and refuses a snapshot whose tree disagrees.
+// and charges the running work again. A gate from pools writes its pools, not its
+// tree, and the work set aside as inadmissible stays aside.
 //
 // # Non-goals
 //
@@ -172,7 +220,8 @@
 // # Concurrency
 //
 // Check and Principal's methods are pure and may run concurrently, as long as nothing
-// writes the PoolSet they read. A Gate is not safe for concurrent mutation; its read
+// writes the PoolSet they read (Gate.Check reads the gate's own, as the gate's other
+// reads do). A Gate is not safe for concurrent mutation; its read
 // methods — Decide, Cycle and the accessors — do not modify it and may run
 // concurrently with each other while no mutation runs: Decide tries a plan's evictions
 // on a quota.Draft over the live tree and a copy of the cluster, a cycle on a copy of
@@ -243,8 +292,13 @@
 //   - A Decision stays valid until the gate's running work, quotas or capacity change;
 //     a CycleResult until anything changes, the queue included. Later use is refused
 //     with ErrStaleDecision; decide again.
-//   - A gang's resources that the tree does not track are not limited by quota (they
-//     still limit placement). Workloads without a gang are not placed.
+//   - A gang's resources that the tree does not track but the cluster's nodes hold are
+//     not limited by quota (they still limit placement); one that neither knows is
+//     refused. Workloads without a gang are not placed.
+//   - Inadmissible means impossible under the configuration alone: running HIGH/NORMAL
+//     work ends, so work that waits for it waits in the queue. Pods the host placed
+//     itself on a node count as running: the node's whole capacity could hold the
+//     gang once they leave.
 //   - For a plan that frees nodes, every LOW workload of the preemptor's queue is a
 //     candidate, whatever it uses: its pods hold node capacity of every kind. Another
 //     queue's LOW workload that uses nothing the request asks of the tree (a CPU-only

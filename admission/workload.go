@@ -40,8 +40,9 @@ type Workload struct {
 
 // Gang is a workload's gang: a compiled PodGroup and the request of one pod of each
 // leaf. The gate charges gang.Tree.MinRequest(Requests) to the quota tree, mapping its
-// resources by name (resources the gate does not track are not limited by quota), and,
-// when the gate has a cluster, places exactly that minimum configuration.
+// resources by name, and, when the gate has a cluster, places exactly that minimum
+// configuration. A resource the tree does not track is limited by the nodes only, and
+// one that the cluster's nodes do not hold either is refused (ErrUnknownResource).
 //
 // The gate reads a Gang when the workload is submitted or decided, and keeps the
 // pointer only to hand the Workload back; the caller must not change it afterwards.
