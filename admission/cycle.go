@@ -21,7 +21,7 @@ type CycleResult struct {
 	// earlier verdict of the same cycle cost none.
 	Searches int
 
-	gate               *Gate
+	gate               *identity
 	usageGen, queueGen uint64
 	// sealed holds what the cycle decided, one per decision, for Apply.
 	sealed []sealed
@@ -126,7 +126,7 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		seals = make([]sealed, 0, cap(decisions))
 	}
 	s.search.reasons = res.reasons[:0]
-	*res = CycleResult{Now: now, Decisions: decisions, sealed: seals, gate: g, usageGen: g.usageGen, queueGen: g.queueGen}
+	*res = CycleResult{Now: now, Decisions: decisions, sealed: seals, gate: g.self, usageGen: g.usageGen, queueGen: g.queueGen}
 	w := walk{g: g, s: s, res: res, arena: res.requests[:0]}
 	defer func() {
 		// The last (largest) buffers are kept for the next CycleInto; the decisions
@@ -413,7 +413,7 @@ func (g *Gate) Apply(c CycleResult) error {
 	switch {
 	case !g.usable():
 		return errUnusable()
-	case c.gate != g:
+	case c.gate != g.self:
 		return inputErr(ErrStaleDecision, "cycle", c.Now.String(), "was not run on this gate")
 	case c.usageGen != g.usageGen || c.queueGen != g.queueGen:
 		return inputErr(ErrStaleDecision, "cycle", c.Now.String(), "was run before the gate last changed; run it again")

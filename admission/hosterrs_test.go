@@ -186,3 +186,57 @@ func FuzzEditedDecision(f *testing.F) {
 		require.Equal(t, before, snapshot(g))
 	})
 }
+
+// TestLoadedSnapshotRefusesEarlierDecisions: a gate whose state UnmarshalBinary replaced
+// is a new gate. What it decided before the load, a Decision or a CycleResult, is
+// refused as another gate's (ErrStaleDecision) and changes nothing, even when the
+// loaded state happens to look as old as the one it was decided on: committed, it
+// would run 12 guaranteed GPUs on an 8-GPU gate.
+func TestLoadedSnapshotRefusesEarlierDecisions(t *testing.T) {
+	other := poolGate(t, 8, "team:8", "team--a:6")
+	running(t, other, wl("y", "team--a", quota.High, 6, 0))
+	held, err := other.MarshalBinary()
+	require.NoError(t, err)
+
+	g := poolGate(t, 8, "team:8", "team--a:6")
+	x, err := g.Decide(wl("x", "team--a", quota.High, 6, 1))
+	require.NoError(t, err)
+	require.True(t, x.Admitted())
+	require.NoError(t, g.UnmarshalBinary(held))
+	before := snapshot(g)
+	err = g.Commit(x, at(2))
+	assert.ErrorIs(t, err, ErrStaleDecision)
+	assert.ErrorContains(t, err, "was not made by this gate's Decide")
+	assert.Equal(t, before, snapshot(g))
+	assert.Equal(t, "team--a 6/6 of 6", usage(t, g, "team--a"))
+
+	// A cycle's result, admitting or not, likewise.
+	a := poolGate(t, 8, "team:8", "team--a:6")
+	submit(t, a, wl("x", "team--a", quota.High, 6, 1))
+	pendingX, err := a.MarshalBinary()
+	require.NoError(t, err)
+	submit(t, other, wl("x", "team--a", quota.High, 6, 1))
+	heldAndPendingX, err := other.MarshalBinary()
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name       string
+		from, into []byte
+		admits     int
+	}{
+		{"admitting", pendingX, heldAndPendingX, 1},
+		{"admitting nothing", nil, held, 0},
+	} {
+		g := poolGate(t, 8, "team:8", "team--a:6")
+		if tc.from != nil {
+			require.NoError(t, g.UnmarshalBinary(tc.from))
+		}
+		c := g.Cycle(at(3))
+		require.Len(t, c.Admitted(), tc.admits, tc.name)
+		require.NoError(t, g.UnmarshalBinary(tc.into))
+		before := snapshot(g)
+		err := g.Apply(c)
+		assert.ErrorIs(t, err, ErrStaleDecision, tc.name)
+		assert.ErrorContains(t, err, "was not run on this gate", tc.name)
+		assert.Equal(t, before, snapshot(g), tc.name)
+	}
+}

@@ -128,7 +128,9 @@ func Restore(data []byte) (*Gate, error) {
 }
 
 // UnmarshalBinary replaces g's whole state with the one data describes, as Restore
-// builds it; on failure g is unchanged.
+// builds it; on failure g is unchanged. Loaded, g is a new gate, as a restored one is:
+// the decisions and cycle results it handed out before are refused as another gate's
+// (ErrStaleDecision).
 func (g *Gate) UnmarshalBinary(data []byte) error {
 	if g == nil {
 		return errUnusable()
