@@ -240,3 +240,58 @@ func TestLoadedSnapshotRefusesEarlierDecisions(t *testing.T) {
 		assert.Equal(t, before, snapshot(g), tc.name)
 	}
 }
+
+// TestPendingGangDecidedWithItsOwnCompiledGang: a host that holds a pending gang as it
+// submitted it, with its own compiled Gang, decides and commits it on a restored gate,
+// whose Gang the snapshot rebuilt, as on the original; and a host that compiles the
+// PodGroup again commits it on the original. Gangs equal in PodGroup, requests and name
+// are the same gang; one that differs in any of them is another workload of that ID
+// (ErrDuplicateWorkload).
+func TestPendingGangDecidedWithItsOwnCompiledGang(t *testing.T) {
+	g := nodeGate(t, 8, 4, 4)
+	w := podWorkload(t, "job", "team", quota.High, 2, 2, 0)
+	submit(t, g, w)
+	data, err := g.MarshalBinary()
+	require.NoError(t, err)
+	restored, err := Restore(data)
+	require.NoError(t, err)
+
+	again := w
+	again.Gang = podGang(t, 2, 2)
+	for name, tc := range map[string]struct {
+		g *Gate
+		w Workload
+	}{
+		"restored gate, the host's own gang": {restored, w},
+		"original gate, compiled again":      {g, again},
+	} {
+		d, err := tc.g.Decide(tc.w)
+		require.NoError(t, err, name)
+		require.True(t, d.Admitted(), name)
+		require.NoError(t, tc.g.Commit(d, at(1)), name)
+		assert.Empty(t, pendingIDs(tc.g), name)
+		assert.Equal(t, []string{"job"}, runningIDs(tc.g), name)
+		assert.Equal(t, "team--shared 4/4 of 8", usage(t, tc.g, "team"), name)
+	}
+
+	other := func(edit func(*Gang)) Workload {
+		o := w
+		o.Gang = podGang(t, 2, 2)
+		edit(o.Gang)
+		return o
+	}
+	for name, o := range map[string]Workload{
+		"other requests": podWorkload(t, "job", "team", quota.High, 2, 1, 0),
+		"other PodGroup": podWorkload(t, "job", "team", quota.High, 1, 2, 0),
+		"other name":     other(func(gg *Gang) { gg.Name = "run" }),
+	} {
+		g := nodeGate(t, 8, 4, 4)
+		submit(t, g, w)
+		before := snapshot(g)
+		d, err := g.Decide(o)
+		require.NoError(t, err, name)
+		require.True(t, d.Admitted(), name)
+		assert.ErrorIs(t, g.Commit(d, at(1)), ErrDuplicateWorkload, name)
+		assert.Equal(t, before, snapshot(g), name)
+	}
+}
