@@ -420,6 +420,23 @@ func (c *Cluster) Levels() []string {
 	return slices.Clone(c.levels)
 }
 
+// ResourceNames returns the resources the cluster counts, in name order: every resource
+// a node listed, in its capacity or free capacity, since NewCluster, those of nodes
+// removed since included, so that a node added later lists them too (at 0 when it does
+// not name them). Pods, which every cluster counts, is left out.
+func (c *Cluster) ResourceNames() []string {
+	if c == nil {
+		return nil
+	}
+	out := make([]string, 0, len(c.res))
+	for _, r := range c.res {
+		if r != Pods {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Nodes returns every node with its labels, capacity and current free capacity, and
 // whether it is cordoned: the nodes inside the topology ordered by path then name, then
 // the nodes outside it by name. The result is a copy.
