@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
 )
 
 // TestDecisionDoesNotAliasTheRequest: a host that reuses its request buffer after
@@ -294,4 +295,43 @@ func TestPendingGangDecidedWithItsOwnCompiledGang(t *testing.T) {
 		assert.ErrorIs(t, g.Commit(d, at(1)), ErrDuplicateWorkload, name)
 		assert.Equal(t, before, snapshot(g), name)
 	}
+}
+
+// TestPlacementTheNodeCannotCountIsRefused: a host that records running work with pods
+// whose GPUs, on a node that offers GPUs without limit, add up to more than a node can
+// count is refused, and nothing changes: had the node taken them, their release would
+// not give them back, and a capacity set later would leave it short of every GPU it
+// has, losing all its work for good.
+func TestPlacementTheNodeCannotCountIsRefused(t *testing.T) {
+	unlimited := topology.Node{Name: "n1", Labels: map[string]string{"rack": "r1", "hostname": "n1"},
+		Free: topology.Resources{"gpu": topology.Unlimited, "cpu": 64000}}
+	c, err := topology.NewCluster([]string{"rack", "hostname"}, []topology.Node{unlimited})
+	require.NoError(t, err)
+	g, err := NewForPools(poolSet(t, "team:8"), 8, Options{Cluster: c})
+	require.NoError(t, err)
+	placedOn(t, g, "small", "team", quota.High, 1, "n1", 0)
+	before := snapshot(g)
+
+	w := podWorkload(t, "huge", "team", quota.Low, 2, 1, 1)
+	pl := topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: "n1", Pods: 2,
+		Shape: topology.Resources{"gpu": 1 << 62, "cpu": 100}}}}
+	err = g.AddRunning(w, at(1), &pl)
+	assert.ErrorIs(t, err, ErrInvalidValue)
+	assert.ErrorContains(t, err, "more can be counted on a node that offers it without limit")
+	assert.Equal(t, before, snapshot(g))
+	if err == nil {
+		_, err := g.Release("huge")
+		require.NoError(t, err)
+	}
+
+	lost, err := g.SetNodeCapacity("n1", topology.Resources{"gpu": 4, "cpu": 64000})
+	require.NoError(t, err)
+	assert.Empty(t, lostIDs(lost))
+	n, err := g.Node("n1")
+	require.NoError(t, err)
+	assert.Equal(t, topology.Resources{"gpu": 3, "cpu": 63900}, n.Node.Free)
+	assert.Equal(t, []WorkloadID{"small"}, n.Workloads)
+	d, err := g.Decide(podWorkload(t, "next", "team", quota.High, 1, 3, 2))
+	require.NoError(t, err)
+	assert.Equal(t, "admit to team--shared", d.Message())
 }

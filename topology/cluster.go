@@ -79,7 +79,8 @@ type Cluster struct {
 	// free holds len(res) quantities per slot; the Pods column is Unlimited for a node
 	// that does not limit its slots. It changes only through update, which keeps agg
 	// and the shape indexes in step with it. used holds, alike, what the placements
-	// applied hold of each node (saturating at Unlimited), so that capacity = free +
+	// applied hold of each node (exactly: Apply refuses what would bring it to Unlimited,
+	// and NewCluster a node described so), so that capacity = free +
 	// used whatever changes.
 	free []int64
 	used []int64
@@ -261,6 +262,10 @@ func (c *Cluster) checkNode(field string, n Node) error {
 			return clusterErr(fmt.Sprintf("%s.free[%q]", field, r), fmt.Sprint(q), fmt.Sprintf("exceeds the capacity, %d", n.Capacity[r]))
 		case n.Capacity != nil && n.Capacity[r] == Unlimited && q != Unlimited:
 			return clusterErr(fmt.Sprintf("%s.free[%q]", field, r), fmt.Sprint(q), "an Unlimited capacity is all free: nothing placed on it is counted")
+		case n.Capacity != nil && n.Capacity[r] != Unlimited && sat.Sub(n.Capacity[r], q) == Unlimited:
+			// What is placed is counted exactly, below Unlimited (see Cluster.used).
+			return clusterErr(fmt.Sprintf("%s.free[%q]", field, r), fmt.Sprint(q),
+				fmt.Sprintf("leaves more placed on the node than it can count: capacity less free must stay below %d", Unlimited))
 		}
 	}
 	return nil
