@@ -143,7 +143,7 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 	}
 	s := d.seal
 	switch {
-	case s == nil || s.gate != g:
+	case s == nil || s.gate != g.self:
 		return inputErr(ErrStaleDecision, "decision", string(d.Workload.ID), "was not made by this gate's Decide")
 	case s.edited(&d):
 		return inputErr(ErrEditedDecision, "decision", string(d.Workload.ID), "no longer says what the gate decided: its workload, outcome, request, plan or placement changed")

@@ -21,7 +21,7 @@ type CycleResult struct {
 	// earlier verdict of the same cycle cost none.
 	Searches int
 
-	gate                          *Gate
+	gate                          *identity
 	usageGen, queueGen, configGen uint64
 	// bare holds what the cycle's searches on the cluster with nothing running found,
 	// which Apply hands to the gate.
@@ -129,7 +129,7 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		seals = make([]sealed, 0, cap(decisions))
 	}
 	s.search.reasons = res.reasons[:0]
-	*res = CycleResult{Now: now, Decisions: decisions, sealed: seals, gate: g, usageGen: g.usageGen, queueGen: g.queueGen, configGen: g.configGen}
+	*res = CycleResult{Now: now, Decisions: decisions, sealed: seals, gate: g.self, usageGen: g.usageGen, queueGen: g.queueGen, configGen: g.configGen}
 	w := walk{g: g, s: s, res: res, arena: res.requests[:0]}
 	defer func() {
 		// The last (largest) buffers are kept for the next CycleInto; the decisions
@@ -418,7 +418,7 @@ func (g *Gate) Apply(c CycleResult) error {
 	switch {
 	case !g.usable():
 		return errUnusable()
-	case c.gate != g:
+	case c.gate != g.self:
 		return inputErr(ErrStaleDecision, "cycle", c.Now.String(), "was not run on this gate")
 	case c.usageGen != g.usageGen || c.queueGen != g.queueGen:
 		return inputErr(ErrStaleDecision, "cycle", c.Now.String(), "was run before the gate last changed; run it again")

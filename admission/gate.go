@@ -83,6 +83,11 @@ type Gate struct {
 	// fair turns on fair sharing: the tournament orders a cycle and fairPlan replaces
 	// the priority plan for work that does not fit (see fairness.go).
 	fair bool
+	// self identifies the gate to the decisions and cycle results it hands out: each
+	// gate built has its own, and UnmarshalBinary gives the gate the one of the gate it
+	// restores, so that what the gate decided before the load is another gate's, whatever
+	// the counters below say.
+	self *identity
 	// usageGen counts changes to what decisions depend on (running work, quotas,
 	// capacity); queueGen counts changes to the pending queue and strategies;
 	// configGen counts changes to what can ever run (quotas, capacity, nodes). A
@@ -95,6 +100,10 @@ type Gate struct {
 	lastVec []quota.Quantity
 	lastSig *placeSig
 }
+
+// identity is a gate's identity: a pointer to one, which holds a byte so that no two
+// identities share an address.
+type identity struct{ _ byte }
 
 // usable reports whether g was built by New or NewForPools.
 func (g *Gate) usable() bool { return g != nil && g.tree != nil }
@@ -329,7 +338,7 @@ func newGate(l layout, book capacityBook, o Options) (*Gate, error) {
 		return nil, inputErr(ErrInvalidValue, "options.strategy", o.Strategy.String(), "must be BestEffortFIFO or StrictFIFO")
 	}
 	ids := map[WorkloadID]*record{}
-	g := &Gate{resources: l.tree.Resources(), strategies: map[string]Strategy{}, fallback: o.Strategy, capacity: book,
+	g := &Gate{self: &identity{}, resources: l.tree.Resources(), strategies: map[string]Strategy{}, fallback: o.Strategy, capacity: book,
 		ids: ids, lows: newLowIndex(), byNode: map[string]map[*record]struct{}{}, pending: newPendingQueue(ids), fair: o.FairSharing}
 	if o.Cluster != nil {
 		g.cluster, g.guarded, g.bare = o.Cluster.Clone(), o.Cluster.Clone(), bareOf(o.Cluster)

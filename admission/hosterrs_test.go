@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
 )
 
 // TestDecisionDoesNotAliasTheRequest: a host that reuses its request buffer after
@@ -185,4 +186,152 @@ func FuzzEditedDecision(f *testing.F) {
 		require.ErrorIs(t, err, ErrEditedDecision)
 		require.Equal(t, before, snapshot(g))
 	})
+}
+
+// TestLoadedSnapshotRefusesEarlierDecisions: a gate whose state UnmarshalBinary replaced
+// is a new gate. What it decided before the load, a Decision or a CycleResult, is
+// refused as another gate's (ErrStaleDecision) and changes nothing, even when the
+// loaded state happens to look as old as the one it was decided on: committed, it
+// would run 12 guaranteed GPUs on an 8-GPU gate.
+func TestLoadedSnapshotRefusesEarlierDecisions(t *testing.T) {
+	other := poolGate(t, 8, "team:8", "team--a:6")
+	running(t, other, wl("y", "team--a", quota.High, 6, 0))
+	held, err := other.MarshalBinary()
+	require.NoError(t, err)
+
+	g := poolGate(t, 8, "team:8", "team--a:6")
+	x, err := g.Decide(wl("x", "team--a", quota.High, 6, 1))
+	require.NoError(t, err)
+	require.True(t, x.Admitted())
+	require.NoError(t, g.UnmarshalBinary(held))
+	before := snapshot(g)
+	err = g.Commit(x, at(2))
+	assert.ErrorIs(t, err, ErrStaleDecision)
+	assert.ErrorContains(t, err, "was not made by this gate's Decide")
+	assert.Equal(t, before, snapshot(g))
+	assert.Equal(t, "team--a 6/6 of 6", usage(t, g, "team--a"))
+
+	// A cycle's result, admitting or not, likewise.
+	a := poolGate(t, 8, "team:8", "team--a:6")
+	submit(t, a, wl("x", "team--a", quota.High, 6, 1))
+	pendingX, err := a.MarshalBinary()
+	require.NoError(t, err)
+	submit(t, other, wl("x", "team--a", quota.High, 6, 1))
+	heldAndPendingX, err := other.MarshalBinary()
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name       string
+		from, into []byte
+		admits     int
+	}{
+		{"admitting", pendingX, heldAndPendingX, 1},
+		{"admitting nothing", nil, held, 0},
+	} {
+		g := poolGate(t, 8, "team:8", "team--a:6")
+		if tc.from != nil {
+			require.NoError(t, g.UnmarshalBinary(tc.from))
+		}
+		c := g.Cycle(at(3))
+		require.Len(t, c.Admitted(), tc.admits, tc.name)
+		require.NoError(t, g.UnmarshalBinary(tc.into))
+		before := snapshot(g)
+		err := g.Apply(c)
+		assert.ErrorIs(t, err, ErrStaleDecision, tc.name)
+		assert.ErrorContains(t, err, "was not run on this gate", tc.name)
+		assert.Equal(t, before, snapshot(g), tc.name)
+	}
+}
+
+// TestPendingGangDecidedWithItsOwnCompiledGang: a host that holds a pending gang as it
+// submitted it, with its own compiled Gang, decides and commits it on a restored gate,
+// whose Gang the snapshot rebuilt, as on the original; and a host that compiles the
+// PodGroup again commits it on the original. Gangs equal in PodGroup, requests and name
+// are the same gang; one that differs in any of them is another workload of that ID
+// (ErrDuplicateWorkload).
+func TestPendingGangDecidedWithItsOwnCompiledGang(t *testing.T) {
+	g := nodeGate(t, 8, 4, 4)
+	w := podWorkload(t, "job", "team", quota.High, 2, 2, 0)
+	submit(t, g, w)
+	data, err := g.MarshalBinary()
+	require.NoError(t, err)
+	restored, err := Restore(data)
+	require.NoError(t, err)
+
+	again := w
+	again.Gang = podGang(t, 2, 2)
+	for name, tc := range map[string]struct {
+		g *Gate
+		w Workload
+	}{
+		"restored gate, the host's own gang": {restored, w},
+		"original gate, compiled again":      {g, again},
+	} {
+		d, err := tc.g.Decide(tc.w)
+		require.NoError(t, err, name)
+		require.True(t, d.Admitted(), name)
+		require.NoError(t, tc.g.Commit(d, at(1)), name)
+		assert.Empty(t, pendingIDs(tc.g), name)
+		assert.Equal(t, []string{"job"}, runningIDs(tc.g), name)
+		assert.Equal(t, "team--shared 4/4 of 8", usage(t, tc.g, "team"), name)
+	}
+
+	other := func(edit func(*Gang)) Workload {
+		o := w
+		o.Gang = podGang(t, 2, 2)
+		edit(o.Gang)
+		return o
+	}
+	for name, o := range map[string]Workload{
+		"other requests": podWorkload(t, "job", "team", quota.High, 2, 1, 0),
+		"other PodGroup": podWorkload(t, "job", "team", quota.High, 1, 2, 0),
+		"other name":     other(func(gg *Gang) { gg.Name = "run" }),
+	} {
+		g := nodeGate(t, 8, 4, 4)
+		submit(t, g, w)
+		before := snapshot(g)
+		d, err := g.Decide(o)
+		require.NoError(t, err, name)
+		require.True(t, d.Admitted(), name)
+		assert.ErrorIs(t, g.Commit(d, at(1)), ErrDuplicateWorkload, name)
+		assert.Equal(t, before, snapshot(g), name)
+	}
+}
+
+// TestPlacementTheNodeCannotCountIsRefused: a host that records running work with pods
+// whose GPUs, on a node that offers GPUs without limit, add up to more than a node can
+// count is refused, and nothing changes: had the node taken them, their release would
+// not give them back, and a capacity set later would leave it short of every GPU it
+// has, losing all its work for good.
+func TestPlacementTheNodeCannotCountIsRefused(t *testing.T) {
+	unlimited := topology.Node{Name: "n1", Labels: map[string]string{"rack": "r1", "hostname": "n1"},
+		Free: topology.Resources{"gpu": topology.Unlimited, "cpu": 64000}}
+	c, err := topology.NewCluster([]string{"rack", "hostname"}, []topology.Node{unlimited})
+	require.NoError(t, err)
+	g, err := NewForPools(poolSet(t, "team:8"), 0, Options{Cluster: c})
+	require.NoError(t, err)
+	placedOn(t, g, "small", "team", quota.High, 1, "n1", 0)
+	before := snapshot(g)
+
+	w := podWorkload(t, "huge", "team", quota.Low, 2, 1, 1)
+	pl := topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: "n1", Pods: 2,
+		Shape: topology.Resources{"gpu": 1 << 62, "cpu": 100}}}}
+	err = g.AddRunning(w, at(1), &pl)
+	assert.ErrorIs(t, err, ErrInvalidValue)
+	assert.ErrorContains(t, err, "more can be counted on a node that offers it without limit")
+	assert.Equal(t, before, snapshot(g))
+	if err == nil {
+		_, err := g.Release("huge")
+		require.NoError(t, err)
+	}
+
+	lost, err := g.SetNodeCapacity("n1", topology.Resources{"gpu": 4, "cpu": 64000})
+	require.NoError(t, err)
+	assert.Empty(t, lostIDs(lost))
+	n, err := g.Node("n1")
+	require.NoError(t, err)
+	assert.Equal(t, topology.Resources{"gpu": 3, "cpu": 63900}, n.Node.Free)
+	assert.Equal(t, []WorkloadID{"small"}, n.Workloads)
+	d, err := g.Decide(podWorkload(t, "next", "team", quota.High, 1, 3, 2))
+	require.NoError(t, err)
+	assert.Equal(t, "admit to team--shared", d.Message())
 }

@@ -83,14 +83,14 @@ func samePlacement(a, b *topology.Placement) bool {
 }
 
 // decided is what Decide decided, sealed where the host cannot reach it: the seal, the
-// gate and the state it was decided against, and own, the record Commit starts — the
+// gate (its identity) and the state it was decided against, and own, the record Commit starts — the
 // workload as the gate resolved it, with the gate's own copy of the request. One
 // allocation holds it and, for a request of up to inlineRequest resources, both copies
 // of the request, the seal's and the host's; a Decision holds a pointer to it, so that
 // the many decisions of a cycle, which carry none, stay small.
 type decided struct {
 	sealed
-	gate *Gate
+	gate *identity
 	gen  uint64
 	own  record
 	buf  [2 * inlineRequest]quota.Quantity
@@ -102,7 +102,7 @@ const inlineRequest = 2
 // sealDecision seals d, the decision for r, and gives d the host's own copy of the
 // request.
 func (g *Gate) sealDecision(d *Decision, r *record) {
-	s := &decided{gate: g, gen: g.usageGen}
+	s := &decided{gate: g.self, gen: g.usageGen}
 	n := len(r.vec)
 	var own, host []quota.Quantity
 	if n <= inlineRequest {

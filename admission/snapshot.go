@@ -31,12 +31,13 @@ var (
 
 const gateMagic = "poolgate/admission.Gate\x00"
 
-// MarshalBinary encodes the gate's whole state: its quota tree (quotas, limits,
-// weights), how workload names route to queues, the strategies, whether fair sharing is
-// on, the cluster's levels and nodes with their labels, capacity, free capacity and
-// cordons, the running workloads with their admission times and placements, and the
-// pending workloads with their submit times — gangs as their PodGroup specs
-// (gang.Tree.SpecJSON) and per-pod requests.
+// MarshalBinary encodes the gate's whole state: its pools (a gate from pools, with its
+// GPU resource and given capacity) or its quota tree (quotas, limits, weights), the
+// strategies, whether fair sharing is on, the cluster's levels, the resources it
+// counts and its nodes with their labels, capacity, free capacity and cordons, the
+// running workloads with their admission times and placements, and the waiting
+// workloads with their submit times, set aside as inadmissible or not — gangs as their
+// PodGroup specs (gang.Tree.SpecJSON) and per-pod requests.
 //
 // The form is internal/wire's (see the package documentation there): versioned,
 // CRC-checked, and deterministic, so equal gates give equal bytes. Usage is not
@@ -173,7 +174,9 @@ func Restore(data []byte) (*Gate, error) {
 }
 
 // UnmarshalBinary replaces g's whole state with the one data describes, as Restore
-// builds it; on failure g is unchanged.
+// builds it; on failure g is unchanged. Loaded, g is a new gate, as a restored one is:
+// the decisions and cycle results it handed out before are refused as another gate's
+// (ErrStaleDecision).
 func (g *Gate) UnmarshalBinary(data []byte) error {
 	if g == nil {
 		return errUnusable()
@@ -431,8 +434,9 @@ func readResources(r *wire.Reader) topology.Resources {
 	return out
 }
 
-// writeCluster writes the cluster's levels and nodes, each with its labels, capacity and
-// cordon, and its free capacity as it would be without the gate's running work: what
+// writeCluster writes the cluster's levels, the resources it counts (also those that
+// only removed nodes listed, which nodes added later list), and its nodes, each with its
+// labels, capacity and cordon, and its free capacity as it would be without the gate's running work: what
 // the host placed itself. Restore places the running work again (readGate), so that the
 // restored cluster counts the pods of each placement as this one does, also on nodes
 // that do not limit their slots and report no pod count. A node whose capacity dropped
@@ -444,6 +448,7 @@ func writeCluster(w *wire.Writer, c *topology.Cluster, running iter.Seq[*record]
 		return
 	}
 	writeStrings(w, c.Levels())
+	writeStrings(w, c.ResourceNames())
 	base := c.Clone()
 	var feet []topology.Footprint
 	for r := range running {
@@ -481,13 +486,15 @@ func writeCluster(w *wire.Writer, c *topology.Cluster, running iter.Seq[*record]
 }
 
 // readCluster reads what writeCluster wrote: the cluster without the gate's running
-// work, each node's capacity raised by its shortfall (the caller lowers it again once
-// the running work is placed), and the nodes that have a shortfall.
+// work, counting the resources it counted, each node's capacity raised by its shortfall
+// (the caller lowers it again once the running work is placed), and the nodes that have
+// a shortfall.
 func readCluster(r *wire.Reader) (*topology.Cluster, map[string]topology.Resources) {
 	if !r.Bool() {
 		return nil, nil
 	}
 	levels := readStrings(r)
+	resources := readStrings(r)
 	nodes := make([]topology.Node, r.Len(3))
 	var lowered map[string]topology.Resources
 	for i := range nodes {
@@ -527,9 +534,45 @@ func readCluster(r *wire.Reader) (*topology.Cluster, map[string]topology.Resourc
 	if r.Err() != nil {
 		return nil, nil
 	}
+	// Every node lists every resource the cluster counts; only a cluster whose nodes are
+	// all gone counts resources no node lists. A node that lists them stands in for the
+	// nodes that did, and goes at once, as they went.
+	listed := map[string]bool{}
+	names := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		names[n.Name] = true
+		for res := range n.Free {
+			listed[res] = true
+		}
+		for res := range n.Capacity {
+			listed[res] = true
+		}
+	}
+	var stand topology.Node
+	for _, res := range resources {
+		if !listed[res] {
+			if stand.Free == nil {
+				stand.Name, stand.Free = "removed", topology.Resources{}
+				for names[stand.Name] {
+					stand.Name += "'"
+				}
+			}
+			stand.Free[res] = 0
+		}
+	}
+	if stand.Free != nil {
+		nodes = append(nodes, stand)
+	}
 	c, err := topology.NewCluster(levels, nodes)
+	if err == nil && stand.Free != nil {
+		err = c.RemoveNode(stand.Name)
+	}
 	if err != nil {
 		r.Fail("the cluster is not valid: " + err.Error())
+		return nil, nil
+	}
+	if !slices.Equal(c.ResourceNames(), resources) {
+		r.Fail("the cluster's nodes list other resources than it counts")
 		return nil, nil
 	}
 	return c, lowered

@@ -17,6 +17,7 @@ import (
 	"github.com/poolgate/poolgate/internal/gen"
 	"github.com/poolgate/poolgate/internal/wire"
 	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
 )
 
 // TestRestoreDecidesAlike: after any history of submissions, admissions, cycles,
@@ -224,4 +225,43 @@ func TestRestoreKeepsTimes(t *testing.T) {
 	_, offset := r.Workload.Submitted.Zone()
 	assert.Equal(t, -5*3600, offset)
 	assert.True(t, h.Pending()[0].Submitted.IsZero())
+}
+
+// TestSnapshotKeepsResourcesNoNodeLists: a cluster keeps counting a resource after the
+// nodes that listed it are removed, and nodes added later list it; the snapshot keeps
+// it too, so that after the same AddNode the original and the restored gate still
+// encode to equal bytes, whichever nodes are left.
+func TestSnapshotKeepsResourcesNoNodeLists(t *testing.T) {
+	n1 := topology.Node{Name: "n1", Labels: map[string]string{"rack": "r1", "hostname": "n1"}, Free: topology.Resources{"gpu": 4}}
+	n2 := topology.Node{Name: "n2", Labels: map[string]string{"rack": "r1", "hostname": "n2"}, Free: topology.Resources{"gpu": 4, "nic": 2}}
+	n3 := topology.Node{Name: "n3", Labels: map[string]string{"rack": "r2", "hostname": "n3"}, Free: topology.Resources{"gpu": 8}}
+	for name, removed := range map[string][]string{
+		"the node that listed it":  {"n2"},
+		"every node":               {"n2", "n1"},
+		"every node, in any order": {"n1", "n2"},
+	} {
+		c, err := topology.NewCluster([]string{"rack", "hostname"}, []topology.Node{n1, n2})
+		require.NoError(t, err)
+		g, err := NewForPools(poolSet(t, "team:8"), 0, Options{Cluster: c})
+		require.NoError(t, err)
+		for _, n := range removed {
+			_, err := g.RemoveNode(n)
+			require.NoError(t, err, name)
+		}
+		data, err := g.MarshalBinary()
+		require.NoError(t, err, name)
+		h, err := Restore(data)
+		require.NoError(t, err, name)
+		for _, x := range []*Gate{g, h} {
+			require.NoError(t, x.AddNode(n3), name)
+		}
+		n, err := h.Node("n3")
+		require.NoError(t, err, name)
+		assert.Equal(t, topology.Resources{"gpu": 8, "nic": 0}, n.Node.Free, name)
+		a, err := g.MarshalBinary()
+		require.NoError(t, err, name)
+		b, err := h.MarshalBinary()
+		require.NoError(t, err, name)
+		assert.True(t, slices.Equal(a, b), "%s: the gates encode to other bytes", name)
+	}
 }

@@ -46,6 +46,10 @@ type Workload struct {
 //
 // The gate reads a Gang when the workload is submitted or decided, and keeps the
 // pointer only to hand the Workload back; the caller must not change it afterwards.
+// Two Gangs of equal content — the same PodGroup (gang.Tree.Equal), per-pod requests
+// and Name — are the same gang: a host that compiles a pending workload's PodGroup
+// again, or holds its own Gang after a restore rebuilt the gate's, decides and commits
+// the workload as the one it submitted.
 type Gang struct {
 	// Tree is the compiled PodGroup (gang.Compile).
 	Tree *gang.Tree
@@ -58,8 +62,20 @@ type Gang struct {
 
 // same reports whether w and o are the same submission: equal fields, the same gang.
 func (w Workload) same(o Workload) bool {
-	return w.ID == o.ID && w.Queue == o.Queue && w.Priority == o.Priority && w.Gang == o.Gang &&
+	return w.ID == o.ID && w.Queue == o.Queue && w.Priority == o.Priority && (w.Gang == o.Gang || sameGang(w.Gang, o.Gang)) &&
 		w.Submitted.Equal(o.Submitted) && slices.Equal(w.Request, o.Request)
+}
+
+// sameGang reports whether a and b, different pointers, are the same gang: equal in
+// name, per-pod requests and PodGroup. A restore rebuilds every gang, and a host may
+// compile a PodGroup again; the pointer comparison before it keeps the common case
+// free.
+func sameGang(a, b *Gang) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Name == b.Name && slices.Equal(a.Requests.Resources, b.Requests.Resources) &&
+		slices.EqualFunc(a.Requests.PerPod, b.Requests.PerPod, slices.Equal) && a.Tree.Equal(b.Tree)
 }
 
 // clone returns w with its own Request slice.

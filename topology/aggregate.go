@@ -149,8 +149,9 @@ func setTree(t []int64, p, i int, v int64) {
 	}
 }
 
-// change adds sign × use to the free capacity of the nodes, and takes it from what the
-// placements applied hold (both saturating on Unlimited), through update.
+// change adds sign × use to the free capacity of the nodes (an Unlimited quantity stays
+// Unlimited), and takes it from what the placements applied hold, through update. take
+// and give check first that used stays within 0 and Unlimited − 1, so it is exact.
 func (c *Cluster) change(use []nodeUse, sign int64) {
 	nr := len(c.res)
 	c.update(len(use), func(x int) int32 { return use[x].node }, func(x int, i int32) {

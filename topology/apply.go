@@ -11,7 +11,9 @@ import (
 // Apply takes the placement's pods off the free capacity of their nodes. It checks the
 // whole placement first and changes nothing when it fails: an unknown or removed node,
 // an invalid count or shape, or pods that no longer fit (the cluster changed since
-// Place). A cordoned node takes it: it is how a host restores the work it runs.
+// Place), which on a resource a node offers without limit means pods that would bring
+// what the node holds of it to Unlimited, more than it can count. A cordoned node takes
+// it: it is how a host restores the work it runs.
 func (c *Cluster) Apply(p Placement) error {
 	use, err := c.usage(p)
 	if err != nil {
@@ -38,9 +40,13 @@ func (c *Cluster) take(use []nodeUse, field string) error {
 	for _, u := range use {
 		for j, q := range u.vec {
 			// A node over-committed on a resource still takes pods that ask none of it.
-			if f := c.free[int(u.node)*nr+j]; q > 0 && f != Unlimited && q > f {
-				return placementErr(field, fmt.Sprintf("%q", c.names[u.node]),
-					fmt.Sprintf("needs %d %s but %d are free", q, c.res[j], f))
+			x := int(u.node)*nr + j
+			if room := roomOf(c.free[x], c.used[x]); q > 0 && q > room {
+				reason := fmt.Sprintf("needs %d %s but %d are free", q, c.res[j], room)
+				if c.free[x] == Unlimited {
+					reason = fmt.Sprintf("needs %d %s but only %d more can be counted on a node that offers it without limit", q, c.res[j], room)
+				}
+				return placementErr(field, fmt.Sprintf("%q", c.names[u.node]), reason)
 			}
 		}
 	}
@@ -74,13 +80,15 @@ func (c *Cluster) RemoveAll(ps []Placement) error {
 }
 
 // give checks that the nodes hold what use gives back, and gives it back. Free plus what
-// is placed is the capacity, so what is given back cannot overflow the free quantity.
+// is placed is the capacity, so what is given back cannot overflow the free quantity;
+// what is placed is counted exactly (take keeps it below Unlimited), so what Apply took
+// comes back to the unit.
 func (c *Cluster) give(use []nodeUse, field string) error {
 	nr := len(c.res)
 	for _, u := range use {
 		for j, q := range u.vec {
 			x := int(u.node)*nr + j
-			if used := c.used[x]; used != Unlimited && q > used {
+			if used := c.used[x]; q > used {
 				return placementErr(field, fmt.Sprintf("%q", c.names[u.node]),
 					fmt.Sprintf("gives back %d %s but the placements applied hold %d", q, c.res[j], used))
 			}
@@ -167,10 +175,9 @@ func (c *Cluster) usage(ps ...Placement) ([]nodeUse, error) {
 // assignField names assignment i of a placement in errors.
 func assignField(i int) string { return "assignments[" + strconv.Itoa(i) + "]" }
 
-// addUse adds pods × per to u[col], saturating at Unlimited. A total that reaches it
-// fits only a resource the node offers without limit, which it leaves unlimited; on any
-// other node it is more than is free, so nothing that could not be placed is applied.
-// Place saturates its own sums alike, so that Apply takes every placement it returns.
+// addUse adds pods × per to u[col], saturating at Unlimited. A total that reaches it is
+// more than any node takes: more than is free of a finite resource, more than can be
+// counted of one offered without limit (see roomOf), so Apply refuses it.
 func addUse(u []int64, col int, pods, per int64) {
 	u[col] = sat.Add(u[col], sat.Mul(pods, per))
 }

@@ -98,16 +98,24 @@ func (s *searcher) liveFit(i int32, k int32) int64 {
 		return 0
 	}
 	nr := len(s.c.res)
-	row := s.c.free[int(i)*nr : (int(i)+1)*nr]
+	row, used := s.c.free[int(i)*nr:(int(i)+1)*nr], s.c.used[int(i)*nr:(int(i)+1)*nr]
 	n := int64(maxPods)
 	for j, q := range kd.vec {
-		if q > 0 && row[j] != Unlimited {
-			f := row[j]
-			if off > 0 {
-				f = sat.Sub(f, s.usedBuf[int(off)-1+j])
-			}
-			n = min(n, f/q)
+		if q <= 0 {
+			continue
 		}
+		f, taken := row[j], int64(0)
+		if off > 0 {
+			taken = s.usedBuf[int(off)-1+j]
+		}
+		if f == Unlimited {
+			// What earlier groups took here counts too (see plentyUsed).
+			if used[j] < plentyUsed && taken < plentyUsed && q < plentyPod {
+				continue
+			}
+			f = roomOf(f, used[j])
+		}
+		n = min(n, sat.Sub(f, taken)/q)
 	}
 	return max(n, 0)
 }
@@ -122,9 +130,8 @@ func (s *searcher) take(leaf, k int32, node int32, x int64, elastic bool) {
 		s.usedList = append(s.usedList, node)
 	}
 	u := s.usedBuf[off-1 : int(off)-1+nr]
-	// On a bounded column x × q is at most the free quantity; on an Unlimited one the
-	// sum may saturate, which liveFit never reads back (Unlimited minus anything stays
-	// Unlimited).
+	// x × q is at most what the node can take of each column (liveFit), so the sums
+	// stay exact.
 	for j, q := range s.q.kinds[k].vec {
 		u[j] = sat.Add(u[j], sat.Mul(x, q))
 	}

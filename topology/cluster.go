@@ -79,7 +79,8 @@ type Cluster struct {
 	// free holds len(res) quantities per slot; the Pods column is Unlimited for a node
 	// that does not limit its slots. It changes only through update, which keeps agg
 	// and the shape indexes in step with it. used holds, alike, what the placements
-	// applied hold of each node (saturating at Unlimited), so that capacity = free +
+	// applied hold of each node (exactly: Apply refuses what would bring it to Unlimited,
+	// and NewCluster a node described so), so that capacity = free +
 	// used whatever changes.
 	free []int64
 	used []int64
@@ -261,6 +262,10 @@ func (c *Cluster) checkNode(field string, n Node) error {
 			return clusterErr(fmt.Sprintf("%s.free[%q]", field, r), fmt.Sprint(q), fmt.Sprintf("exceeds the capacity, %d", n.Capacity[r]))
 		case n.Capacity != nil && n.Capacity[r] == Unlimited && q != Unlimited:
 			return clusterErr(fmt.Sprintf("%s.free[%q]", field, r), fmt.Sprint(q), "an Unlimited capacity is all free: nothing placed on it is counted")
+		case n.Capacity != nil && n.Capacity[r] != Unlimited && sat.Sub(n.Capacity[r], q) == Unlimited:
+			// What is placed is counted exactly, below Unlimited (see Cluster.used).
+			return clusterErr(fmt.Sprintf("%s.free[%q]", field, r), fmt.Sprint(q),
+				fmt.Sprintf("leaves more placed on the node than it can count: capacity less free must stay below %d", Unlimited))
 		}
 	}
 	return nil
@@ -418,6 +423,23 @@ func (c *Cluster) Levels() []string {
 		return nil
 	}
 	return slices.Clone(c.levels)
+}
+
+// ResourceNames returns the resources the cluster counts, in name order: every resource
+// a node listed, in its capacity or free capacity, since NewCluster, those of nodes
+// removed since included, so that a node added later lists them too (at 0 when it does
+// not name them). Pods, which every cluster counts, is left out.
+func (c *Cluster) ResourceNames() []string {
+	if c == nil {
+		return nil
+	}
+	out := make([]string, 0, len(c.res))
+	for _, r := range c.res {
+		if r != Pods {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Nodes returns every node with its labels, capacity and current free capacity, and

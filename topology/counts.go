@@ -97,33 +97,66 @@ func (s *counts) fresh(i, k int32, kd *kind) int64 {
 		return 0
 	}
 	nr := len(s.c.res)
-	return nodeFit(s.c.free[int(i)*nr:(int(i)+1)*nr], kd, maxPods)
+	return nodeFit(s.c.free[int(i)*nr:(int(i)+1)*nr], s.c.used[int(i)*nr:(int(i)+1)*nr], kd, maxPods)
 }
 
 // nodeFit is the count every placement decision reads: the pods of one kind that fit in
-// a free vector, the minimum over requested resources (and the Pods slot) of
-// floor(free / request), capped at limit. It does not look at the kind's selector:
-// callers ask only of nodes that match.
-func nodeFit(free []int64, k *kind, limit int64) int64 {
+// a node's free vector, the minimum over requested resources (and the Pods slot) of
+// floor(free / request), capped at limit; used is what the node holds, read only where
+// it offers a resource without limit (see fitVec). It does not look at the kind's
+// selector: callers ask only of nodes that match.
+func nodeFit(free, used []int64, k *kind, limit int64) int64 {
 	if k.never {
 		return 0
 	}
-	return fitVec(free, k.vec, limit)
+	return fitVec(free, used, k.vec, limit)
 }
 
 // fitVec is nodeFit for a shape vector: 0 when some quantity is short, as on a node
 // whose capacity dropped below what is placed (its free quantity is negative). An
-// Unlimited free quantity limits nothing, whatever each pod asks of it.
-func fitVec(free, vec []int64, limit int64) int64 {
+// Unlimited free quantity takes what can still be counted there, Unlimited − 1 less what
+// the node holds (used, read only there; see roomOf): no limit for pods of a real size.
+func fitVec(free, used, vec []int64, limit int64) int64 {
 	n := limit
 	for j, q := range vec {
-		if q > 0 && free[j] != Unlimited {
-			if f := free[j] / q; f < n {
-				n = f
+		if q <= 0 {
+			continue
+		}
+		f := free[j]
+		if f == Unlimited {
+			if used[j] < plentyUsed && q < plentyPod {
+				continue
 			}
+			f = roomOf(f, used[j])
+		}
+		if x := f / q; x < n {
+			n = x
 		}
 	}
 	return max(n, 0)
+}
+
+// A node counts what it holds of a resource it offers without limit too, and the count
+// must stay below Unlimited for Remove to give back exactly what Apply took: such a node
+// holds at most Unlimited − 1 of it in all. The counts skip that bound where no request
+// can reach it: a request places at most maxPods (2^30) pods in all, so its pods that
+// ask less than plentyPod each take less than 2^61 of a resource together. On a node
+// that holds less than plentyUsed of it, where the request's other pods took less than
+// plentyUsed too, they leave it holding less than 3 · 2^61, short of the bound; anywhere
+// else the counts work the room out.
+const (
+	plentyUsed = 1 << 61
+	plentyPod  = 1 << 31
+)
+
+// roomOf returns how much of a resource a node with free quantity f, holding u of it,
+// can still take: f, or, on a resource it offers without limit, what can still be
+// counted there.
+func roomOf(f, u int64) int64 {
+	if f == Unlimited {
+		return Unlimited - 1 - u
+	}
+	return f
 }
 
 // capacity returns the pods of kind k that fit in domain (l, d) on the free capacity the

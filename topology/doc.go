@@ -181,10 +181,17 @@
 //     of the topology matches is explained by a sentence that says so; matching nodes
 //     without room give counts (`0 of 2 pods`). When each constraint fits on its own,
 //     one sentence names the group.
-//   - Sums of pods × requests saturate at Unlimited, in the search and in Apply alike: a
-//     resource a node offers without limit (Unlimited) takes any number of pods and stays
-//     unlimited, and on any other node a saturated sum is more than is free. So Apply of
-//     a placement that Place returned, on the unchanged cluster, always succeeds.
+//   - A resource a node offers without limit (Unlimited) stays unlimited whatever is placed
+//     on it, and the node still counts what it holds of it, exactly, so that Remove gives
+//     back what Apply took and a capacity set later counts what runs. The count must stay
+//     below Unlimited: such a node holds at most Unlimited − 1 of the resource in all.
+//     Place puts no more there (pods of a real size never come near it; one that asks
+//     Unlimited fits no node), and Apply refuses a placement that would bring a node past
+//     it, changing nothing, as it refuses one that needs more than is free elsewhere. The
+//     bound costs the counts nothing where no request can reach it: below 2^61 held, for
+//     pods that ask less than 2^31 each. So Apply of a placement that Place returned, on
+//     the unchanged cluster, always succeeds, and Apply then Remove restores the free
+//     capacity exactly.
 //   - The Assignments of one group in a placement share one copy of the group's shape: a
 //     placement over hundreds of nodes would otherwise spend more on copying shapes than
 //     on finding the nodes. Nothing else holds that copy.
@@ -192,8 +199,8 @@
 // # Nodes that change
 //
 // A node is kept in a slot, its index, with its free capacity and what the applied
-// placements hold of it (used, saturating at Unlimited), so that its capacity is always
-// free + used: Capacity reads it, and a change of capacity keeps what is placed. Every
+// placements hold of it (used, exact: Apply keeps it below Unlimited), so that its
+// capacity is always free + used: Capacity reads it, and a change of capacity keeps what is placed. Every
 // change goes through the routine that keeps the aggregates and the cached counts in step
 // for the nodes it touches, so Apply, Remove, RemoveNode, Cordon, Uncordon and
 // SetCapacity cost what the node touches: its domains, one level at a time, and its count
@@ -226,8 +233,9 @@
 //     placement that was never applied would make capacity out of nothing.
 //   - Every node counts its pods, whether or not it limits its slots, so that a slot
 //     limit set later counts the pods already there. On a resource offered without limit
-//     (Unlimited capacity) what is placed is counted but not reported: its free quantity
-//     stays Unlimited, and NewCluster of the cluster's Nodes starts such a node empty.
+//     (Unlimited capacity) what is placed is counted, up to Unlimited − 1 (see above), but
+//     not reported: its free quantity stays Unlimited, and NewCluster of the cluster's
+//     Nodes starts such a node empty.
 //
 // # From a gang to a request, and back
 //

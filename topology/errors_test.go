@@ -30,6 +30,8 @@ func TestNewClusterErrors(t *testing.T) {
 			`topology: nodes[0].labels["rack"] "r/1": a level value must not contain '/'`},
 		{"negative free", nil, []topology.Node{node("a", nil, topology.Resources{"gpu": -1})},
 			`topology: nodes[0].free["gpu"] -1: quantities must not be negative`},
+		{"more placed than can be counted", nil, []topology.Node{{Name: "a", Free: topology.Resources{"gpu": -1 << 62}, Capacity: topology.Resources{"gpu": 1 << 62}}},
+			`topology: nodes[0].free["gpu"] -4611686018427387904: leaves more placed on the node than it can count: capacity less free must stay below 9223372036854775807`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

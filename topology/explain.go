@@ -338,13 +338,17 @@ func (s *searcher) joint(leaves []int32, l int, d int32) (int64, bool) {
 		}
 		// The node's allocations: per other kind how many, and the B pods that still fit.
 		allocs = allocs[:0]
-		copy(rem, s.c.free[int(i)*nr:(int(i)+1)*nr])
+		// What the node can take, so that an Unlimited quantity too goes down with each
+		// pod allocated; fitVec then reads no used quantity.
+		for j := range rem {
+			rem[j] = roomOf(s.c.free[int(i)*nr+j], s.c.used[int(i)*nr+j])
+		}
 		var each func(x int)
 		each = func(x int) {
 			if x == len(others) {
 				var nb int64
 				if !s.q.kinds[b].never && s.cn.matches(b, i) {
-					nb = fitVec(rem, s.q.kinds[b].vec, maxPods)
+					nb = fitVec(rem, nil, s.q.kinds[b].vec, maxPods)
 				}
 				allocs = append(allocs, alloc{slices.Clone(y), nb})
 				return
@@ -352,7 +356,7 @@ func (s *searcher) joint(leaves []int32, l int, d int32) (int64, bool) {
 			k := others[x]
 			top := int64(0)
 			if !s.q.kinds[k].never && s.cn.matches(k, i) {
-				top = min(caps[x], fitVec(rem, s.q.kinds[k].vec, maxPods))
+				top = min(caps[x], fitVec(rem, nil, s.q.kinds[k].vec, maxPods))
 			}
 			for n := int64(0); n <= top; n++ {
 				y[x] = n

@@ -304,3 +304,25 @@ func TestConcurrentNodeChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestResourceNames: a cluster counts every resource a node listed, also once the nodes
+// that listed it are gone, and nodes added later list it at 0; Pods is not listed.
+func TestResourceNames(t *testing.T) {
+	c, err := topology.NewCluster([]string{"rack"}, []topology.Node{
+		{Name: "a", Labels: map[string]string{"rack": "r1"}, Free: topology.Resources{"gpu": 4, topology.Pods: 8}},
+		{Name: "b", Labels: map[string]string{"rack": "r1"}, Capacity: topology.Resources{"nic": 2, "cpu": 0}},
+	})
+	require.NoError(t, err)
+	require.Equal(t, []string{"cpu", "gpu", "nic"}, c.ResourceNames())
+	require.NoError(t, c.RemoveNode("b"))
+	require.NoError(t, c.RemoveNode("a"))
+	require.Equal(t, []string{"cpu", "gpu", "nic"}, c.ResourceNames())
+	require.NoError(t, c.AddNode(topology.Node{Name: "c", Labels: map[string]string{"rack": "r2"}, Free: topology.Resources{"gpu": 1}}))
+	require.Equal(t, []string{"cpu", "gpu", "nic"}, c.ResourceNames())
+	free, _ := c.Free("c")
+	require.Equal(t, topology.Resources{"cpu": 0, "gpu": 1, "nic": 0}, free)
+	require.NoError(t, c.SetCapacity("c", topology.Resources{"fpga": 1}))
+	require.Equal(t, []string{"cpu", "fpga", "gpu", "nic"}, c.ResourceNames())
+	var none *topology.Cluster
+	require.Nil(t, none.ResourceNames())
+}

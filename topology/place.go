@@ -143,7 +143,7 @@ func (c *Cluster) Fit(shape Resources, d Domain) (int64, error) {
 	nr := len(c.res)
 	for i := lv.start[id]; i < lv.start[id+1]; i++ {
 		if c.usable(i) {
-			n = sat.Add(n, nodeFit(c.free[int(i)*nr:(int(i)+1)*nr], &k, Unlimited))
+			n = sat.Add(n, nodeFit(c.free[int(i)*nr:(int(i)+1)*nr], c.used[int(i)*nr:(int(i)+1)*nr], &k, Unlimited))
 		}
 	}
 	return n, nil

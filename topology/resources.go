@@ -12,7 +12,8 @@ import (
 const Pods = "pods"
 
 // Unlimited is the quantity that stands for "no limit". Arithmetic on it saturates:
-// placing pods on an Unlimited resource leaves it Unlimited.
+// placing pods on an Unlimited resource leaves it Unlimited. A node counts what it holds
+// of such a resource too, up to Unlimited − 1 (see the package documentation).
 const Unlimited int64 = math.MaxInt64
 
 // Resources is a resource vector: quantities in each resource's base unit (GPUs as whole

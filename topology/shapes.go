@@ -33,7 +33,7 @@ type shapeCache struct {
 // are those of the matching nodes, so its sums and trees hold what its pods can use and
 // never more.
 //
-// Invariants: cnt[i] = countAt(i): nodeFit(free of node i, vec, maxPods) on a node that
+// Invariants: cnt[i] = countAt(i): nodeFit(free and used of node i, vec, maxPods) on a node that
 // placement may use and that matches sel, else 0; match[i] = sel.matches(labels of node
 // i) (nil without a selector); sums[l][d] = Σ cnt over domain (l, d) (empty for a level
 // whose domains hold one node: cnt is the sum); byDom[l] holds {sum, d} for every domain
@@ -68,7 +68,7 @@ func (e *shapeIndex) countAt(c *Cluster, i int32) int32 {
 		return 0
 	}
 	nr := len(c.res)
-	return int32(fitVec(c.free[int(i)*nr:(int(i)+1)*nr], e.vec, maxPods))
+	return int32(fitVec(c.free[int(i)*nr:(int(i)+1)*nr], c.used[int(i)*nr:(int(i)+1)*nr], e.vec, maxPods))
 }
 
 // shapesFor returns the index of each kind, nil for a kind that fits nowhere by
