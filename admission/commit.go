@@ -304,7 +304,7 @@ func (g *Gate) start(r *record) error {
 		}
 		if err != nil {
 			_ = g.tree.Remove(r.leaf, r.vec)
-			return inputErr(ErrInvalidValue, "placement", string(r.w.ID), err.Error())
+			return wrapped(inputErr(ErrInvalidValue, "placement", string(r.w.ID), err.Error()), err)
 		}
 		r.foot = foot
 		if r.w.Priority.Guaranteed() {
@@ -351,7 +351,7 @@ func (g *Gate) stopAll(rs []*record, gone string) error {
 	}
 	if len(feet) > 0 {
 		if err := g.cluster.RemoveFootprints(feet); err != nil {
-			return inputErr(ErrInvalidValue, "placement", string(rs[0].w.ID), err.Error())
+			return wrapped(inputErr(ErrInvalidValue, "placement", string(rs[0].w.ID), err.Error()), err)
 		}
 	}
 	if err := g.giveBack(rs); err != nil {

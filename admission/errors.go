@@ -65,6 +65,13 @@ func (e *InputError) Unwrap() []error {
 	return out
 }
 
+// wrapped returns e wrapping err, another package's refusal, so that errors.Is also
+// matches that package's rule (topology.ErrInvalidPlacement, say).
+func wrapped(e *InputError, err error) *InputError {
+	e.Err = err
+	return e
+}
+
 // inputErr builds an *InputError of kind k.
 func inputErr(k error, field, value, rule string) *InputError {
 	return &InputError{Field: field, Value: value, Rule: rule, Kind: k}

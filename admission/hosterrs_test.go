@@ -317,6 +317,7 @@ func TestPlacementTheNodeCannotCountIsRefused(t *testing.T) {
 		Shape: topology.Resources{"gpu": 1 << 62, "cpu": 100}}}}
 	err = g.AddRunning(w, at(1), &pl)
 	assert.ErrorIs(t, err, ErrInvalidValue)
+	assert.ErrorIs(t, err, topology.ErrInvalidPlacement, "topology's rule shows through")
 	assert.ErrorContains(t, err, "more can be counted on a node that offers it without limit")
 	assert.Equal(t, before, snapshot(g))
 	if err == nil {
