@@ -102,9 +102,10 @@ func fairSharesLaws(tr *Tree, f *FairShares) error {
 // TestFairSharesLaws: the laws of fairSharesLaws on random trees and demands, small and
 // near the int64 range, and agreement, share for share, with the model's literal
 // round-by-round reading of §12 in big.Rat and with roundsFairShares on the tree's
-// data.
+// data. It counts the shares handed out by weight and those cut short because a root's
+// capacity over-commits the guarantees below it.
 func TestFairSharesLaws(t *testing.T) {
-	handedOut := 0
+	handedOut, cut := 0, 0
 	checkProp(t, 500, "fair shares keep §12's laws and agree with the references", prop.ForAll(func(g gen.QuotaTree, raw [][]int64) string {
 		m := fairModelOf(g)
 		tr, err := NewTree(m.spec())
@@ -129,6 +130,9 @@ func TestFairSharesLaws(t *testing.T) {
 				if m.nodes[i].parent >= 0 && f.Share(n, res) > min(f.Demand(n, res), tr.SubtreeQuota(n, res)) {
 					handedOut++
 				}
+				if m.nodes[i].parent >= 0 && f.Share(n, res) < min(f.Demand(n, res), tr.SubtreeQuota(n, res)) {
+					cut++
+				}
 			}
 		}
 		again, err := tr.FairShares(demand)
@@ -138,8 +142,9 @@ func TestFairSharesLaws(t *testing.T) {
 		}
 		return ""
 	}, drsTrees(), demands()))
-	t.Logf("%d shares above min(demand, SQ): idle quota handed out by weight", handedOut)
+	t.Logf("%d shares above min(demand, SQ): idle quota handed out by weight; %d below: over-committed guarantees", handedOut, cut)
 	require.Greater(t, handedOut, 200)
+	require.Greater(t, cut, 20)
 }
 
 // TestFairShareWeightMonotone: raising a node's weight never lowers its share, on any
