@@ -61,11 +61,12 @@ type NodeQuota struct {
 	// borrow; the rest is guaranteed to the subtree. It needs a parent, and a queue's is
 	// at most its nominal quota.
 	LendingLimit Limit
-	// Capacity caps what the whole tree may hold of the resource, for when the node set
-	// has less than the quotas below add up to (a node failed, say): the root's subtree
-	// quota becomes min(nom + Σ children's lend, Capacity), and everything read from it
-	// follows. It is for a root only. It may be below what the children are guaranteed:
-	// the guarantees are then over-committed, which is legal.
+	// Capacity is what the node set under a root holds of the resource, for when that is
+	// less than the quotas below add up to (a node failed, say). It caps the root's
+	// subtree quota, min(nom + Σ children's lend, Capacity), so that the usage reaching
+	// the root stays within it: with no lending limits below, the whole tree's usage.
+	// Only a root has one. It may be below what the children are guaranteed: the
+	// guarantees are then over-committed, which is legal.
 	Capacity Limit
 }
 
