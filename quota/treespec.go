@@ -103,8 +103,7 @@ type NodeSpec struct {
 // NewTree builds a tree from spec, or reports the first rule the spec breaks, in this
 // order: resource names; then per node in spec order its name, kind, quotas and usage;
 // then parent edges (unknown parents, a queue as parent, limits on a root, a capacity
-// below one); then cycles;
-// then usage sums that would reach Unlimited.
+// below one); then cycles; then usage sums that would reach Unlimited.
 func NewTree(spec TreeSpec) (*Tree, error) {
 	t := &Tree{resIndex: make(map[string]int32, len(spec.Resources))}
 	for i, r := range spec.Resources {
@@ -209,8 +208,7 @@ func (t *Tree) parseNode(ns NodeSpec, op string, cells []quotaCell, usage []Quan
 		if err := checkQuota(op, ns.Name, rn, ns.Kind, q); err != nil {
 			return err
 		}
-		cells[j] = quotaCell{nom: q.Nominal, bl: q.BorrowingLimit.quantity(), ll: q.LendingLimit.quantity(),
-			cap: q.Capacity.quantity()}
+		cells[j] = cellOf(q)
 		u := ns.Usage[rn]
 		switch {
 		case u < 0:
@@ -221,6 +219,12 @@ func (t *Tree) parseNode(ns NodeSpec, op string, cells []quotaCell, usage []Quan
 		usage[j] = u
 	}
 	return nil
+}
+
+// cellOf returns the quota cell that holds q's configuration, with Unlimited for an
+// unset limit or capacity; derive fills in the rest.
+func cellOf(q NodeQuota) quotaCell {
+	return quotaCell{nom: q.Nominal, bl: q.BorrowingLimit.quantity(), ll: q.LendingLimit.quantity(), cap: q.Capacity.quantity()}
 }
 
 // checkQuota applies the rules that a quota must keep on its own: no negative amounts,
