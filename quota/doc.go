@@ -74,8 +74,8 @@
 // handle-based reads, which answer 0 or false for a handle that names nothing, they
 // refuse an unknown node or resource with an error (UsageByName, SubtreeQuotaByName,
 // BalanceByName, BorrowingByName, …). CohortSpec and QueueSpec, with WithQuota,
-// WithNominal and WithUsage, build a NodeSpec in one expression; each returns a copy
-// that shares no map with the spec it came from.
+// WithNominal, WithCapacity and WithUsage, build a NodeSpec in one expression; each
+// returns a copy that shares no map with the spec it came from.
 //
 // Decisions where SPEC §6 is silent:
 //   - A tree may be a forest: a node without a parent is a root. Roots carry no limits
