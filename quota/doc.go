@@ -39,6 +39,7 @@
 //	LQ(n) = max(0, SQ(n) − LL(n)) if LL set, else 0     guaranteed to n, never lent
 //	SQ(q) = nom(q)                                      a queue's subtree quota
 //	SQ(c) = nom(c) + Σ_children (SQ(ch) − LQ(ch))       a cohort's
+//	SQ(r) = min(the above, cap(r))                      a root's, when it has a capacity
 //	U(q)  = the usage of the queue's admitted workloads
 //	U(c)  = Σ_children max(0, U(ch) − LQ(ch))           only what spills past LQ
 //	T(n)  = SQ(n) − U(n)                                KEP-79's balance (Balance)
@@ -56,6 +57,19 @@
 // path is over-admitted the formula rules, as in Kueue: a queue's unused guaranteed quota
 // stays usable while an ancestor is in debt.
 //
+// A root may have a capacity per resource (NodeQuota.Capacity): what the node set under
+// the tree holds, for when that is less than the quotas below add up to, as when a node
+// fails on a fully guaranteed cluster. It caps SQ(root), and all that is read from SQ
+// follows: available(root) = SQ − U, so no admission takes the usage that reaches the
+// root past the capacity; every node's potential is capped through the root; Fits names
+// the root as the binding node when the capacity binds; and a capacity cut below U(root)
+// is an overdraft at the root. The children's guarantees may add up to more than the
+// capacity: they are then over-committed, and the first admissions get them. That is
+// legal, and no capacity is refused for being small. Usage within the guaranteed quota
+// that a lending limit keeps below the root (LQ) never reaches the root, so the capacity
+// does not bound it; in a tree without lending limits, U(root) is all of the tree's
+// usage, and the capacity bounds it all.
+//
 // The hot path works on interned handles (NodeID, ResourceID) and dense slices: Fits,
 // Available, Potential, Add and Remove walk one path, O(depth × resources), allocate
 // nothing and cost the same for 10 or 100,000 queues. Per node and resource the tree
@@ -64,12 +78,14 @@
 // handle-based reads, which answer 0 or false for a handle that names nothing, they
 // refuse an unknown node or resource with an error (UsageByName, SubtreeQuotaByName,
 // BalanceByName, BorrowingByName, …). CohortSpec and QueueSpec, with WithQuota,
-// WithNominal and WithUsage, build a NodeSpec in one expression; each returns a copy
-// that shares no map with the spec it came from.
+// WithNominal, WithCapacity and WithUsage, build a NodeSpec in one expression; each
+// returns a copy that shares no map with the spec it came from.
 //
 // Decisions the formulas leave open:
 //   - A tree may be a forest: a node without a parent is a root. Roots carry no limits
 //     (there is nothing to borrow from or lend to) and a root's borrowing limit is 0.
+//     Only roots carry a capacity, as it caps a whole tree: a root with one moves under
+//     a parent only once the capacity is gone.
 //   - Handles are stable: quota changes and moves keep them, and a removed node's handle
 //     is never reused, so a stale handle is refused rather than naming another node.
 //   - Fit names the binding node: the first node from the queue up at which the request
@@ -196,6 +212,12 @@
 //     as given (a what-if). A root with an Unlimited SQ gives every child its cap.
 //   - When only children of weight 0 want more, the rest of the parent's share stays
 //     undivided: weight 0 never gets borrowed capacity.
+//   - A root whose capacity is below what its children are guaranteed cannot give each
+//     child min(demand, SQ). The children get their guaranteed parts in tree order, each
+//     cut to its LQ plus what the parent has left, so that Σ children's shares ≤
+//     parent's share still holds and the result stays deterministic; the children last
+//     in tree order are the ones short, and a child cut short divides its smaller share
+//     the same way.
 //
 // # Pools and subpools
 //

@@ -172,7 +172,9 @@ func (m fairModel) divide(p, r int, share, dem [][]Quantity) {
 	L := share[p][r]
 	var unmet []int
 	for _, c := range m.children(p) {
-		g := min(dem[c][r], m.sq(c, r))
+		// What is left covers the guaranteed part, except under a root whose capacity
+		// over-commits its children's guarantees: then the first in tree order come first.
+		g := min(dem[c][r], m.sq(c, r), m.lq(c, r).Add(L))
 		share[c][r] = g
 		L = L.Sub(max(0, g.Sub(m.lq(c, r))))
 		if m.w[c] > 0 && g < min(dem[c][r], m.potential(c, r)) {

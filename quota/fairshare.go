@@ -30,14 +30,24 @@ type FairShares struct {
 // spill past their guaranteed quota, as usage spills.
 //
 // Every node divides what it received among its children: first each child gets
-// min(demand, SQ(child)); the rest goes to the children whose demand is unmet, in
-// proportion to their weights, none above its cap min(demand, potential(child)); a
-// child that would pass its cap gets its cap and the others share the remainder again;
+// min(demand, SQ(child)), in tree order and no more than LQ(child) plus what the parent
+// has left; the rest goes to the children whose demand is unmet, in proportion to their
+// weights, none above its cap min(demand, potential(child)); a child that would pass
+// its cap gets its cap and the others share the remainder again;
 // the round in which nobody is capped gives each child the floor of its part and the
 // leftover units (fewer than the children) one each to the largest fractional parts,
 // ties in tree order. A child with weight 0 gets nothing beyond min(demand, SQ). A root
 // receives SQ(root), or with an Unlimited SQ every child its cap. The result is
 // deterministic and exact (integer arithmetic, no floating point).
+//
+// What a parent has covers its children's min(demand, SQ) except under a root whose
+// capacity is below what its children are guaranteed: the guarantees are then
+// over-committed, and the cut in tree order decides who is short. The children get
+// their guaranteed parts one after the other until the parent's share runs out, so
+// that the children's shares still add up to at most the parent's (past their LQ), and
+// a child cut short divides its smaller share among its own children the same way.
+// What a lending limit keeps below a child (LQ) takes nothing from the parent and is
+// never cut.
 //
 // It refuses an unknown node, a cohort, a vector of the wrong length and negative
 // amounts, naming the first such entry in NodeID order. O(nodes × resources ×
@@ -172,10 +182,10 @@ func (w *waterfill) divide(t *Tree, f *FairShares, p, j int) {
 	for pos, ch := range t.children[p] {
 		c := int(ch)
 		k := c*R + j
-		d := f.demand[k]
-		g := min(d, t.cfg[k].sq)
+		d, lq := f.demand[k], t.cfg[k].lq
+		g := min(d, t.cfg[k].sq, lq.Add(L)) // so that spill(g, lq) ≤ L: over-committed guarantees
 		f.share[k] = g
-		L = L.Sub(spill(g, t.cfg[k].lq))
+		L = max(0, L.Sub(spill(g, lq)))
 		if wt := t.weight[c].Thousandths(); wt > 0 {
 			if capped := min(d, t.pot[k]); g < capped {
 				w.kids = append(w.kids, fillKid{slot: ch, pos: int32(pos), w: uint64(wt), room: uint64(capped.Sub(g))})

@@ -3,9 +3,9 @@ package quota
 import "maps"
 
 // CohortSpec returns the NodeSpec of a cohort named name under the cohort parent ("" for
-// a root), with no quotas yet: every resource has nominal quota 0 and no limits until
-// WithQuota or WithNominal sets it. Together they build a spec in one expression,
-// without a map literal per node:
+// a root), with no quotas yet: every resource has nominal quota 0, no limits and no
+// capacity until WithQuota, WithNominal or WithCapacity sets it. Together they build a
+// spec in one expression, without a map literal per node:
 //
 //	quota.CohortSpec("company", "").WithNominal("gpu", 16)
 func CohortSpec(name, parent string) NodeSpec {

@@ -27,12 +27,19 @@ const (
 	poolSetMagic = "poolgate/quota.PoolSet\x00"
 )
 
+// The versions of a tree's snapshot. Version 2 added the roots' capacities; a version 1
+// snapshot, which has none, still decodes.
+const (
+	treeVersionNoCapacity = 1
+	treeVersion           = 2
+)
+
 // MarshalBinary encodes the tree — its spec (Tree.Spec) with every node's quotas,
-// limits, weight and queue usage — in poolgate's snapshot form: versioned,
-// deterministic (equal trees give equal bytes) and checked on decoding by a CRC-32.
-// NodeIDs are not kept: UnmarshalBinary numbers the nodes in tree order.
+// limits, weight and queue usage and every root's capacities — in poolgate's snapshot
+// form: versioned, deterministic (equal trees give equal bytes) and checked on decoding
+// by a CRC-32. NodeIDs are not kept: UnmarshalBinary numbers the nodes in tree order.
 func (t *Tree) MarshalBinary() ([]byte, error) {
-	w := wire.NewWriter(treeMagic, 1)
+	w := wire.NewWriter(treeMagic, treeVersion)
 	t.write(w)
 	return w.Finish(), nil
 }
@@ -40,8 +47,9 @@ func (t *Tree) MarshalBinary() ([]byte, error) {
 // write writes the tree's spec (Tree.Spec) straight from the tree's slices, so that a
 // hundred thousand nodes need no maps: the resources, then the nodes depth first, each
 // with the place of its parent in the list plus one (0 for a root), its kind, its
-// weight, and per resource its nominal quota, its limits (Unlimited for none) and, for
-// a queue, its usage.
+// weight, and per resource its nominal quota, its limits (Unlimited for none), for a
+// root its capacity (Unlimited for none) and, for a queue, its usage. Only roots carry
+// a capacity, so the other nodes spend no bytes on one.
 func (t *Tree) write(w *wire.Writer) {
 	if t == nil {
 		t = &Tree{}
@@ -71,6 +79,9 @@ func (t *Tree) write(w *wire.Writer) {
 			w.Int(int64(c.nom))
 			w.Int(int64(c.bl))
 			w.Int(int64(c.ll))
+			if parent == 0 {
+				w.Int(int64(c.cap))
+			}
 			u := Quantity(0)
 			if t.kind[i] == KindQueue {
 				u = t.usage[i*R+j]
@@ -95,11 +106,11 @@ func (t *Tree) UnmarshalBinary(data []byte) error {
 	if t == nil {
 		return &TreeError{Op: "decode", Rule: ErrNilTree}
 	}
-	r, _, err := wire.NewReader(data, treeMagic, 1)
+	r, version, err := wire.NewReader(data, treeMagic, treeVersionNoCapacity, treeVersion)
 	if err != nil {
 		return err
 	}
-	spec := readTreeSpec(r)
+	spec := readTreeSpec(r, version)
 	if err := r.Done(); err != nil {
 		return err
 	}
@@ -112,8 +123,9 @@ func (t *Tree) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
-// readTreeSpec reads what Tree.write wrote; NewTree checks its rules.
-func readTreeSpec(r *wire.Reader) TreeSpec {
+// readTreeSpec reads what Tree.write wrote in the given version; NewTree checks its
+// rules.
+func readTreeSpec(r *wire.Reader, version uint64) TreeSpec {
 	var spec TreeSpec
 	spec.Resources = make([]string, r.Len(1))
 	for i := range spec.Resources {
@@ -123,7 +135,8 @@ func readTreeSpec(r *wire.Reader) TreeSpec {
 	for i := range spec.Nodes {
 		n := &spec.Nodes[i]
 		n.Name = r.String()
-		if p := r.Uint(); p > 0 {
+		p := r.Uint()
+		if p > 0 {
 			if p > uint64(i) {
 				r.Fail("node " + strconv.Quote(n.Name) + " comes before its parent")
 				return TreeSpec{}
@@ -137,12 +150,16 @@ func readTreeSpec(r *wire.Reader) TreeSpec {
 		}
 		n.Weight = weight
 		for _, res := range spec.Resources {
-			nom, bl, ll, u := Quantity(r.Int()), Quantity(r.Int()), Quantity(r.Int()), Quantity(r.Int())
-			if nom != 0 || bl != Unlimited || ll != Unlimited {
+			c := quotaCell{nom: Quantity(r.Int()), bl: Quantity(r.Int()), ll: Quantity(r.Int()), cap: Unlimited}
+			if p == 0 && version >= treeVersion {
+				c.cap = Quantity(r.Int())
+			}
+			u := Quantity(r.Int())
+			if c.configured() {
 				if n.Quotas == nil {
 					n.Quotas = map[string]NodeQuota{}
 				}
-				n.Quotas[res] = NodeQuota{Nominal: nom, BorrowingLimit: LimitOf(bl), LendingLimit: LimitOf(ll)}
+				n.Quotas[res] = c.quota()
 			}
 			if u != 0 {
 				if n.Usage == nil {

@@ -39,6 +39,49 @@ func TestTreeSnapshotRoundTrip(t *testing.T) {
 	}, lawTrees, ggen.SliceOfN(10, gen.TreeOps(3, 6))))
 }
 
+// TestTreeSnapshotCapacity: a root's capacity survives the snapshot, and a snapshot of
+// the first version, written before trees had capacities, still decodes, to a tree with
+// none.
+func TestTreeSnapshotCapacity(t *testing.T) {
+	tr := capacityTree(t)
+	data, err := tr.MarshalBinary()
+	require.NoError(t, err)
+	var back Tree
+	require.NoError(t, back.UnmarshalBinary(data))
+	q, err := back.QuotaByName("cluster", "gpu")
+	require.NoError(t, err)
+	assert.Equal(t, NodeQuota{Capacity: LimitOf(8)}, q)
+	assert.Equal(t, tr.Mermaid(), back.Mermaid())
+
+	// mustSeedTree as version 1 wrote it: per node its name, parent, kind and weight, and
+	// per resource nominal, borrowing limit, lending limit and usage.
+	w := wire.NewWriter(treeMagic, 1)
+	w.Uint(1)
+	w.String("gpu")
+	w.Uint(2)
+	for _, n := range []struct {
+		name             string
+		parent           uint64
+		kind             NodeKind
+		nom, bl, ll, use Quantity
+	}{
+		{"root", 0, KindCohort, 4, Unlimited, Unlimited, 0},
+		{"q", 1, KindQueue, 2, 1, Unlimited, 3},
+	} {
+		w.String(n.name)
+		w.Uint(n.parent)
+		w.Uint(uint64(n.kind))
+		w.Int(1000)
+		w.Int(int64(n.nom))
+		w.Int(int64(n.bl))
+		w.Int(int64(n.ll))
+		w.Int(int64(n.use))
+	}
+	var old Tree
+	require.NoError(t, old.UnmarshalBinary(w.Finish()))
+	assert.Equal(t, mustSeedTree(t).Spec(), old.Spec())
+}
+
 // TestPoolSetSnapshotRoundTrip: after any sequence of pool operations, the pool set
 // decoded from its snapshot is the same set — pools, subpools with their archived
 // history, ledgers, running workflows — and encodes to the same bytes.
@@ -115,14 +158,22 @@ func TestSnapshotRefusals(t *testing.T) {
 // FuzzTreeSnapshot: decoding never panics, a refusal is typed, and what decodes
 // re-encodes to a snapshot that decodes to the same tree.
 func FuzzTreeSnapshot(f *testing.F) {
-	for _, tr := range []*Tree{{}, mustSeedTree(f)} {
+	capped, err := NewTree(TreeSpec{Resources: []string{"gpu", "cpu"}, Nodes: []NodeSpec{
+		CohortSpec("root", "").WithCapacity("gpu", 3).WithNominal("cpu", 8),
+		QueueSpec("q", "root").WithNominal("gpu", 4).WithUsage("gpu", 2),
+	}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, tr := range []*Tree{{}, mustSeedTree(f), capped} {
 		data, _ := tr.MarshalBinary()
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		// Mostly a valid frame around the fuzzed bytes, so that the body is decoded.
+		// Mostly a valid frame of either version around the fuzzed bytes, so that the
+		// body is decoded.
 		if len(data) > 0 && data[0]%4 != 0 {
-			w := wire.NewWriter(treeMagic, 1)
+			w := wire.NewWriter(treeMagic, uint64(1+data[0]%2))
 			w.Raw(data[1:])
 			data = w.Finish()
 		}

@@ -154,3 +154,35 @@ func ExampleTree_UsageByName() {
 	// research: nominal 8 lends at most 2 keeps 6
 	// quota: node "research" resource "tpu": no such resource
 }
+
+// A cluster of 16 GPUs guaranteed to two teams of 8 loses a node of 4 GPUs, then a
+// second one. The root's capacity says what is left; the guarantees, still 16, are
+// over-committed: admission fills the tree up to the capacity and no further, the root
+// is where a request breaks, and a cut below what runs is an overdraft at the root.
+func ExampleNodeSpec_WithCapacity() {
+	tr, err := quota.NewTree(quota.TreeSpec{
+		Resources: []string{"gpu"},
+		Nodes: []quota.NodeSpec{
+			quota.CohortSpec("cluster", "").WithCapacity("gpu", 16),
+			quota.QueueSpec("research", "cluster").WithNominal("gpu", 8).WithUsage("gpu", 6),
+			quota.QueueSpec("serving", "cluster").WithNominal("gpu", 8).WithUsage("gpu", 4),
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, capacity := range []quota.Quantity{12, 8} {
+		over, _ := tr.SetQuotaByName("cluster", "gpu", quota.NodeQuota{Capacity: quota.LimitOf(capacity)})
+		avail, _ := tr.AvailableByName("serving", "gpu")
+		fit, _ := tr.FitsByName("serving", map[string]quota.Quantity{"gpu": 4})
+		fmt.Printf("capacity %d: serving may take %d; 4 more: %v\n", capacity, avail, fit)
+		for _, o := range over {
+			fmt.Printf("  overdraft: %s uses %d of %d\n", o.NodeName, o.Usage, o.Allowed)
+		}
+	}
+	// Output:
+	// capacity 12: serving may take 2; 4 more: does not fit: node "cluster" allows 2 of 4 "gpu" (short by 2)
+	// capacity 8: serving may take 0; 4 more: does not fit: node "cluster" allows -2 of 4 "gpu" (short by 6)
+	//   overdraft: cluster uses 10 of 8
+}

@@ -159,8 +159,9 @@ func TestCapacityRefusals(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// TestCapacityReads: Spec, Mermaid and DRS see the capacity: the spec rebuilds it, the
-// chart shows it, and children borrow from the capped potential.
+// TestCapacityReads: Spec, Mermaid, DRS and FairShares see the capacity: the spec
+// rebuilds it, the chart shows it, children borrow from the capped potential, and the
+// guarantees it over-commits are handed out in tree order.
 func TestCapacityReads(t *testing.T) {
 	tr := capacityTree(t)
 	spec := tr.Spec()
@@ -174,10 +175,46 @@ func TestCapacityReads(t *testing.T) {
 		"    n3[\"b · queue<br/>gpu: nom 6 · BL 1 · SQ 6 · U 0 · avail 3\"]\n"+
 		"    n1 --> n3\n", tr.Mermaid())
 
-	a := mustNode(t, tr, "a")
+	a, b := mustNode(t, tr, "a"), mustNode(t, tr, "b")
 	require.NoError(t, tr.Add(a, []Quantity{2}))
 	d := tr.DRS(a)
 	assert.Equal(t, Quantity(1), d.Borrowed())
 	assert.Equal(t, Quantity(8), d.Lendable(), "the cluster lends at most its capacity")
 
+	f, err := tr.FairShares(map[NodeID][]Quantity{a: {7}, b: {6}})
+	require.NoError(t, err)
+	for name, want := range map[string]Quantity{"cluster": 8, "a": 6, "b": 2} {
+		assert.Equal(t, want, f.Share(mustNode(t, tr, name), 0), name)
+	}
+}
+
+// TestCapacityOverCommitted: a root of capacity 5 whose children are guaranteed 9. The
+// fair shares hand the guarantees out in tree order: b, first, gets its 4 in full; A
+// gets the 1 left, which its first queue takes; a2 keeps the 3 its lending limit
+// guarantees it, which take nothing from A. That guaranteed quota never reaches the
+// root, so the capacity does not bound it: a2 may still take 3 + 5.
+func TestCapacityOverCommitted(t *testing.T) {
+	tr := mustTree(t, TreeSpec{Resources: []string{"gpu"}, Nodes: []NodeSpec{
+		CohortSpec("cluster", "").WithCapacity("gpu", 5),
+		QueueSpec("b", "cluster").WithNominal("gpu", 4),
+		CohortSpec("A", "cluster"),
+		QueueSpec("a1", "A").WithNominal("gpu", 4),
+		QueueSpec("a2", "A").WithQuota("gpu", nq(4, none, 1)),
+	}})
+	demand := map[NodeID][]Quantity{}
+	for _, name := range []string{"b", "a1", "a2"} {
+		demand[mustNode(t, tr, name)] = []Quantity{4}
+	}
+	f, err := tr.FairShares(demand)
+	require.NoError(t, err)
+	want := map[string][2]Quantity{ // SQ, share
+		"cluster": {5, 5}, "b": {4, 4}, "A": {5, 1}, "a1": {4, 1}, "a2": {4, 3},
+	}
+	for name, w := range want {
+		n := mustNode(t, tr, name)
+		assert.Equal(t, w, [2]Quantity{tr.SubtreeQuota(n, 0), f.Share(n, 0)}, name)
+	}
+	assert.Equal(t, Quantity(3), tr.GuaranteedQuota(mustNode(t, tr, "a2"), 0))
+	assert.Equal(t, Quantity(8), tr.Available(mustNode(t, tr, "a2"), 0))
+	assert.Equal(t, Quantity(5), tr.Available(mustNode(t, tr, "a1"), 0))
 }

@@ -38,7 +38,7 @@ func (t *Tree) SetQuota(n NodeID, r ResourceID, q NodeQuota) ([]Overdraft, error
 	if err := checkQuota(op, t.names[i], t.resNames[j], t.kind[i], q); err != nil {
 		return nil, err
 	}
-	cell := quotaCell{nom: q.Nominal, bl: q.BorrowingLimit.quantity(), ll: q.LendingLimit.quantity(), cap: q.Capacity.quantity()}
+	cell := cellOf(q)
 	if err := t.placeError(op, t.names[i], j, cell, t.parent[i] < 0); err != nil {
 		return nil, err
 	}

@@ -47,8 +47,9 @@ func (f *fuzzBytes) limit() Limit {
 // fuzzSpec decodes a TreeSpec: resource count, a duplicate-resource byte, node count,
 // then per node a name byte (0 empty, 1 a duplicate, 2 an odd name), a parent byte (200
 // and above: a root; else an index, possibly unknown or forming a cycle), a kind byte
-// (mod 3: invalid, cohort, queue), per resource nominal, borrowing limit, lending limit
-// and usage, and an unknown-resource byte.
+// (mod 3: invalid, cohort, queue; when its quotient by 3 is odd, every resource also
+// reads a capacity), per resource nominal, borrowing limit, lending limit, the capacity
+// if any (a limit) and usage, and an unknown-resource byte.
 func fuzzSpec(f *fuzzBytes) TreeSpec {
 	R := int(f.next() % 4)
 	spec := TreeSpec{}
@@ -72,9 +73,14 @@ func fuzzSpec(f *fuzzBytes) TreeSpec {
 		if c := f.next(); c < 200 {
 			ns.Parent = "n" + strconv.Itoa(int(c)%(N+1))
 		}
-		ns.Kind = NodeKind(f.next() % 3)
+		kind := f.next()
+		ns.Kind = NodeKind(kind % 3)
 		for _, r := range spec.Resources {
-			ns.Quotas[r] = NodeQuota{Nominal: f.amount(), BorrowingLimit: f.limit(), LendingLimit: f.limit()}
+			q := NodeQuota{Nominal: f.amount(), BorrowingLimit: f.limit(), LendingLimit: f.limit()}
+			if kind/3%2 == 1 {
+				q.Capacity = f.limit()
+			}
+			ns.Quotas[r] = q
 			if u := f.amount(); u != 0 {
 				ns.Usage[r] = u
 			}
@@ -87,9 +93,12 @@ func fuzzSpec(f *fuzzBytes) TreeSpec {
 	return spec
 }
 
-// fuzzOp decodes and applies one operation; it returns its name and error.
+// fuzzOp decodes and applies one operation; it returns its name and error. The
+// operation's byte picks it mod 8; when its quotient by 8 is odd, the quota of a
+// SetQuota or AddNode also reads a capacity (a limit).
 func fuzzOp(tr *Tree, f *fuzzBytes) (string, error) {
-	kind := f.next() % 8
+	op := f.next()
+	kind := op % 8
 	n := max(len(tr.kind), 1)
 	node := NodeID(int(f.next())%(n+1) + 1) // sometimes past the last slot
 	other := f.next()
@@ -102,6 +111,9 @@ func fuzzOp(tr *Tree, f *fuzzBytes) (string, error) {
 		v = append(v, 1) // wrong length
 	}
 	q := NodeQuota{Nominal: f.amount(), BorrowingLimit: f.limit(), LendingLimit: f.limit()}
+	if op/8%2 == 1 {
+		q.Capacity = f.limit()
+	}
 	res := ResourceID(int(other) % (R + 1))
 	switch kind {
 	case 0:
@@ -223,6 +235,21 @@ func fuzzTreeSeeds() [][]byte {
 		0, 2, 0, 5, 0, 0, 0, 0,
 		2, 1, 0, 255, 0, 0, 0, 0,
 		0, 1, 0, 1, 0, 0, 0, 0})
+	// A root (kind byte 4: a cohort with a capacity) of nominal 0 and capacity 8 over
+	// two queues of 6, n1 using 5 and n2 borrowing at most 1; then n2 fits 4 (refused
+	// at the root), n2 adds 3, the capacity drops to 6 (an overdraft), n1 is given a
+	// capacity (refused), a new root cohort comes, and n0 moves under it (refused while
+	// it has a capacity).
+	add([]byte{1, 0, 3,
+		5, 255, 4, 0, 0, 0, 1, 8, 0, 0,
+		5, 0, 2, 6, 0, 0, 5, 0,
+		5, 0, 2, 6, 1, 1, 0, 0, 0,
+		2, 2, 0, 4, 0, 0, 0, 0,
+		0, 2, 0, 3, 0, 0, 0, 0,
+		11, 0, 0, 0, 0, 0, 0, 0, 1, 6,
+		11, 1, 0, 0, 0, 6, 0, 0, 1, 4,
+		13, 3, 1, 0, 0, 0, 0, 0, 0,
+		4, 0, 3, 0, 0, 0, 0, 0})
 	// Edits on a four-node tree: a move, a queue as parent, a cycle, an added cohort,
 	// removals (one refused: the queue holds usage) and a quota cut under usage.
 	add([]byte{1, 0, 4,

@@ -34,8 +34,8 @@ type machineCommand struct{ op gen.TreeOp }
 
 func (c machineCommand) String() string {
 	o := c.op
-	return fmt.Sprintf("%s(node %d, other %d, queue %v, res %d, amounts %v, quota %v)",
-		o.Kind, o.Node, o.Other, o.Queue, o.Resource, o.Amounts, o.Quota)
+	return fmt.Sprintf("%s(node %d, other %d, queue %v, res %d, amounts %v, quota %v, capacity %d)",
+		o.Kind, o.Node, o.Other, o.Queue, o.Resource, o.Amounts, o.Quota, o.Capacity)
 }
 
 func (c machineCommand) PreCondition(commands.State) bool { return true }
@@ -45,12 +45,14 @@ func (s *machineState) pick(k int) int { return k % len(s.m.nodes) }
 
 func (s *machineState) amounts(a []int64) []Quantity { return vec(a, s.m.R) }
 
-func (s *machineState) quota(q [3]int64) (nom, bl, ll Quantity) {
-	return Quantity(q[0]), limitQ(q[1]), limitQ(q[2])
+// opQuota returns the quota a SetQuota or AddNode sets, with Unlimited for no limit or
+// no capacity.
+func opQuota(o gen.TreeOp) (nom, bl, ll, capacity Quantity) {
+	return Quantity(o.Quota[0]), limitQ(o.Quota[1]), limitQ(o.Quota[2]), limitQ(o.Capacity)
 }
 
-func nodeQuota(nom, bl, ll Quantity) NodeQuota {
-	return NodeQuota{Nominal: nom, BorrowingLimit: LimitOf(bl), LendingLimit: LimitOf(ll)}
+func nodeQuota(nom, bl, ll, capacity Quantity) NodeQuota {
+	return NodeQuota{Nominal: nom, BorrowingLimit: LimitOf(bl), LendingLimit: LimitOf(ll), Capacity: LimitOf(capacity)}
 }
 
 func (c machineCommand) Run(sut commands.SystemUnderTest) commands.Result {
@@ -61,7 +63,7 @@ func (c machineCommand) Run(sut commands.SystemUnderTest) commands.Result {
 	node := NodeID(o.Node%n + 1)
 	R := tr.NumResources()
 	v := vec(o.Amounts, R)
-	nom, bl, ll := Quantity(o.Quota[0]), limitQ(o.Quota[1]), limitQ(o.Quota[2])
+	nom, bl, ll, capacity := opQuota(o)
 	res := machineResult{tr: tr}
 	switch o.Kind {
 	case gen.TreeAdd:
@@ -71,7 +73,7 @@ func (c machineCommand) Run(sut commands.SystemUnderTest) commands.Result {
 	case gen.TreeFits:
 		res.fit, res.err = tr.Fits(node, v)
 	case gen.TreeSetQuota:
-		_, res.err = tr.SetQuota(node, ResourceID(o.Resource%R), nodeQuota(nom, bl, ll))
+		_, res.err = tr.SetQuota(node, ResourceID(o.Resource%R), nodeQuota(nom, bl, ll, capacity))
 	case gen.TreeMove:
 		var p NodeID
 		if o.Other >= 0 {
@@ -91,7 +93,7 @@ func (c machineCommand) Run(sut commands.SystemUnderTest) commands.Result {
 			}
 		}
 		for j := range R {
-			spec.Quotas[resName(j)] = nodeQuota(nom, bl, ll)
+			spec.Quotas[resName(j)] = nodeQuota(nom, bl, ll, capacity)
 		}
 		_, _, res.err = tr.AddNode(spec)
 	case gen.TreeRemoveNode:
@@ -113,10 +115,10 @@ func (c machineCommand) NextState(state commands.State) commands.State {
 		nonNeg = nonNeg && x >= 0
 	}
 	isQueue := m.nodes[i].alive && m.nodes[i].queue
-	nom, bl, ll := next.quota(o.Quota)
+	nom, bl, ll, capacity := opQuota(o)
 	quotaOK := func(queue, root bool) bool {
-		return nom >= 0 && bl >= 0 && ll >= 0 && (!queue || ll == Unlimited || ll <= nom) &&
-			(!root || (bl == Unlimited && ll == Unlimited))
+		return nom >= 0 && bl >= 0 && ll >= 0 && capacity >= 0 && (!queue || ll == Unlimited || ll <= nom) &&
+			(!root || (bl == Unlimited && ll == Unlimited)) && (root || capacity == Unlimited)
 	}
 	switch o.Kind {
 	case gen.TreeAdd:
@@ -147,7 +149,7 @@ func (c machineCommand) NextState(state commands.State) commands.State {
 		next.ok = n.alive && quotaOK(n.queue, n.parent < 0)
 		if next.ok {
 			r := o.Resource % m.R
-			n.nom[r], n.bl[r], n.ll[r] = nom, bl, ll
+			n.nom[r], n.bl[r], n.ll[r], n.cap[r] = nom, bl, ll, capacity
 		}
 	case gen.TreeMove:
 		n := &m.nodes[i]
@@ -167,6 +169,9 @@ func (c machineCommand) NextState(state commands.State) commands.State {
 			for a := p; a >= 0 && next.ok; a = m.nodes[a].parent {
 				next.ok = a != i
 			}
+			for j := range m.R {
+				next.ok = next.ok && n.cap[j] == Unlimited
+			}
 		}
 		if next.ok {
 			n.parent = p
@@ -180,7 +185,7 @@ func (c machineCommand) NextState(state commands.State) commands.State {
 		if next.ok {
 			nn := treeModelNode{name: "x" + strconv.Itoa(len(m.nodes)), parent: p, queue: o.Queue, alive: true}
 			for range m.R {
-				nn.nom, nn.bl, nn.ll = append(nn.nom, nom), append(nn.bl, bl), append(nn.ll, ll)
+				nn.nom, nn.bl, nn.ll, nn.cap = append(nn.nom, nom), append(nn.bl, bl), append(nn.ll, ll), append(nn.cap, capacity)
 				nn.usage = append(nn.usage, 0)
 			}
 			m.nodes = append(m.nodes, nn)
@@ -247,6 +252,9 @@ func compareModel(m treeModel, tr *Tree) error {
 				m.sq(i, r).Sub(m.use(i, r))}
 			if got != want {
 				return fmt.Errorf("%s r%d: SQ, LQ, U, Available, Potential, T = %v, model %v", n.name, r, got, want)
+			}
+			if q, _ := tr.Quota(id, res); q != nodeQuota(n.nom[r], n.bl[r], n.ll[r], n.cap[r]) {
+				return fmt.Errorf("%s r%d: quota %+v, model %v %v %v %v", n.name, r, q, n.nom[r], n.bl[r], n.ll[r], n.cap[r])
 			}
 			allowed := m.sq(i, r)
 			if n.parent >= 0 {

@@ -9,17 +9,17 @@ import (
 // treeModel is a quota tree in the plainest form: a list of nodes with parent indices,
 // and every derived value recomputed from scratch, by direct recursion over the
 // quota-tree formulas (see doc.go), whenever it is asked for. It is what the property
-// tests hold a Tree against. Unlimited stands for an unset limit.
+// tests hold a Tree against. Unlimited stands for an unset limit or capacity.
 type treeModel struct {
 	R     int
 	nodes []treeModelNode
 }
 
 type treeModelNode struct {
-	name               string
-	parent             int // -1 for a root
-	queue, alive       bool
-	nom, bl, ll, usage []Quantity
+	name                    string
+	parent                  int // -1 for a root
+	queue, alive            bool
+	nom, bl, ll, cap, usage []Quantity
 }
 
 func modelOf(g gen.QuotaTree) treeModel {
@@ -30,6 +30,7 @@ func modelOf(g gen.QuotaTree) treeModel {
 			mn.nom = append(mn.nom, Quantity(n.Nominal[j]))
 			mn.bl = append(mn.bl, limitQ(n.Borrowing[j]))
 			mn.ll = append(mn.ll, limitQ(n.Lending[j]))
+			mn.cap = append(mn.cap, limitQ(n.Capacity[j]))
 			mn.usage = append(mn.usage, Quantity(n.Usage[j]))
 		}
 		m.nodes = append(m.nodes, mn)
@@ -63,7 +64,8 @@ func (m treeModel) spec() TreeSpec {
 			ns.Parent = m.nodes[n.parent].name
 		}
 		for j := range m.R {
-			ns.Quotas[resName(j)] = NodeQuota{Nominal: n.nom[j], BorrowingLimit: LimitOf(n.bl[j]), LendingLimit: LimitOf(n.ll[j])}
+			ns.Quotas[resName(j)] = NodeQuota{Nominal: n.nom[j], BorrowingLimit: LimitOf(n.bl[j]), LendingLimit: LimitOf(n.ll[j]),
+				Capacity: LimitOf(n.cap[j])}
 			if n.usage[j] != 0 {
 				ns.Usage[resName(j)] = n.usage[j]
 			}
@@ -76,7 +78,7 @@ func (m treeModel) spec() TreeSpec {
 func (m treeModel) clone() treeModel {
 	c := treeModel{R: m.R, nodes: make([]treeModelNode, len(m.nodes))}
 	for i, n := range m.nodes {
-		n.nom, n.bl, n.ll, n.usage = cloneQ(n.nom), cloneQ(n.bl), cloneQ(n.ll), cloneQ(n.usage)
+		n.nom, n.bl, n.ll, n.cap, n.usage = cloneQ(n.nom), cloneQ(n.bl), cloneQ(n.ll), cloneQ(n.cap), cloneQ(n.usage)
 		c.nodes[i] = n
 	}
 	return c
@@ -94,11 +96,15 @@ func (m treeModel) children(i int) []int {
 	return out
 }
 
-// sq, lq, lend, use, available and potential are the quota-tree formulas verbatim.
+// sq, lq, lend, use, available and potential are the quota-tree formulas verbatim,
+// with a root's subtree quota capped by its capacity.
 func (m treeModel) sq(i, r int) Quantity {
 	s := m.nodes[i].nom[r]
 	for _, c := range m.children(i) {
 		s = s.Add(m.sq(c, r).Sub(m.lq(c, r)))
+	}
+	if m.nodes[i].parent < 0 {
+		s = min(s, m.nodes[i].cap[r])
 	}
 	return s
 }
@@ -156,13 +162,17 @@ func (m treeModel) kepT(i, r int) Quantity {
 }
 
 // kepBalanced reports KEP-79's rule for resource r: T(x) ≥ −BL(x) at every node, with
-// BL 0 at a root and no bound for an unset BL.
+// BL 0 at a root and no bound for an unset BL; and at a root with a capacity, the usage
+// that reaches it within the capacity.
 func (m treeModel) kepBalanced(r int) bool {
 	for i, n := range m.nodes {
 		if !n.alive {
 			continue
 		}
 		floor := Quantity(0)
+		if n.parent < 0 && m.use(i, r) > n.cap[r] {
+			return false
+		}
 		if n.parent >= 0 {
 			if n.bl[r] == Unlimited {
 				continue

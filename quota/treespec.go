@@ -61,11 +61,12 @@ type NodeQuota struct {
 	// borrow; the rest is guaranteed to the subtree. It needs a parent, and a queue's is
 	// at most its nominal quota.
 	LendingLimit Limit
-	// Capacity caps what the whole tree may hold of the resource, for when the node set
-	// has less than the quotas below add up to (a node failed, say): the root's subtree
-	// quota becomes min(nom + Σ children's lend, Capacity), and everything read from it
-	// follows. It is for a root only. It may be below what the children are guaranteed:
-	// the guarantees are then over-committed, which is legal.
+	// Capacity is what the node set under a root holds of the resource, for when that is
+	// less than the quotas below add up to (a node failed, say). It caps the root's
+	// subtree quota, min(nom + Σ children's lend, Capacity), so that the usage reaching
+	// the root stays within it: with no lending limits below, the whole tree's usage.
+	// Only a root has one. It may be below what the children are guaranteed: the
+	// guarantees are then over-committed, which is legal.
 	Capacity Limit
 }
 
@@ -102,8 +103,7 @@ type NodeSpec struct {
 // NewTree builds a tree from spec, or reports the first rule the spec breaks, in this
 // order: resource names; then per node in spec order its name, kind, quotas and usage;
 // then parent edges (unknown parents, a queue as parent, limits on a root, a capacity
-// below one); then cycles;
-// then usage sums that would reach Unlimited.
+// below one); then cycles; then usage sums that would reach Unlimited.
 func NewTree(spec TreeSpec) (*Tree, error) {
 	t := &Tree{resIndex: make(map[string]int32, len(spec.Resources))}
 	for i, r := range spec.Resources {
@@ -208,8 +208,7 @@ func (t *Tree) parseNode(ns NodeSpec, op string, cells []quotaCell, usage []Quan
 		if err := checkQuota(op, ns.Name, rn, ns.Kind, q); err != nil {
 			return err
 		}
-		cells[j] = quotaCell{nom: q.Nominal, bl: q.BorrowingLimit.quantity(), ll: q.LendingLimit.quantity(),
-			cap: q.Capacity.quantity()}
+		cells[j] = cellOf(q)
 		u := ns.Usage[rn]
 		switch {
 		case u < 0:
@@ -220,6 +219,12 @@ func (t *Tree) parseNode(ns NodeSpec, op string, cells []quotaCell, usage []Quan
 		usage[j] = u
 	}
 	return nil
+}
+
+// cellOf returns the quota cell that holds q's configuration, with Unlimited for an
+// unset limit or capacity; derive fills in the rest.
+func cellOf(q NodeQuota) quotaCell {
+	return quotaCell{nom: q.Nominal, bl: q.BorrowingLimit.quantity(), ll: q.LendingLimit.quantity(), cap: q.Capacity.quantity()}
 }
 
 // checkQuota applies the rules that a quota must keep on its own: no negative amounts,

@@ -70,8 +70,8 @@ func (t *Tree) Remove(q NodeID, v []Quantity) error {
 // Overdraft is a node whose usage of a resource exceeds what its quotas allow: more than
 // its subtree quota plus its borrowing limit (KEP-79's T(n) < −BL(n)), or at a root more
 // than its subtree quota. Admission through Fits never creates one; a quota decrease, a
-// move or a removal can, and it stays legal until usage drains (Available clamps at 0
-// meanwhile).
+// move or a removal can, and so can a root's capacity cut below the usage that reaches
+// it; it stays legal until usage drains (Available clamps at 0 meanwhile).
 type Overdraft struct {
 	// Node is the over-admitted node, NodeName its name.
 	Node     NodeID
@@ -79,7 +79,8 @@ type Overdraft struct {
 	// Resource is the resource, ResourceName its name.
 	Resource     ResourceID
 	ResourceName string
-	// Usage is U(Node); Allowed is SQ(Node) + BL(Node), or SQ(Node) at a root.
+	// Usage is U(Node); Allowed is SQ(Node) + BL(Node), or SQ(Node) at a root (at most
+	// its capacity).
 	Usage, Allowed Quantity
 	// Excess is Usage − Allowed, more than 0.
 	Excess Quantity
