@@ -81,11 +81,11 @@ func (j *job) workload(minute int) (admission.Workload, error) {
 	}
 	perPod := map[string]map[string]int64{}
 	if len(j.groups) == 1 {
-		spec.MinMember, spec.NodeSelector = count(j.groups[0].pods), selector
+		spec.MinMember, spec.NodeSelector = new(int32(j.groups[0].pods)), selector
 		perPod[gang.PodGroupLeaf] = podRequest(j.groups[0])
 	} else {
 		for _, g := range j.groups {
-			spec.SubGroups = append(spec.SubGroups, gang.SubGroup{Name: g.name, MinMember: count(g.pods), NodeSelector: selector})
+			spec.SubGroups = append(spec.SubGroups, gang.SubGroup{Name: g.name, MinMember: new(int32(g.pods)), NodeSelector: selector})
 			perPod[g.name] = podRequest(g)
 		}
 	}
@@ -105,11 +105,6 @@ func (j *job) workload(minute int) (admission.Workload, error) {
 	}
 	return admission.Workload{ID: j.id, Queue: j.pool, Priority: j.priority, Submitted: clock(minute),
 		Gang: &admission.Gang{Tree: tree, Requests: req, Name: name}}, nil
-}
-
-func count(n int) *int32 {
-	c := int32(n)
-	return &c
 }
 
 func podRequest(g group) map[string]int64 {
