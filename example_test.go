@@ -22,6 +22,8 @@ func Example() {
 		Groups: []admission.TaskGroup{{Name: "train", GPUs: 4}}})
 	fmt.Println(d.Message())
 
+	// 8 GPUs; a gate with a cluster passes 0 and follows its nodes:
+	// admission.NewForPools(&pools, 0, admission.Options{Cluster: c})
 	gate, _ := admission.NewForPools(&pools, 8, admission.Options{})
 	now := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
 	gate.AddRunning(admission.Workload{ID: "sweep", Queue: "team", Priority: quota.Low,

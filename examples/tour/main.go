@@ -52,6 +52,11 @@ var sections = []section{
 		"A controller loses nodes and restarts: the work on a failed node must wait again, never be\n" +
 			"placed on the node that is gone, and a gate rebuilt from a snapshot must decide as before.",
 		"admission (RemoveNode, MarshalBinary, Restore)", tourFaults},
+	{"host", "one ledger, one capacity, and work that can never run",
+		"A controller changes pools while work runs, loses nodes, and is sent work that cannot run on\n" +
+			"what it has: the pool list must be the running work, the capacity the nodes', and such work\n" +
+			"must wait aside with its reason instead of costing every cycle.",
+		"admission (NewForPools with a cluster, CreateSubpool, Capacity, Inadmissible)", tourHost},
 }
 
 func main() {
@@ -64,6 +69,7 @@ func main() {
 		s.run(w)
 	}
 	fmt.Fprintln(w, "\nEach story in full: go run ./examples/subpools, ./examples/cohorts, ./examples/elastic,")
-	fmt.Fprintln(w, "./examples/topology, ./examples/priority, ./examples/fairshare and ./examples/nodefailure.")
+	fmt.Fprintln(w, "./examples/topology, ./examples/priority, ./examples/fairshare and ./examples/nodefailure;")
+	fmt.Fprintln(w, "a controller end to end: go run ./examples/host.")
 	fmt.Fprintln(w, "The rules are in each package's doc (go doc ./quota).")
 }

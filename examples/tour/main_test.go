@@ -9,8 +9,9 @@ import (
 )
 
 // TestTourIsDeterministic runs every section twice: the walk prints the same text each
-// time (no map order, no clock), and the pool list of the dynamic-subpool example
-// appears byte for byte.
+// time (no map order, no clock), the pool list of the dynamic-subpool example appears
+// byte for byte, and the host's section shows the gate's pool list, a capacity that
+// follows a lost node and work set aside as inadmissible.
 func TestTourIsDeterministic(t *testing.T) {
 	run := func() string {
 		var b bytes.Buffer
@@ -36,5 +37,12 @@ func TestTourIsDeterministic(t *testing.T) {
 	}, "\n"), "with fair sharing the weights 2 and 1 split the idle GPUs")
 	assert.Contains(t, first, "r2-n4 fails: detector is lost and waits again, submitted 09:00\n")
 	assert.Contains(t, first, "told of the failure, decides the same: true\n")
-	assert.Len(t, sections, 8, "one stop per package, fair sharing and faults")
+	assert.Contains(t, first, strings.Join([]string{
+		"team            ONLINE         -              8 (Total: 48)  8     0",
+		"├─ team--a      ONLINE         ACTIVE         24             24    0",
+		"└─ team--b      ONLINE         ACTIVE         16             0     16",
+	}, "\n"), "the pool list of a gate's pools is its running work")
+	assert.Contains(t, first, "  capacity 88 gpu, guaranteed 96, running 64, over-committed true\n")
+	assert.Contains(t, first, `  wide: inadmissible: with nothing running, node "(root)" would allow 88 of the 96 gpu asked (short by 8)`+"\n")
+	assert.Len(t, sections, 9, "one stop per package, fair sharing, faults and the host's seams")
 }
