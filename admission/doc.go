@@ -46,7 +46,9 @@
 // offer — a schedulable node its capacity, a cordoned one what runs on it — followed
 // through every node change, start and stop; without a cluster, what the host gave
 // (SetCapacity). The tree's roots take it as quota.NodeQuota.Capacity, so no admission
-// ever takes the running work past it, whatever the quotas add up to. Quotas above it
+// ever takes the running work past it, whatever the quotas add up to (on a tree given
+// to New, what a lending limit keeps for its subtree never reaches the root, and is
+// bounded by the nodes alone). Quotas above it
 // over-commit the guarantees, which Capacity reports and nothing refuses. A shrink
 // evicts nothing but the work a failed or resized node loses: running work may then
 // hold more than the capacity until it drains, while nothing new is admitted; borrowed
