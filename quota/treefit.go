@@ -76,7 +76,7 @@ func (t *Tree) fitsThrough(ov *overlay, q NodeID, v []Quantity) (Fit, error) {
 				if err := t.requestError("fits", q, v); err != nil {
 					return Fit{}, err // a negative amount further on
 				}
-				return t.binding(ov, i, v), nil
+				return t.binding(ov, false, i, v), nil
 			}
 		}
 	}
@@ -94,8 +94,10 @@ func (t *Tree) walkAt(ov *overlay, n, j int) walkCell {
 
 // binding explains a request that does not fit: for each resource it finds the lowest
 // node whose term is below the request, and keeps the lowest of those, the smallest
-// ResourceID on a tie.
-func (t *Tree) binding(ov *overlay, i int, v []Quantity) Fit {
+// ResourceID on a tie. The terms are the tree's, seen through ov when it is not nil, or
+// with empty those of the tree without usage (FitsPotential). It returns the zero Fit
+// when nothing binds.
+func (t *Tree) binding(ov *overlay, empty bool, i int, v []Quantity) Fit {
 	var f Fit
 	bind := -1
 	for j, want := range v {
@@ -104,9 +106,14 @@ func (t *Tree) binding(ov *overlay, i int, v []Quantity) Fit {
 		}
 		var acc Quantity
 		for n, depth := i, 0; n >= 0 && (bind < 0 || depth < bind); n, depth = int(t.parent[n]), depth+1 {
-			w := t.walk[n*len(v)+j]
-			if ov != nil {
+			var w walkCell
+			switch {
+			case empty:
+				w = t.walkTerm(n, j, 0)
+			case ov != nil:
 				w = t.walkAt(ov, n, j)
+			default:
+				w = t.walk[n*len(v)+j]
 			}
 			if w.a >= Unlimited-acc {
 				break
