@@ -138,10 +138,11 @@ func (b *capacityBook) total(j int) quota.Quantity {
 
 // capTree gives the roots of t the book's capacity, and the root of a pool set's tree
 // the capacity no pool is guaranteed as its nominal quota. A gate from a tree without
-// a cluster keeps its tree's quotas. It changes nothing that is right already.
-func (b *capacityBook) capTree(t *quota.Tree) {
+// a cluster keeps its tree's quotas. It changes nothing that is right already, and
+// reports whether it changed anything.
+func (b *capacityBook) capTree(t *quota.Tree) (moved bool) {
 	if !b.clustered && !b.fromPools {
-		return
+		return false
 	}
 	for _, n := range t.Nodes() {
 		if t.Parent(n) != 0 {
@@ -161,9 +162,11 @@ func (b *capacityBook) capTree(t *quota.Tree) {
 				// The root's quota is valid: amounts are not negative and a root takes
 				// a capacity.
 				_, _ = t.SetQuota(n, r, next)
+				moved = true
 			}
 		}
 	}
+	return moved
 }
 
 // recount brings the capacity up to date with the named nodes after a change there,
@@ -176,7 +179,11 @@ func (g *Gate) recount(names ...string) {
 		n, ok := g.cluster.Node(name)
 		g.capacity.follow(topology.Node{Name: name, Capacity: n.Capacity, Free: n.Free, Cordoned: n.Cordoned}, ok)
 	}
-	g.capacity.capTree(g.tree)
+	if g.capacity.capTree(g.tree) {
+		// A change of what can ever run, whoever changed it: the work on a cordoned node
+		// that stopped, say. The mutation under way counts it (changed).
+		g.capacityMoved = true
+	}
 }
 
 // recountCordoned recounts the cordoned nodes that r has pods on, after r started or

@@ -19,6 +19,10 @@ const (
 
 // changed records that the state changed in the ways c says.
 func (g *Gate) changed(c change) {
+	if g.capacityMoved {
+		c |= changeConfig
+		g.capacityMoved = false
+	}
 	if c&changeConfig != 0 {
 		c |= changeUsage
 		g.configGen++

@@ -25,7 +25,7 @@ type CycleResult struct {
 	usageGen, queueGen, configGen uint64
 	// bare holds what the cycle's searches on the cluster with nothing running found,
 	// which Apply hands to the gate.
-	bare map[string]topology.Result
+	bare map[string]bareVerdict
 	// sealed holds what the cycle decided, one per decision, for Apply.
 	sealed []sealed
 	// requests and reasons hold the copies of the requests and the explanations the
@@ -463,8 +463,8 @@ func (g *Gate) Apply(c CycleResult) error {
 	}
 	g.settle(c.sealed)
 	if c.bare != nil && c.configGen == g.configGen {
-		for key, res := range c.bare {
-			g.learnBare(key, res)
+		for key, v := range c.bare {
+			g.learnBare(key, v)
 		}
 	}
 	g.changed(changeQueue) // applied: the result cannot be applied again

@@ -53,7 +53,10 @@ type Gate struct {
 	runs []int32
 	// capacity is what the tree's roots may hand out: the cluster's nodes' (capacity.go),
 	// or, on a gate from pools without a cluster, the capacity the host gave.
-	capacity capacityBook
+	// capacityMoved reports that it moved during the mutation under way, which changed
+	// then counts as a change of the configuration.
+	capacity      capacityBook
+	capacityMoved bool
 	// strategies holds the strategies SetStrategy set, by queue name, so that they
 	// survive a new tree; fallback is the strategy of every other queue.
 	strategies map[string]Strategy
@@ -68,7 +71,7 @@ type Gate struct {
 	// judge). nil without topology. bareSeen holds, by request key, what searches on it
 	// found, until the configuration changes.
 	bare     *topology.Cluster
-	bareSeen map[string]topology.Result
+	bareSeen map[string]bareVerdict
 	// lows holds the running LOW records, the preemption candidates, in eviction order
 	// within a queue (evictsBefore). Every running LOW record is in lows, and nothing
 	// else is.
@@ -289,6 +292,11 @@ func NewForPools(pools *quota.PoolSet, capacity quota.Quantity, o Options) (*Gat
 		return nil, err
 	}
 	book.fromPools = true
+	if book.clustered {
+		// The GPUs are what a pool set's capacity counts, whether or not a node lists
+		// them now: a cluster whose nodes all failed offers none.
+		book.known[0] = true
+	}
 	l, err := poolLayout(pools, gpu, book.total(0))
 	if err != nil {
 		return nil, err

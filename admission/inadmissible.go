@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -102,39 +103,59 @@ func (g *Gate) barrierOf(s *state, r *record) (barred, bool) {
 	if r.place == nil || g.bare == nil {
 		return barred{}, false
 	}
-	res, ok := g.bareSeen[r.sig.key]
+	if res := g.bareResult(s, r); res.Outcome != topology.Placed {
+		return barred{barrier: BarrierPlacement, reasons: res.Reasons}, true
+	}
+	return barred{}, false
+}
+
+// bareVerdict is what a search on the cluster with nothing running found for a
+// request, and the names of the gang it was told about.
+type bareVerdict struct {
+	res   topology.Result
+	names []string
+}
+
+// bareResult returns what a search on the cluster with nothing running finds for r's
+// request: what the gate or the cycle remembers of a request of its form, unless that
+// found no placement and is told in another gang's names; else a new search, which s
+// counts and remembers for its cycle, or the gate until the configuration changes.
+func (g *Gate) bareResult(s *state, r *record) topology.Result {
+	v, ok := g.bareSeen[r.sig.key]
 	if !ok && s != nil {
-		res, ok = s.search.bareVerdict(r.sig)
+		v, ok = s.search.bareVerdict(r.sig)
 	}
-	if !ok {
-		var err error
-		if res, err = g.bare.Place(*r.place, topology.Options{}); err != nil {
-			// The request was compiled against the live cluster, whose nodes the bare
-			// one shares: an error cannot come of it, and would mean no placement.
-			res = topology.Result{Outcome: topology.NoFit, Reasons: []topology.Reason{{Scope: r.place.Root.Name, Text: err.Error()}}}
+	if ok && (v.res.Outcome == topology.Placed || slices.Equal(v.names, r.sig.names)) {
+		return v.res
+	}
+	res, err := g.bare.Place(*r.place, topology.Options{})
+	if err != nil {
+		// The request was compiled against the live cluster, whose nodes the bare one
+		// shares: an error cannot come of it, and would mean no placement.
+		res = topology.Result{Outcome: topology.NoFit, Reasons: []topology.Reason{{Scope: r.place.Root.Name, Text: err.Error()}}}
+	}
+	res.Placement = topology.Placement{} // only whether it places is kept
+	v = bareVerdict{res: res, names: r.sig.names}
+	switch {
+	case s != nil:
+		s.searches++
+		if !ok {
+			s.search.noteBare(r.sig, v)
 		}
-		res.Placement = topology.Placement{} // only whether it places is kept
-		if s != nil {
-			s.searches++
-			s.search.noteBare(r.sig, res)
-		} else {
-			g.learnBare(r.sig.key, res)
-		}
+	case !ok:
+		g.learnBare(r.sig.key, v)
 	}
-	if res.Outcome == topology.Placed {
-		return barred{}, false
-	}
-	return barred{barrier: BarrierPlacement, reasons: res.Reasons}, true
+	return res
 }
 
 // learnBare remembers what a search on the cluster with nothing running found for the
 // request of key, until the configuration changes.
-func (g *Gate) learnBare(key string, res topology.Result) {
+func (g *Gate) learnBare(key string, v bareVerdict) {
 	if g.bareSeen == nil {
-		g.bareSeen = map[string]topology.Result{}
+		g.bareSeen = map[string]bareVerdict{}
 	}
-	res.Reasons = cloneReasons(res.Reasons)
-	g.bareSeen[key] = res
+	v.res.Reasons = cloneReasons(v.res.Reasons)
+	g.bareSeen[key] = v
 }
 
 // barrierText explains a ReasonInadmissible decision.

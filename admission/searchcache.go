@@ -49,7 +49,7 @@ type searchCache struct {
 	reasons []topology.Reason
 	// bare holds, by request key, what a search on the cluster with nothing running
 	// found: it holds for the whole cycle, which changes no node.
-	bare map[string]topology.Result
+	bare map[string]bareVerdict
 }
 
 type optKey struct {
@@ -214,24 +214,24 @@ func (c *searchCache) noteOptimistic(r *record, o *optimistic) {
 
 // bareVerdict returns what a search of the cycle on the cluster with nothing running
 // found for sig's request.
-func (c *searchCache) bareVerdict(sig *placeSig) (topology.Result, bool) {
+func (c *searchCache) bareVerdict(sig *placeSig) (bareVerdict, bool) {
 	if c == nil || c.off || c.bare == nil {
-		return topology.Result{}, false
+		return bareVerdict{}, false
 	}
-	res, ok := c.bare[sig.key]
-	return res, ok
+	v, ok := c.bare[sig.key]
+	return v, ok
 }
 
 // noteBare remembers what a search on the cluster with nothing running found for sig's
 // request.
-func (c *searchCache) noteBare(sig *placeSig, res topology.Result) {
+func (c *searchCache) noteBare(sig *placeSig, v bareVerdict) {
 	if c == nil || c.off {
 		return
 	}
 	if c.bare == nil {
-		c.bare = map[string]topology.Result{}
+		c.bare = map[string]bareVerdict{}
 	}
-	c.bare[sig.key] = res
+	c.bare[sig.key] = v
 }
 
 // failedPlacement returns what an earlier search of the cycle found for a request that

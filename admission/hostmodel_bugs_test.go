@@ -1,0 +1,109 @@
+package admission
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/gang"
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// Bugs the host model found, each as the smallest story that shows it. They are
+// skipped so that the suite stays green until the gate is fixed; the model tolerates
+// exactly what they show, and no more (see hostSUT.checkAside).
+
+// TestCapacityThatDrainsFromACordonedNodeIsAChangeOfConfiguration: a cordoned node
+// offers what runs on it, so work that stops there lowers the capacity, which the tree's
+// root follows. The package doc says that any change of the capacity returns the work
+// set aside to the queue, to be looked at again, and that a cycle sets aside what it
+// finds can never run. But a stop on a cordoned node changes the capacity without
+// counting as a change of the configuration: work found admissible before is not looked
+// at again, and a LOW request above the new capacity waits in the queue for room that
+// can never come, walked by every cycle; work already set aside keeps the barrier it had,
+// though the capacity now binds first.
+func TestCapacityThatDrainsFromACordonedNodeIsAChangeOfConfiguration(t *testing.T) {
+	g, err := NewForPools(poolSet(t, "team:4"), 0, Options{Cluster: hostCluster(t, 4, 4)})
+	require.NoError(t, err)
+	placedOn(t, g, "drains", "team", quota.Normal, 4, "n1", 0)
+	require.NoError(t, g.CordonNode("n1"))
+	require.Equal(t, quota.Quantity(8), g.Capacity()[0].Capacity, "n2's 4, and the 4 that run on n1")
+	submit(t, g, wl("big", "team", quota.Low, 6, 1))
+	assert.Empty(t, g.Inadmissible(), "6 of 8 could run were nothing else running")
+
+	_, err = g.Release("drains")
+	require.NoError(t, err)
+	require.Equal(t, quota.Quantity(4), g.Capacity()[0].Capacity, "n1's 4 left with its work")
+	assert.Equal(t, []string{`big: inadmissible: with nothing running, node "(root)" would allow 4 of the 6 gpu asked (short by 2)`},
+		cycle(t, g, 2), "6 of 4 can never run")
+	assert.Equal(t, []WorkloadID{"big"}, inadmissibleIDs(g))
+}
+
+// TestRestoreKeepsTheCapacityOfAGateWhoseNodesAllFailed: a gate restored from the
+// snapshot of a gate whose nodes have all failed should decide as that gate does. But
+// the snapshot keeps only the nodes there are, so the restored cluster no longer counts
+// the GPU resource, and the restored gate has no capacity for it at all: it reports an
+// Unlimited capacity, its root caps nothing, and it admits work that does not fit the
+// node set — still after the nodes come back, since its capacity keeps following only
+// the resources its cluster counted when it was built.
+func TestRestoreKeepsTheCapacityOfAGateWhoseNodesAllFailed(t *testing.T) {
+	g, err := NewForPools(poolSet(t, "team:4"), 0, Options{Cluster: hostCluster(t, 2)})
+	require.NoError(t, err)
+	n, ok := g.Cluster().Node("n1")
+	require.True(t, ok)
+	_, err = g.RemoveNode("n1")
+	require.NoError(t, err)
+	data, err := g.MarshalBinary()
+	require.NoError(t, err)
+	h, err := Restore(data)
+	require.NoError(t, err)
+	assert.Equal(t, g.Capacity(), h.Capacity(), "no node offers anything")
+
+	require.NoError(t, g.AddNode(n))
+	require.NoError(t, h.AddNode(n))
+	assert.Equal(t, []ResourceCapacity{{Resource: GPU, Capacity: 2, Guaranteed: 4, OverCommitted: true}}, h.Capacity())
+	low := wl("low", "team", quota.Low, 3, 1)
+	want, err := g.Decide(low)
+	require.NoError(t, err)
+	got, err := h.Decide(low)
+	require.NoError(t, err)
+	assert.Equal(t, want.String(), got.String(), "3 GPUs of 2 can never run")
+}
+
+// TestInadmissibleWorkNamesItsOwnGang: the gate remembers what a search for a request
+// found on the cluster with nothing running, and a second gang of the same shape is set
+// aside from that verdict without a search. The package doc says that decisions taken
+// from such a verdict name their own gang in their explanations; but the reasons of
+// work set aside this way name the gang searched for first. A restored gate, which
+// judges the work set aside again in its own order, then explains it otherwise than
+// the gate it was restored from.
+func TestInadmissibleWorkNamesItsOwnGang(t *testing.T) {
+	var nodes []topology.Node
+	for _, rack := range []string{"r1", "r2"} {
+		nodes = append(nodes, topology.Node{Name: "n" + rack, Labels: map[string]string{"rack": rack, "hostname": "n" + rack},
+			Free: topology.Resources{GPU: 1}})
+	}
+	c, err := topology.NewCluster([]string{"rack", "hostname"}, nodes)
+	require.NoError(t, err)
+	g, err := NewForPools(poolSet(t, "team:2"), 0, Options{Cluster: c})
+	require.NoError(t, err)
+	spec, err := gang.ParseSpec([]byte(`{"minMember": 2, "topologyConstraint": {"requiredTopologyLevel": "rack"}}`))
+	require.NoError(t, err)
+	tree, err := gang.Compile(spec)
+	require.NoError(t, err)
+	req, err := tree.Requests([]string{GPU}, map[string]map[string]int64{"": {GPU: 1}})
+	require.NoError(t, err)
+	for i, id := range []string{"a", "b"} {
+		submit(t, g, Workload{ID: WorkloadID(id), Queue: "team", Gang: &Gang{Tree: tree, Requests: req, Name: id}, Submitted: at(i)})
+	}
+	var got []string
+	for _, d := range g.Inadmissible() {
+		got = append(got, d.String())
+	}
+	assert.Equal(t, []string{
+		"a: inadmissible: no placement even on the cluster with nothing running: rack r1 can host 1 of 2 pods of a; rack r2 can host 1 of 2 pods of a",
+		"b: inadmissible: no placement even on the cluster with nothing running: rack r1 can host 1 of 2 pods of b; rack r2 can host 1 of 2 pods of b",
+	}, got)
+}
