@@ -129,6 +129,7 @@ func (g *Gate) withoutPods(s *state, cands []*record) *topology.Cluster {
 				rest = append(rest, w.foot)
 			}
 		}
+		rest = g.appendCordonedLows(s, rest)
 		c := s.copyOf(s.guarded)
 		if len(rest) == 0 || c.ApplyFootprints(rest) == nil {
 			return c
@@ -138,6 +139,23 @@ func (g *Gate) withoutPods(s *state, cands []*record) *topology.Cluster {
 	c := s.copyOf(s.cluster)
 	unplaceOn(c, cands, -1)
 	return c
+}
+
+// appendCordonedLows appends the footprints of the running LOW work with pods on a
+// cordoned node, which is no candidate for a plan (see onCordoned) and so not among
+// the LOW work lowOrder lists: the guarded cluster has none of its pods, and a cluster
+// built from it must put them back.
+func (g *Gate) appendCordonedLows(s *state, feet []topology.Footprint) []topology.Footprint {
+	if len(g.capacity.cordoned) == 0 {
+		return feet
+	}
+	g.lows.Ascend(func(c *record) bool {
+		if !s.gone[c.w.ID] && !c.foot.IsZero() && g.onCordoned(c) {
+			feet = append(feet, c.foot)
+		}
+		return true
+	})
+	return feet
 }
 
 // baseTree returns the tree s's books read: the books themselves, or the tree under a
