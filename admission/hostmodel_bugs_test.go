@@ -39,3 +39,35 @@ func TestCapacityThatDrainsFromACordonedNodeIsAChangeOfConfiguration(t *testing.
 		cycle(t, g, 2), "6 of 4 can never run")
 	assert.Equal(t, []WorkloadID{"big"}, inadmissibleIDs(g))
 }
+
+// TestRestoreKeepsTheCapacityOfAGateWhoseNodesAllFailed: a gate restored from the
+// snapshot of a gate whose nodes have all failed should decide as that gate does. But
+// the snapshot keeps only the nodes there are, so the restored cluster no longer counts
+// the GPU resource, and the restored gate has no capacity for it at all: it reports an
+// Unlimited capacity, its root caps nothing, and it admits work that does not fit the
+// node set — still after the nodes come back, since its capacity keeps following only
+// the resources its cluster counted when it was built.
+func TestRestoreKeepsTheCapacityOfAGateWhoseNodesAllFailed(t *testing.T) {
+	t.Skip("a snapshot of a gate with no nodes restores without a capacity")
+	g, err := NewForPools(poolSet(t, "team:4"), 0, Options{Cluster: hostCluster(t, 2)})
+	require.NoError(t, err)
+	n, ok := g.Cluster().Node("n1")
+	require.True(t, ok)
+	_, err = g.RemoveNode("n1")
+	require.NoError(t, err)
+	data, err := g.MarshalBinary()
+	require.NoError(t, err)
+	h, err := Restore(data)
+	require.NoError(t, err)
+	assert.Equal(t, g.Capacity(), h.Capacity(), "no node offers anything")
+
+	require.NoError(t, g.AddNode(n))
+	require.NoError(t, h.AddNode(n))
+	assert.Equal(t, []ResourceCapacity{{Resource: GPU, Capacity: 2, Guaranteed: 4, OverCommitted: true}}, h.Capacity())
+	low := wl("low", "team", quota.Low, 3, 1)
+	want, err := g.Decide(low)
+	require.NoError(t, err)
+	got, err := h.Decide(low)
+	require.NoError(t, err)
+	assert.Equal(t, want.String(), got.String(), "3 GPUs of 2 can never run")
+}
