@@ -25,10 +25,11 @@ func (s *hostSUT) check() []string {
 	problems = append(problems, checkAccounting(g)...)
 	problems = append(problems, checkNodes(g, running)...)
 	problems = append(problems, checkCharged(g, s.gpu, running)...)
-	capacity, more := checkCapacity(g, s.gpu, running)
+	pools := g.Pools()
+	capacity, more := checkCapacity(g, pools, s.gpu, running)
 	problems = append(problems, more...)
-	problems = append(problems, checkLedgers(g, running)...)
-	problems = append(problems, s.checkAside(capacity, len(running))...)
+	problems = append(problems, checkLedgers(g, pools, running)...)
+	problems = append(problems, s.checkAside(pools, capacity, len(running))...)
 	if c := g.Capacity(); len(c) > 0 && c[0].OverCommitted {
 		s.stats["over-committed"]++
 	}
@@ -138,7 +139,7 @@ func checkCharged(g *Gate, gpu string, running []RunningWorkload) []string {
 // exactly what runs on it. (Only pods the host placed itself, AddRunning's, which this
 // model does not record, can hold more than a node's capacity.) So the check holds
 // after every step, admissions by Commit and Apply included, with no exception.
-func checkCapacity(g *Gate, gpu string, running []RunningWorkload) (quota.Quantity, []string) {
+func checkCapacity(g *Gate, pools *quota.PoolSet, gpu string, running []RunningWorkload) (quota.Quantity, []string) {
 	var capacity, guaranteed, used quota.Quantity
 	for _, n := range g.Cluster().Nodes() {
 		offer := n.Capacity[gpu]
@@ -147,7 +148,7 @@ func checkCapacity(g *Gate, gpu string, running []RunningWorkload) (quota.Quanti
 		}
 		capacity += quota.Quantity(max(0, offer))
 	}
-	for info := range g.Pools().Pools() {
+	for info := range pools.Pools() {
 		guaranteed += info.Config.Quota
 	}
 	for _, r := range running {
@@ -171,7 +172,7 @@ func checkCapacity(g *Gate, gpu string, running []RunningWorkload) (quota.Quanti
 
 // checkLedgers checks that the ledger of every pool and subpool, archived ones
 // included, and the pool list's Used, are sums of the running work of its leaf queue.
-func checkLedgers(g *Gate, running []RunningWorkload) []string {
+func checkLedgers(g *Gate, pools *quota.PoolSet, running []RunningWorkload) []string {
 	sums := map[string]quota.Ledger{}
 	for _, r := range running {
 		l := sums[r.Queue]
@@ -184,7 +185,6 @@ func checkLedgers(g *Gate, running []RunningWorkload) []string {
 		sums[r.Queue] = l
 	}
 	var problems []string
-	pools := g.Pools()
 	seen := map[string]bool{}
 	ledger := func(name naming.Name, leaf string) {
 		if got, ok := pools.Usage(name); !ok || got != sums[leaf] {
@@ -223,7 +223,7 @@ func checkLedgers(g *Gate, running []RunningWorkload) []string {
 // was at the last change of the nodes or pools. That is a bug, which
 // TestCapacityThatDrainsFromACordonedNodeIsAChangeOfConfiguration shows; the check lets
 // it pass, and counts it, in that case only.
-func (s *hostSUT) checkAside(capacity quota.Quantity, running int) []string {
+func (s *hostSUT) checkAside(pools *quota.PoolSet, capacity quota.Quantity, running int) []string {
 	g := s.g
 	var problems []string
 	aside := g.Inadmissible()
@@ -232,7 +232,7 @@ func (s *hostSUT) checkAside(capacity quota.Quantity, running int) []string {
 			p, r, g.NumInadmissible(), len(g.Pending()), running, len(aside)))
 	}
 	for _, d := range aside {
-		b, err := impossible(g, d.Workload, s.gpu, capacity)
+		b, err := impossible(g, pools, d.Workload, s.gpu, capacity)
 		switch {
 		case err != nil:
 			problems = append(problems, fmt.Sprintf("%s set aside: %v", d.Workload.ID, err))
@@ -259,13 +259,13 @@ func checkQueueAfterCycle(g *Gate, gpu string, cyc CycleResult) []string {
 			victims[v.Workload.ID] = true
 		}
 	}
-	capacity := g.Capacity()[0].Capacity
+	pools, capacity := g.Pools(), g.Capacity()[0].Capacity
 	var problems []string
 	for _, w := range g.Pending() {
 		if victims[w.ID] {
 			continue
 		}
-		if b, err := impossible(g, w, gpu, capacity); err != nil || b != BarrierNone {
+		if b, err := impossible(g, pools, w, gpu, capacity); err != nil || b != BarrierNone {
 			problems = append(problems, fmt.Sprintf("after a cycle %s waits in the queue, though it can never get past %s (%v)", w.ID, b, err))
 		}
 	}
@@ -278,12 +278,12 @@ func checkQueueAfterCycle(g *Gate, gpu string, cyc CycleResult) []string {
 // nominal quota, or it asks more than the capacity (no pool has a maximum, so any queue
 // may borrow up to it). BarrierNone when none of these holds; a placement is the gate's
 // to search.
-func impossible(g *Gate, w Workload, gpu string, capacity quota.Quantity) (Barrier, error) {
+func impossible(g *Gate, pools *quota.PoolSet, w Workload, gpu string, capacity quota.Quantity) (Barrier, error) {
 	gpus, err := gangGPUs(w, gpu)
 	if err != nil {
 		return BarrierNone, err
 	}
-	if st, _ := queueState(g, w.Queue); st == quota.Deleting {
+	if st, _ := queueState(pools, w.Queue); st == quota.Deleting {
 		return BarrierClosed, nil
 	}
 	u, err := g.NodeUsage(leafName(w.Queue))
@@ -299,10 +299,10 @@ func impossible(g *Gate, w Workload, gpu string, capacity quota.Quantity) (Barri
 	return BarrierNone, nil
 }
 
-// queueState returns the state of the subpool that queue names (zero for a pool), and
-// whether it takes workloads: a pool of the gate, or an ACTIVE or DELETING subpool.
-func queueState(g *Gate, queue string) (quota.SubpoolState, bool) {
-	n, pools := mustName(queue), g.Pools()
+// queueState returns the state of the subpool that queue names in pools (zero for a
+// pool), and whether it takes workloads: a pool, or an ACTIVE or DELETING subpool.
+func queueState(pools *quota.PoolSet, queue string) (quota.SubpoolState, bool) {
+	n := mustName(queue)
 	if !n.IsSubpool() {
 		_, ok := pools.Pool(n)
 		return 0, ok

@@ -304,7 +304,7 @@ type HostOp struct {
 func HostOps() gopter.Gen {
 	weights := [numHostOps]int{HostSubmit: 6, HostDecide: 2, HostHold: 3, HostCommitHeld: 3, HostEditHeld: 2,
 		HostForeign: 1, HostCycle: 4, HostRelease: 3, HostEvict: 1, HostRestart: 1, HostNode: 2,
-		HostCreateSubpool: 1, HostUpdateSubpool: 1, HostDeleteSubpool: 1, HostReconcile: 1}
+		HostCreateSubpool: 2, HostUpdateSubpool: 1, HostDeleteSubpool: 2, HostReconcile: 2}
 	asks := [numHostAsks]int{AskGPU: 12, AskCPU: 4, AskUnknown: 1, AskOtherGPU: 1}
 	// Gangs are mostly of one or two pods; now and then one is larger than some
 	// capacities and quotas it meets.
