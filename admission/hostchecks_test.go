@@ -34,7 +34,7 @@ func (s *hostSUT) check() []string {
 		s.stats["over-committed"]++
 	}
 	for _, r := range running {
-		if slices.Contains(r.Workload.Gang.Requests.Resources, "cpu") {
+		if r.Workload.Gang != nil && slices.Contains(r.Workload.Gang.Requests.Resources, "cpu") {
 			s.stats["cpu running"]++
 			break
 		}

