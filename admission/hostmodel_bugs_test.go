@@ -23,7 +23,7 @@ import (
 // counting as a change of the configuration: work found admissible before is not looked
 // at again, and a LOW request above the new capacity waits in the queue for room that
 // can never come, walked by every cycle; work already set aside keeps the barrier it had,
-// though the capacity now binds first.
+// though the capacity now binds first, or the shortfall of a capacity that is gone.
 func TestCapacityThatDrainsFromACordonedNodeIsAChangeOfConfiguration(t *testing.T) {
 	t.Skip("a stop on a cordoned node lowers the capacity without making the gate look at its waiting work again")
 	g, err := NewForPools(poolSet(t, "team:4"), 0, Options{Cluster: hostCluster(t, 4, 4)})
@@ -31,15 +31,17 @@ func TestCapacityThatDrainsFromACordonedNodeIsAChangeOfConfiguration(t *testing.
 	placedOn(t, g, "drains", "team", quota.Normal, 4, "n1", 0)
 	require.NoError(t, g.CordonNode("n1"))
 	require.Equal(t, quota.Quantity(8), g.Capacity()[0].Capacity, "n2's 4, and the 4 that run on n1")
-	submit(t, g, wl("big", "team", quota.Low, 6, 1))
-	assert.Empty(t, g.Inadmissible(), "6 of 8 could run were nothing else running")
+	submit(t, g, wl("big", "team", quota.Low, 6, 1), wl("huge", "team", quota.Low, 10, 1))
+	assert.Equal(t, []WorkloadID{"huge"}, inadmissibleIDs(g), "6 of 8 could run were nothing else running, 10 never")
 
 	_, err = g.Release("drains")
 	require.NoError(t, err)
 	require.Equal(t, quota.Quantity(4), g.Capacity()[0].Capacity, "n1's 4 left with its work")
-	assert.Equal(t, []string{`big: inadmissible: with nothing running, node "(root)" would allow 4 of the 6 gpu asked (short by 2)`},
-		cycle(t, g, 2), "6 of 4 can never run")
-	assert.Equal(t, []WorkloadID{"big"}, inadmissibleIDs(g))
+	assert.Equal(t, []string{
+		`big: inadmissible: with nothing running, node "(root)" would allow 4 of the 6 gpu asked (short by 2)`,
+		`huge: inadmissible: with nothing running, node "(root)" would allow 4 of the 10 gpu asked (short by 6)`,
+	}, cycle(t, g, 2), "neither can ever run, on a capacity of 4")
+	assert.Equal(t, []WorkloadID{"big", "huge"}, inadmissibleIDs(g))
 }
 
 // TestRestoreKeepsTheCapacityOfAGateWhoseNodesAllFailed: a gate restored from the
