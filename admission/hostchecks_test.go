@@ -239,7 +239,7 @@ func (s *hostSUT) checkAside(pools *quota.PoolSet, capacity quota.Quantity, runn
 		case d.Outcome != Pending || d.Reason != ReasonInadmissible:
 			problems = append(problems, fmt.Sprintf("%s set aside as %s", d.Workload.ID, d))
 		case d.Barrier == BarrierPlacement && b == BarrierTree && capacity < s.configured:
-			s.stats["placement barriers the capacity outdid"]++
+			s.stats["barriers a drained capacity outdated"]++
 		case d.Barrier == BarrierPlacement && (b != BarrierNone || len(d.PlacementReasons) == 0):
 			problems = append(problems, fmt.Sprintf("%s set aside for want of a placement, without reasons or before %s", d.Workload.ID, b))
 		case d.Barrier != BarrierPlacement && d.Barrier != b:
