@@ -629,13 +629,18 @@ func hostNodeChange(s *hostSUT, op gen.HostOp) []string {
 func hostPoolChange(s *hostSUT, op gen.HostOp, before string) []string {
 	g := s.g
 	pools := g.Pools()
-	name := mustName(hostSubpools[op.Pick%len(hostSubpools)])
-	sub, known := pools.Subpool(name)
-	parent, _ := pools.Pool(name.Parent())
 	runs := map[string]int{}
 	for _, r := range g.Running() {
 		runs[r.Queue]++
 	}
+	name := mustName(hostSubpools[op.Pick%len(hostSubpools)])
+	if busy := slices.DeleteFunc(slices.Clone(hostSubpools), func(n string) bool { return runs[n] == 0 }); op.Kind == gen.HostDeleteSubpool &&
+		op.Minute%2 == 0 && len(busy) > 0 {
+		// Half of the deletions are of a subpool whose work runs, which drains.
+		name = mustName(busy[op.Pick%len(busy)])
+	}
+	sub, known := pools.Subpool(name)
+	parent, _ := pools.Pool(name.Parent())
 	waiting := map[string][]Workload{}
 	for _, w := range g.Pending() {
 		waiting[leafName(w.Queue)] = append(waiting[leafName(w.Queue)], w)
