@@ -232,10 +232,20 @@ const (
 	HostRestart
 	// HostNode changes a node: removes, adds back, cordons, uncordons or resizes it.
 	HostNode
+	// HostCreateSubpool creates a subpool, or reactivates an archived one, through the
+	// gate: mostly with a quota its pool can spare, now and then with more.
+	HostCreateSubpool
+	// HostUpdateSubpool sets a subpool's quota through the gate, up or down.
+	HostUpdateSubpool
+	// HostDeleteSubpool deletes a subpool through the gate, while its work runs or not.
+	HostDeleteSubpool
+	// HostReconcile archives the deleted subpools that have drained.
+	HostReconcile
 	numHostOps
 )
 
-var hostOpNames = [...]string{"Submit", "Decide", "Hold", "CommitHeld", "EditHeld", "Foreign", "Cycle", "Release", "Evict", "Restart", "Node"}
+var hostOpNames = [...]string{"Submit", "Decide", "Hold", "CommitHeld", "EditHeld", "Foreign", "Cycle", "Release", "Evict", "Restart", "Node",
+	"CreateSubpool", "UpdateSubpool", "DeleteSubpool", "Reconcile"}
 
 // String returns the operation's name.
 func (k HostOpKind) String() string {
@@ -245,9 +255,38 @@ func (k HostOpKind) String() string {
 	return "HostOpKind?"
 }
 
+// HostAsk is what the pods of a host's workload ask for besides, or instead of, the
+// gate's GPU resource.
+type HostAsk int
+
+// The asks HostOps generates.
+const (
+	// AskGPU: the gate's GPU resource only.
+	AskGPU HostAsk = iota
+	// AskCPU: the GPU resource and CPU, which only the cluster's nodes hold.
+	AskCPU
+	// AskUnknown: the GPU resource and one that nothing counts, such as an FPGA.
+	AskUnknown
+	// AskOtherGPU: GPUs under another name than the gate's (gpu on a gate counting
+	// nvidia.com/gpu, and the other way round).
+	AskOtherGPU
+	numHostAsks
+)
+
+var hostAskNames = [...]string{"GPU", "CPU", "Unknown", "OtherGPU"}
+
+// String returns the ask's name.
+func (a HostAsk) String() string {
+	if a >= 0 && a < numHostAsks {
+		return hostAskNames[a]
+	}
+	return "HostAsk?"
+}
+
 // HostOp is one operation of a host as plain data: Workload indexes a few IDs, Queue a
-// few queues, Priority is -1, 0 or 1, Pods and GPUs size a gang, Pick chooses among
-// held decisions, nodes or edits, and Minute is a submit time.
+// few queues, Priority is -1, 0 or 1, Pods and GPUs size a gang and Ask says what else
+// its pods ask for, Pick chooses among held decisions, nodes, subpools, sizes or edits,
+// and Minute is a submit time.
 type HostOp struct {
 	Kind     HostOpKind
 	Workload int
@@ -255,30 +294,48 @@ type HostOp struct {
 	Priority int
 	Pods     int
 	GPUs     int64
+	Ask      HostAsk
 	Pick     int
 	Minute   int
 }
 
-// HostOps generates one HostOp; submissions, cycles and held decisions come up most.
+// HostOps generates one HostOp; submissions, cycles and held decisions come up most,
+// and most workloads are gangs of one or two pods that ask for GPUs only.
 func HostOps() gopter.Gen {
 	weights := [numHostOps]int{HostSubmit: 6, HostDecide: 2, HostHold: 3, HostCommitHeld: 3, HostEditHeld: 2,
-		HostForeign: 1, HostCycle: 4, HostRelease: 3, HostEvict: 1, HostRestart: 1, HostNode: 2}
+		HostForeign: 1, HostCycle: 4, HostRelease: 3, HostEvict: 1, HostRestart: 1, HostNode: 2,
+		HostCreateSubpool: 2, HostUpdateSubpool: 1, HostDeleteSubpool: 2, HostReconcile: 2}
+	asks := [numHostAsks]int{AskGPU: 12, AskCPU: 4, AskUnknown: 1, AskOtherGPU: 1}
+	// Gangs are mostly of one or two pods; now and then one is larger than some
+	// capacities and quotas it meets.
+	pods, podWeights := []int{1, 2, 4, 6}, []int{5, 5, 1, 1}
+	kind := gen.IntRange(0, weightSum(weights[:])-1).Map(func(n int) HostOpKind { return HostOpKind(weighted(weights[:], n)) })
+	ask := gen.IntRange(0, weightSum(asks[:])-1).Map(func(n int) HostAsk { return HostAsk(weighted(asks[:], n)) })
+	size := gen.IntRange(0, weightSum(podWeights)-1).Map(func(n int) int { return pods[weighted(podWeights, n)] })
+	return gopter.CombineGens(kind, gen.IntRange(0, 9), gen.IntRange(0, 5), gen.IntRange(-1, 1), size,
+		gen.Int64Range(1, 2), ask, gen.IntRange(0, 1<<10), gen.IntRange(0, 30)).
+		Map(func(v []any) HostOp {
+			return HostOp{Kind: v[0].(HostOpKind), Workload: v[1].(int), Queue: v[2].(int), Priority: v[3].(int),
+				Pods: v[4].(int), GPUs: v[5].(int64), Ask: v[6].(HostAsk), Pick: v[7].(int), Minute: v[8].(int)}
+		})
+}
+
+// weightSum returns the sum of weights.
+func weightSum(weights []int) int {
 	total := 0
 	for _, w := range weights {
 		total += w
 	}
-	kind := gen.IntRange(0, total-1).Map(func(n int) HostOpKind {
-		k := HostOpKind(0)
-		for n >= weights[k] {
-			n -= weights[k]
-			k++
-		}
-		return k
-	})
-	return gopter.CombineGens(kind, gen.IntRange(0, 9), gen.IntRange(0, 3), gen.IntRange(-1, 1), gen.IntRange(1, 2),
-		gen.Int64Range(1, 2), gen.IntRange(0, 1<<10), gen.IntRange(0, 30)).
-		Map(func(v []any) HostOp {
-			return HostOp{Kind: v[0].(HostOpKind), Workload: v[1].(int), Queue: v[2].(int), Priority: v[3].(int),
-				Pods: v[4].(int), GPUs: v[5].(int64), Pick: v[6].(int), Minute: v[7].(int)}
-		})
+	return total
+}
+
+// weighted returns the index that n, below the sum of weights, falls on when each
+// index takes as many numbers as its weight.
+func weighted(weights []int, n int) int {
+	k := 0
+	for n >= weights[k] {
+		n -= weights[k]
+		k++
+	}
+	return k
 }
