@@ -117,7 +117,7 @@ func TestInadmissibleWorkNamesItsOwnGang(t *testing.T) {
 // Apply refuses the whole cycle. A placement on the node nobody holds, with the same
 // victim, was there to take.
 func TestAPlanFreesOnlyTheNodesItsVictimsHold(t *testing.T) {
-	g, err := NewForPools(poolSet(t, "team:6", "team--a:2", "solo:4"), 0, Options{Cluster: hostModelCluster(t)})
+	g, err := NewForPools(poolSet(t, "team:6", "team--a:2", "solo:4"), 0, Options{Cluster: hostModelCluster(t, GPU)})
 	require.NoError(t, err)
 	gangOf := func(id, queue string, p quota.Priority, pods, gpus int64) Workload {
 		spec, err := gang.ParseSpec([]byte(`{"minMember": ` + itoa(int(pods)) + `}`))
@@ -152,4 +152,23 @@ func TestAPlanFreesOnlyTheNodesItsVictimsHold(t *testing.T) {
 		submit(t, g, gangOf("h", "solo", quota.High, 2, 2))
 		assert.NoError(t, g.Apply(g.Cycle(at(2))), "a fresh cycle applies")
 	}
+}
+
+// TestRestoredGateKeepsWhatItSetAside: restoring a gate with work on a cordoned node
+// recounts what the node offers, which is no change of the restored gate: work it then
+// sets aside as inadmissible stays aside.
+func TestRestoredGateKeepsWhatItSetAside(t *testing.T) {
+	g, err := NewForPools(poolSet(t, "team:8"), 0, Options{Cluster: hostCluster(t, 4, 4)})
+	require.NoError(t, err)
+	placedOn(t, g, "drains", "team", quota.Low, 2, "n1", 0)
+	require.NoError(t, g.CordonNode("n1"))
+	data, err := g.MarshalBinary()
+	require.NoError(t, err)
+	h, err := Restore(data)
+	require.NoError(t, err)
+	assert.Equal(t, g.Capacity(), h.Capacity())
+	submit(t, h, wl("hopeless", "team", quota.High, 9, 1))
+	assert.Equal(t, []WorkloadID{"hopeless"}, inadmissibleIDs(h))
+	assert.Empty(t, cycle(t, h, 2), "a cycle walks nothing")
+	assert.Equal(t, []WorkloadID{"hopeless"}, inadmissibleIDs(h))
 }

@@ -321,7 +321,9 @@ func readGate(r *wire.Reader) (*Gate, error) {
 			g.setAside(k, b)
 		}
 	}
-	g.usageGen, g.queueGen, g.configGen = 0, 0, 0
+	// A restored gate starts counting its changes anew: the recounts above changed nothing
+	// the snapshot did not hold.
+	g.usageGen, g.queueGen, g.configGen, g.capacityMoved = 0, 0, 0, false
 	return g, nil
 }
 
