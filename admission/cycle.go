@@ -211,37 +211,39 @@ func classOf(r *record) classKey {
 // verdicts it keeps. Pending work often comes in runs of equal requests (the replicas of
 // a job, a job array), and a deep queue holds many gangs of one shape; each then costs a
 // lookup. The explanation is told about r's gang; one that names another gang's groups
-// in its sentences is not reused. The decision ran no search.
-func (w *walk) repeat(r *record) (Decision, bool) {
+// in its sentences is not reused. The decision ran no search. It is written to d, which
+// is left as it was when it reports false.
+func (w *walk) repeat(r *record, d *Decision) bool {
 	if w.g.fair || w.s.search.off {
-		return Decision{}, false
+		return false
 	}
 	// A run of equal requests meets the last one remembered without a lookup.
 	c := w.last
 	if c == nil || c.r.leaf != r.leaf || c.r.w.Priority != r.w.Priority || c.r.sig != r.sig || !sameVec(c.r.vec, r.vec) {
 		if c = w.same[classOf(r)]; c == nil {
-			return Decision{}, false
+			return false
 		}
 	}
 	if c.changed != w.s.search.changed || !sameVec(c.r.vec, r.vec) || c.r.sig != r.sig && (c.r.sig == nil || r.sig == nil || c.r.sig.key != r.sig.key) {
-		return Decision{}, false
+		return false
 	}
-	w.last = c
-	d := c.d
-	d.Searches = 0
-	switch n := len(d.PlacementReasons); {
+	var reasons []topology.Reason
+	switch n := len(c.d.PlacementReasons); {
 	case n == 0:
 	case c.r.sig == r.sig || slices.Equal(c.r.sig.names, r.sig.names):
 		// The same names: the explanation reads the same.
-		d.PlacementReasons = append(w.s.search.reasonsOf(n)[:0], d.PlacementReasons...)
-	case factOnly(d.PlacementReasons, c.r.sig.names[0]):
+		reasons = append(w.s.search.reasonsOf(n)[:0], c.d.PlacementReasons...)
+	case factOnly(c.d.PlacementReasons, c.r.sig.names[0]):
 		// A verdict told as a fact names the gang in its scope alone.
-		d.PlacementReasons = w.s.search.reasonsOf(1)
-		d.PlacementReasons[0] = topology.Reason{Scope: r.sig.names[0], Text: c.d.PlacementReasons[0].Text}
+		reasons = w.s.search.reasonsOf(1)
+		reasons[0] = topology.Reason{Scope: r.sig.names[0], Text: c.d.PlacementReasons[0].Text}
 	default:
-		return Decision{}, false // told in the names of another gang's groups
+		return false // told in the names of another gang's groups
 	}
-	return d, true
+	w.last = c
+	*d = c.d
+	d.Searches, d.PlacementReasons = 0, reasons
+	return true
 }
 
 // sameVec reports a = b, at once for a vector shared by submissions of a run (see
@@ -283,26 +285,33 @@ type waiter struct {
 }
 
 // decide decides r and records the decision at index at of the result, or appends it
-// when at is −1.
+// when at is −1. A new decision is made in its slot of the result, the seal beside it,
+// so that the many a cycle makes are not copied on their way there.
 func (w *walk) decide(r *record, at int) {
 	g, s := w.g, w.s
-	var d Decision
+	var d *Decision
+	var fresh Decision
+	if at >= 0 {
+		d = &fresh // a decision made again replaces the one recorded only if it admits
+	} else {
+		w.res.Decisions = append(w.res.Decisions, Decision{})
+		d = &w.res.Decisions[len(w.res.Decisions)-1]
+	}
 	if head, ok := w.blocked[r.leaf]; ok && at < 0 {
-		d = Decision{Outcome: Pending, Reason: ReasonFIFO, Queue: g.tree.Name(r.leaf), Blocker: head}
+		*d = Decision{Outcome: Pending, Reason: ReasonFIFO, Queue: g.tree.Name(r.leaf), Blocker: head}
 	} else {
 		var victims []*record
-		var again bool
-		if d, again = w.repeat(r); !again {
+		if !w.repeat(r, d) {
 			before := s.searches
-			d, victims = g.decide(s, r)
+			*d, victims = g.decide(s, r)
 			d.Searches = s.searches - before
 			if d.Outcome != Admit {
-				w.remember(r, d)
+				w.remember(r, *d)
 			}
 		}
 		switch {
 		case d.Outcome == Admit:
-			s.admit(g, r, &d, victims)
+			s.admit(g, r, d, victims)
 		case at >= 0:
 			return // still waits: the decision already recorded stands
 		case d.Reason == ReasonInadmissible:
@@ -315,7 +324,7 @@ func (w *walk) decide(r *record, at int) {
 				w.blocked[r.leaf] = r.w.ID
 			}
 			if r.w.Priority.Guaranteed() && (d.Reason == ReasonFit || d.Reason == ReasonPlacement) {
-				w.waiting = append(w.waiting, waiter{r: r, at: len(w.res.Decisions), freed: s.search.freed})
+				w.waiting = append(w.waiting, waiter{r: r, at: len(w.res.Decisions) - 1, freed: s.search.freed})
 			}
 		}
 	}
@@ -326,11 +335,10 @@ func (w *walk) decide(r *record, at int) {
 		d.Workload.Request = d.Request
 	}
 	if at >= 0 {
-		w.res.Decisions[at], w.res.sealed[at] = d, seal(&d, r)
+		w.res.Decisions[at], w.res.sealed[at] = *d, seal(d, r)
 		return
 	}
-	w.res.Decisions = append(w.res.Decisions, d)
-	w.res.sealed = append(w.res.sealed, seal(&d, r))
+	w.res.sealed = append(w.res.sealed, seal(d, r))
 }
 
 // reconsider decides again, in walk order, the waiting HIGH/NORMAL work that was
