@@ -32,6 +32,8 @@ type capacityBook struct {
 	known     []bool
 	finite    []quota.Quantity
 	unlimited []int
+	// roots are the roots of the gate's tree, which take the capacity.
+	roots []quota.NodeID
 	// offers holds what each node offers, in the sums; cordoned names the cordoned
 	// nodes, whose offers change as work there stops.
 	offers   map[string][]quota.Quantity
@@ -144,10 +146,7 @@ func (b *capacityBook) capTree(t *quota.Tree) (moved bool) {
 	if !b.clustered && !b.fromPools {
 		return false
 	}
-	for _, n := range t.Nodes() {
-		if t.Parent(n) != 0 {
-			continue
-		}
+	for _, n := range b.roots {
 		for j := range t.NumResources() {
 			r := quota.ResourceID(j)
 			q, _ := t.Quota(n, r)

@@ -492,7 +492,7 @@ func (g *Gate) settle(sealed []sealed) {
 		case s.barred != nil:
 			g.setAside(s.rec, *s.barred)
 		case s.possible:
-			s.rec.possible = g.configGen + 1
+			s.rec.possible = g.possibleMark()
 		}
 	}
 }

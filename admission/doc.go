@@ -199,7 +199,9 @@
 // costs what runs on the node (the gate indexes its running work by node), but adding a
 // node new to its place in the topology, which lays the cluster out anew. Every change
 // makes held decisions and cycle results stale, moves the capacity, and returns the
-// work set aside as inadmissible to the queue.
+// work set aside as inadmissible to the queue. A change that moves the capacity gives
+// the tree's roots the new one, which costs what any change of quotas costs: time
+// linear in the tree's nodes, since every node's potential follows its root's.
 //
 // MarshalBinary and Restore carry a gate's whole state across a restart in
 // internal/wire's form — versioned, CRC-checked, deterministic; a binary form rather

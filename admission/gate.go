@@ -368,7 +368,7 @@ func (g *Gate) install(l layout) {
 	}
 	g.tree, g.books = t, t
 	g.pools = l.pools
-	g.capacity.guaranteed = l.guaranteed
+	g.capacity.guaranteed, g.capacity.roots = l.guaranteed, t.Roots()
 	g.capacity.capTree(t)
 	g.guaranteed = make([]quota.Quantity, size*len(g.resources))
 	g.total = make([]quota.Quantity, len(g.resources))

@@ -57,7 +57,7 @@ type barred struct {
 // Work found admissible in this configuration before (record.possible) is not looked
 // at again; work found admissible now is marked in d, for Apply to remember.
 func (g *Gate) judge(s *state, r *record, d *Decision) {
-	if r.possible == g.configGen+1 {
+	if r.possible == g.possibleMark() {
 		return
 	}
 	b, barred := g.barrierOf(s, r)
@@ -78,8 +78,12 @@ func (g *Gate) judgeNew(r *record) {
 		g.setAside(r, b)
 		return
 	}
-	r.possible = g.configGen + 1
+	r.possible = g.possibleMark()
 }
+
+// possibleMark is what record.possible holds of work found admissible under the
+// present configuration.
+func (g *Gate) possibleMark() uint32 { return uint32(g.configGen + 1) }
 
 // barrierOf returns what r can never get past, and false when r could run were
 // nothing else running. s, when not nil, is the state of a decision, whose searches
@@ -183,7 +187,7 @@ func (d Decision) barrierText() string {
 func (g *Gate) setAside(r *record, b barred) {
 	g.pending.order.Delete(r)
 	b.reasons = cloneReasons(b.reasons)
-	r.barred = &b
+	g.pending.barred[r] = b
 	r.held = heldAside
 	g.pending.aside.ReplaceOrInsert(r)
 }
@@ -197,10 +201,10 @@ func (g *Gate) readmit() bool {
 		return false
 	}
 	g.pending.aside.Ascend(func(r *record) bool {
-		r.barred = nil
 		g.pending.enqueue(r)
 		return true
 	})
+	clear(g.pending.barred)
 	g.pending.aside.Clear(false)
 	return true
 }
@@ -217,7 +221,7 @@ func (g *Gate) Inadmissible() []Decision {
 	}
 	out := make([]Decision, 0, g.pending.aside.Len())
 	g.pending.aside.Ascend(func(r *record) bool {
-		b := r.barred
+		b := g.pending.barred[r]
 		d := Decision{Outcome: Pending, Reason: ReasonInadmissible, Workload: r.w.clone(), Queue: g.tree.Name(r.leaf),
 			Request: cloneVec(r.vec), Barrier: b.barrier, Quota: b.quota, Fit: b.fit, PlacementReasons: cloneReasons(b.reasons)}
 		if d.Workload.Gang == nil {

@@ -11,8 +11,10 @@ import "github.com/google/btree"
 type pendingQueue struct {
 	order *btree.BTreeG[*record]
 	// aside holds, in the same order, the pending work set aside as inadmissible: it
-	// shares ids with order, but no cycle walks it.
-	aside *btree.BTreeG[*record]
+	// shares ids with order, but no cycle walks it. barred says why each record in it
+	// cannot run.
+	aside  *btree.BTreeG[*record]
+	barred map[*record]barred
 	// ids is the gate's map of every workload it holds, pending or running (Gate.ids):
 	// the queue shares it, so that a running record that returns to the queue moves
 	// without a change to the map.
@@ -23,7 +25,7 @@ type pendingQueue struct {
 const pendingDegree = 32
 
 func newPendingQueue(ids map[WorkloadID]*record) pendingQueue {
-	return pendingQueue{order: btree.NewG(pendingDegree, walksBefore), aside: btree.NewG(pendingDegree, walksBefore), ids: ids}
+	return pendingQueue{order: btree.NewG(pendingDegree, walksBefore), aside: btree.NewG(pendingDegree, walksBefore), barred: map[*record]barred{}, ids: ids}
 }
 
 // walksBefore orders pending work: HIGH > NORMAL > LOW, then earlier submission, then
@@ -92,7 +94,8 @@ func (q *pendingQueue) drop(r *record) {
 	} else {
 		q.order.Delete(r)
 	}
-	r.held, r.barred = heldNone, nil
+	delete(q.barred, r)
+	r.held = heldNone
 }
 
 // ascend calls fn for every pending record in walk order until fn returns false.

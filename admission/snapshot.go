@@ -120,7 +120,7 @@ func (g *Gate) waitState(r *record) uint8 {
 	switch {
 	case r.held == heldAside:
 		return waitAside
-	case r.possible == g.configGen+1:
+	case r.possible == g.possibleMark():
 		return waitPossible
 	}
 	return waitQueued
@@ -360,7 +360,7 @@ func (g *Gate) restorePending(w Workload, rec *record, state uint8) (*record, er
 	}
 	g.pending.add(k)
 	if state == waitPossible {
-		k.possible = g.configGen + 1
+		k.possible = g.possibleMark()
 	}
 	return k, nil
 }

@@ -110,6 +110,13 @@ type record struct {
 	// leaf is the queue that holds the workload: resolved from w.Queue against the
 	// current tree, and re-resolved when the tree is replaced.
 	leaf quota.NodeID
+	// possible is the gate's configuration count plus one, cut to 32 bits, when the
+	// pending record was found admissible under that configuration (had nothing else
+	// run), 0 before: it is not looked at again until the configuration changes. It is
+	// a hint that spares work, never a verdict: a count that came round again after 2^32
+	// changes would only spare one look too many. It sits beside leaf, where a record
+	// has room, since every pending record is compared in the queue's order many times.
+	possible uint32
 	// vec is the amount charged to the tree: w.Request, or the gang's minimum mapped to
 	// the tree's resources.
 	vec []quota.Quantity
@@ -127,12 +134,6 @@ type record struct {
 	held holding
 	// spread reports that the placement has pods on more than one node.
 	spread bool
-	// possible is the gate's configuration count plus one when the pending record was
-	// found admissible under that configuration (had nothing else run), 0 before: it is
-	// not looked at again until the configuration changes. barred says, while the
-	// record is set aside, why it cannot run.
-	possible uint64
-	barred   *barred
 }
 
 // holding is how the gate holds a record. Gate.ids maps the ID of every pending or
