@@ -1,7 +1,9 @@
 package admission
 
 import (
+	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/poolgate/poolgate/internal/sat"
 	"github.com/poolgate/poolgate/quota"
@@ -232,12 +234,38 @@ func (g *Gate) guard() error {
 // onNode returns the running workloads with pods on the named node in naming order.
 func (g *Gate) onNode(name string) []*record {
 	set := g.byNode[name]
-	out := make([]*record, 0, len(set))
+	keys := make([]evictionKey, 0, len(set))
 	for r := range set {
-		out = append(out, r)
+		keys = append(keys, evictionKey{p: r.w.Priority, sec: r.admitted.Unix(), nsec: int32(r.admitted.Nanosecond()), r: r})
 	}
-	slices.SortFunc(out, evictionOrder)
+	// A node's work is sorted on keys copied out of the records, which compare without
+	// reading a record: a failed node's hundred workloads are sorted in a fraction of the
+	// time evictionOrder takes.
+	slices.SortFunc(keys, func(a, b evictionKey) int {
+		switch {
+		case a.p != b.p:
+			return a.p.Compare(b.p)
+		case a.sec != b.sec:
+			return cmp.Compare(b.sec, a.sec)
+		case a.nsec != b.nsec:
+			return cmp.Compare(b.nsec, a.nsec)
+		}
+		return strings.Compare(string(a.r.w.ID), string(b.r.w.ID))
+	})
+	out := make([]*record, len(keys))
+	for i, k := range keys {
+		out[i] = k.r
+	}
 	return out
+}
+
+// evictionKey is what evictionOrder compares of a record: its priority, then its
+// admission time (later first) as an instant, then its ID.
+type evictionKey struct {
+	p    quota.Priority
+	nsec int32
+	sec  int64
+	r    *record
 }
 
 // indexNodes adds the running r to (sign > 0) or takes it from the index of workloads

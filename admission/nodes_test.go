@@ -1,7 +1,9 @@
 package admission
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -314,4 +316,29 @@ func inadmissibleIDs(g *Gate) []WorkloadID {
 		out = append(out, d.Workload.ID)
 	}
 	return out
+}
+
+// TestNodeListsItsWorkInEvictionOrder: a node lists its workloads in evictionOrder —
+// LOW first, then the most recently admitted (instants compared across zones), then
+// ID — whatever order they were added in.
+func TestNodeListsItsWorkInEvictionOrder(t *testing.T) {
+	g := nodeGate(t, 64, 64)
+	zone := time.FixedZone("", 3600)
+	times := []time.Time{at(3), at(3).In(zone), at(1), at(3).Add(time.Nanosecond), at(2)}
+	for i := range 24 {
+		w := Workload{ID: WorkloadID("w" + itoa((i*7)%24)), Queue: "team", Priority: quota.Priority(i%3 - 1), Gang: podGang(t, 1, 1), Submitted: at(0)}
+		p := topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: "n1", Pods: 1, Shape: topology.Resources{"gpu": 1, "cpu": 100}}}}
+		require.NoError(t, g.AddRunning(w, times[i%len(times)], &p))
+	}
+	var want []*record
+	for r := range g.runningRecords() {
+		want = append(want, r)
+	}
+	slices.SortFunc(want, evictionOrder)
+	st, err := g.Node("n1")
+	require.NoError(t, err)
+	require.Len(t, st.Workloads, 24)
+	for i, r := range want {
+		assert.Equal(t, r.w.ID, st.Workloads[i], "position %d", i)
+	}
 }
