@@ -1,6 +1,13 @@
 package admission
 
-import "github.com/poolgate/poolgate/internal/enum"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/poolgate/poolgate/internal/enum"
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
 
 // Outcome is what a decision tells the host to do with a submission or a workload.
 type Outcome uint8
@@ -82,4 +89,278 @@ var reasonText = [...]string{
 // String returns the reason's stable code, such as group-cap or fit.
 func (r Reason) String() string {
 	return enum.Name(reasonText[:], r, "Reason")
+}
+
+// Decision is the dynamic gate's answer for one workload: Admit, possibly after a
+// preemption plan, or Pending with a typed reason and the numbers. The dynamic gate
+// never rejects: quotas, capacity and usage change, so well-formed work waits.
+//
+// A Decision from Decide can be carried out with Commit while the gate's running work
+// is unchanged; a cycle's decisions are carried out together with Apply.
+type Decision struct {
+	// Outcome is Admit or Pending.
+	Outcome Outcome
+	// Reason is ReasonNone for an admission, else ReasonQuota, ReasonFit, ReasonFIFO,
+	// ReasonPlacement or ReasonInadmissible.
+	Reason Reason
+	// Workload is the workload decided.
+	Workload Workload
+	// Queue is the leaf queue the workload lands in.
+	Queue string
+	// Request is what admission charges, per resource: Workload.Request, or a gang's
+	// minimum requirement.
+	Request []quota.Quantity
+	// Quota gives the numbers of a ReasonQuota decision: the first resource on which the
+	// queue's HIGH/NORMAL usage plus the request would exceed its nominal quota; for
+	// ReasonInadmissible with BarrierNominal, the request above the nominal quota (Used
+	// is then 0: it would not fit an empty queue).
+	Quota QuotaCheck
+	// Fit is the quota tree's answer when the request did not fit as things stand: for
+	// ReasonFit the binding node, resource and shortfall; for an admission with a plan,
+	// the shortfall the plan makes up; for ReasonInadmissible with BarrierTree, the node
+	// whose quota or limit no request this large ever gets past, with nothing running.
+	// It is the zero Fit when the request fit at once.
+	Fit quota.Fit
+	// Barrier says, for ReasonInadmissible, what the work can never get past.
+	Barrier Barrier
+	// Plan lists the LOW workloads to evict before the admission, in eviction order,
+	// each with why it goes (RunningWorkload.Why); empty when none need to go.
+	Plan []RunningWorkload
+	// Blocker is, for ReasonFIFO, the head of the StrictFIFO queue that holds this
+	// workload back.
+	Blocker WorkloadID
+	// Placement is where a gang's pods go, on a gate with a cluster.
+	Placement *topology.Placement
+	// PlacementReasons explain a ReasonPlacement decision, per candidate domain, and a
+	// ReasonInadmissible one with BarrierPlacement, on the cluster with nothing running.
+	PlacementReasons []topology.Reason
+	// Searches counts the placement searches the decision ran: none for a workload
+	// without a placement or one a cycle decided from an earlier verdict, one for a gang
+	// placed at once, a few more for a plan that frees nodes.
+	Searches int
+	// Fair says why a cycle with fair sharing took the workload when it did: at each
+	// cohort on its path, root first, the key it won with there. It is nil without fair
+	// sharing, from Decide, and for work a StrictFIFO head held back.
+	Fair []FairKey
+
+	// seal is what Decide decided, for Commit; nil in a cycle's decisions, so that
+	// Commit refuses them (their seals are the cycle's).
+	seal *decided
+	// possible reports that the decision found the pending work admissible under the
+	// configuration it was decided on, had nothing else been running: a cycle's Apply
+	// then spares the work that check until the configuration changes.
+	possible bool
+}
+
+// QuotaCheck is the numbers of a ReasonQuota decision.
+type QuotaCheck struct {
+	// Resource is the resource's name.
+	Resource string
+	// Requested is the workload's request of it; Used is the queue's HIGH/NORMAL usage;
+	// Nominal is the queue's nominal quota. Used + Requested > Nominal.
+	Requested, Used, Nominal quota.Quantity
+}
+
+// Admitted reports whether the decision admits the workload.
+func (d Decision) Admitted() bool { return d.Outcome == Admit }
+
+// Message explains the decision in one line, e.g.
+// `pending: queue team--a holds 28 of its 30 gpu for HIGH/NORMAL work and the workload asks 4`.
+func (d Decision) Message() string {
+	switch {
+	case d.Outcome == Admit && len(d.Plan) == 0:
+		return "admit to " + d.Queue
+	case d.Outcome == Admit:
+		ids := make([]string, len(d.Plan))
+		for i, v := range d.Plan {
+			ids[i] = string(v.Workload.ID)
+		}
+		return "admit to " + d.Queue + " after preempting " + strings.Join(ids, ", ")
+	}
+	switch d.Reason {
+	case ReasonQuota:
+		return "pending: queue " + d.Queue + " holds " + d.Quota.Used.String() + " of its " + d.Quota.Nominal.String() + " " +
+			d.Quota.Resource + " for HIGH/NORMAL work and the workload asks " + d.Quota.Requested.String()
+	case ReasonFit:
+		return "pending: " + d.Fit.String()
+	case ReasonFIFO:
+		return "pending: queue " + d.Queue + " is StrictFIFO and its head " + string(d.Blocker) + " waits"
+	case ReasonPlacement:
+		parts := make([]string, len(d.PlacementReasons))
+		for i, r := range d.PlacementReasons {
+			parts[i] = r.String()
+		}
+		return "pending: no placement: " + strings.Join(parts, "; ")
+	case ReasonInadmissible:
+		return "inadmissible: " + d.barrierText()
+	}
+	return d.Outcome.String() + " (" + d.Reason.String() + ")"
+}
+
+// String returns the decision's workload, outcome and message, e.g.
+// `WF5: admit to pool2--shared after preempting WF3`.
+func (d Decision) String() string {
+	return string(d.Workload.ID) + ": " + d.Message()
+}
+
+// Barrier is what a ReasonInadmissible workload can never get past under the gate's
+// present configuration: the one thing that would have to change for it to run.
+type Barrier uint8
+
+// The barriers, in the order they are looked for.
+const (
+	// BarrierNone: the decision is not ReasonInadmissible.
+	BarrierNone Barrier = iota
+	// BarrierClosed: its queue takes no new work, a DELETING subpool's.
+	BarrierClosed
+	// BarrierNominal: HIGH/NORMAL work asks more than its queue's nominal quota, which
+	// it may never exceed (Decision.Quota).
+	BarrierNominal
+	// BarrierTree: the request exceeds what the quota tree could give its queue with
+	// nothing running — a borrowing limit, a pool's maximum, the capacity
+	// (Decision.Fit names the node).
+	BarrierTree
+	// BarrierPlacement: no placement exists even on the cluster with nothing running
+	// (Decision.PlacementReasons explain).
+	BarrierPlacement
+)
+
+var barrierText = [...]string{
+	BarrierNone:      "none",
+	BarrierClosed:    "closed",
+	BarrierNominal:   "nominal",
+	BarrierTree:      "tree",
+	BarrierPlacement: "placement",
+}
+
+// String returns the barrier's stable code, such as nominal or placement.
+func (b Barrier) String() string { return enum.Name(barrierText[:], b, "Barrier") }
+
+// barrierText explains a ReasonInadmissible decision.
+func (d Decision) barrierText() string {
+	switch d.Barrier {
+	case BarrierClosed:
+		return "queue " + d.Queue + " is closed: its subpool is DELETING and takes no new work"
+	case BarrierNominal:
+		return "the workload asks " + d.Quota.Requested.String() + " " + d.Quota.Resource + " and queue " + d.Queue +
+			" guarantees HIGH/NORMAL work at most its nominal quota of " + d.Quota.Nominal.String()
+	case BarrierTree:
+		return "with nothing running, node " + strconv.Quote(d.Fit.NodeName) + " would allow " + d.Fit.Allowed.String() + " of the " +
+			d.Fit.Request.String() + " " + d.Fit.ResourceName + " asked (short by " + d.Fit.Shortfall.String() + ")"
+	case BarrierPlacement:
+		parts := make([]string, len(d.PlacementReasons))
+		for i, r := range d.PlacementReasons {
+			parts[i] = r.String()
+		}
+		return "no placement even on the cluster with nothing running: " + strings.Join(parts, "; ")
+	}
+	return d.Barrier.String()
+}
+
+// VictimReason says why a plan evicts a victim: the entry of RunningWorkload.Why in a
+// decision's plan. It is text-marshalled as its code (priority, reclaim, fair-share),
+// so hosts can record it on the evicted object as they receive it.
+type VictimReason uint8
+
+// String returns the reason's code: none, priority, reclaim or fair-share, and
+// VictimReason(n) for an invalid value.
+func (v VictimReason) String() string { return enum.Name(victimText[:], v, "VictimReason") }
+
+// IsValid reports whether v is one of the victim reasons.
+func (v VictimReason) IsValid() bool { return v <= VictimFairShare }
+
+// MarshalText implements encoding.TextMarshaler with the code. An invalid reason is an
+// error, so that it is never persisted.
+func (v VictimReason) MarshalText() ([]byte, error) {
+	if !v.IsValid() {
+		return nil, inputErr(ErrInvalidValue, "victim reason", v.String(), victimRule)
+	}
+	return []byte(v.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler: a code in any ASCII letter case;
+// empty text is VictimNone, as an absent field is. Anything else is an *InputError of
+// kind ErrInvalidValue.
+func (v *VictimReason) UnmarshalText(text []byte) error {
+	if len(text) == 0 {
+		*v = VictimNone
+		return nil
+	}
+	for i, name := range victimText {
+		if equalFoldASCII(string(text), name) {
+			*v = VictimReason(i)
+			return nil
+		}
+	}
+	return inputErr(ErrInvalidValue, "victim reason", string(text), victimRule)
+}
+
+// FairKey is what the fair-sharing tournament ranked a workload by at one cohort on its
+// path, as it stood when the workload won there: Decision.Fair holds one per cohort,
+// root first.
+type FairKey struct {
+	// Cohort is the cohort where the workload competed; Subtree is the child of Cohort
+	// it came from (its pool, a subpool's queue, …).
+	Cohort, Subtree string
+	// Borrows reports that Subtree would borrow a resource the workload asks for after
+	// admitting it: the tournament's first test, which puts every candidate that would
+	// not borrow first.
+	Borrows bool
+	// Share is Subtree's dominant resource share after admitting the workload: the
+	// second test, lowest first. Priority, submit time and ID break the remaining ties.
+	Share quota.DRS
+}
+
+// String returns, for instance, `team in (root): gpu 2/10 ÷ w1 = 200, borrows`.
+func (k FairKey) String() string {
+	s := k.Subtree + " in " + k.Cohort + ": " + k.Share.String()
+	if k.Borrows {
+		s += ", borrows"
+	}
+	return s
+}
+
+// The victim reasons. The zero VictimReason is VictimNone: running work outside a plan.
+const (
+	// VictimNone: the workload is not a victim.
+	VictimNone VictimReason = iota
+	// VictimPriority: HIGH/NORMAL work evicts LOW work — every victim of a plan made
+	// without fair sharing and of a plan that frees nodes, and, with fair sharing, a
+	// victim in the preemptor's own queue, which passes no share test.
+	VictimPriority
+	// VictimReclaim: with fair sharing, the preemptor's queue stays within its nominal
+	// quota including the request, and the victim's queue borrows what it asks for: the
+	// preemptor takes back quota it is guaranteed, without a share test.
+	VictimReclaim
+	// VictimFairShare: with fair sharing, the victim's subtree holds more than its
+	// share next to the preemptor's: it passed one of fair sharing's two strategies
+	// (see the package documentation).
+	VictimFairShare
+)
+
+var victimText = [...]string{
+	VictimNone:      "none",
+	VictimPriority:  "priority",
+	VictimReclaim:   "reclaim",
+	VictimFairShare: "fair-share",
+}
+
+// victimRule is the rule every refused victim reason breaks.
+const victimRule = "must be none, priority, reclaim or fair-share"
+
+// cloneReasons returns a copy of rs that shares nothing with it.
+func cloneReasons(rs []topology.Reason) []topology.Reason {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]topology.Reason, len(rs))
+	copy(out, rs)
+	return out
+}
+
+// cloneVec returns a copy of v.
+func cloneVec(v []quota.Quantity) []quota.Quantity {
+	out := make([]quota.Quantity, len(v))
+	copy(out, v)
+	return out
 }

@@ -1,117 +1,11 @@
 package admission
 
 import (
-	"strings"
+	"slices"
 
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
-
-// Decision is the dynamic gate's answer for one workload: Admit, possibly after a
-// preemption plan, or Pending with a typed reason and the numbers. The dynamic gate
-// never rejects: quotas, capacity and usage change, so well-formed work waits.
-//
-// A Decision from Decide can be carried out with Commit while the gate's running work
-// is unchanged; a cycle's decisions are carried out together with Apply.
-type Decision struct {
-	// Outcome is Admit or Pending.
-	Outcome Outcome
-	// Reason is ReasonNone for an admission, else ReasonQuota, ReasonFit, ReasonFIFO,
-	// ReasonPlacement or ReasonInadmissible.
-	Reason Reason
-	// Workload is the workload decided.
-	Workload Workload
-	// Queue is the leaf queue the workload lands in.
-	Queue string
-	// Request is what admission charges, per resource: Workload.Request, or a gang's
-	// minimum requirement.
-	Request []quota.Quantity
-	// Quota gives the numbers of a ReasonQuota decision: the first resource on which the
-	// queue's HIGH/NORMAL usage plus the request would exceed its nominal quota; for
-	// ReasonInadmissible with BarrierNominal, the request above the nominal quota (Used
-	// is then 0: it would not fit an empty queue).
-	Quota QuotaCheck
-	// Fit is the quota tree's answer when the request did not fit as things stand: for
-	// ReasonFit the binding node, resource and shortfall; for an admission with a plan,
-	// the shortfall the plan makes up; for ReasonInadmissible with BarrierTree, the node
-	// whose quota or limit no request this large ever gets past, with nothing running.
-	// It is the zero Fit when the request fit at once.
-	Fit quota.Fit
-	// Barrier says, for ReasonInadmissible, what the work can never get past.
-	Barrier Barrier
-	// Plan lists the LOW workloads to evict before the admission, in eviction order,
-	// each with why it goes (RunningWorkload.Why); empty when none need to go.
-	Plan []RunningWorkload
-	// Blocker is, for ReasonFIFO, the head of the StrictFIFO queue that holds this
-	// workload back.
-	Blocker WorkloadID
-	// Placement is where a gang's pods go, on a gate with a cluster.
-	Placement *topology.Placement
-	// PlacementReasons explain a ReasonPlacement decision, per candidate domain, and a
-	// ReasonInadmissible one with BarrierPlacement, on the cluster with nothing running.
-	PlacementReasons []topology.Reason
-	// Searches counts the placement searches the decision ran: none for a workload
-	// without a placement or one a cycle decided from an earlier verdict, one for a gang
-	// placed at once, a few more for a plan that frees nodes.
-	Searches int
-	// Fair says why a cycle with fair sharing took the workload when it did: at each
-	// cohort on its path, root first, the key it won with there. It is nil without fair
-	// sharing, from Decide, and for work a StrictFIFO head held back.
-	Fair []FairKey
-
-	// seal is what Decide decided, for Commit; nil in a cycle's decisions, so that
-	// Commit refuses them (their seals are the cycle's).
-	seal *decided
-	// possible reports that the decision found the pending work admissible under the
-	// configuration it was decided on, had nothing else been running: a cycle's Apply
-	// then spares the work that check until the configuration changes.
-	possible bool
-}
-
-// QuotaCheck is the numbers of a ReasonQuota decision.
-type QuotaCheck struct {
-	// Resource is the resource's name.
-	Resource string
-	// Requested is the workload's request of it; Used is the queue's HIGH/NORMAL usage;
-	// Nominal is the queue's nominal quota. Used + Requested > Nominal.
-	Requested, Used, Nominal quota.Quantity
-}
-
-// Admitted reports whether the decision admits the workload.
-func (d Decision) Admitted() bool { return d.Outcome == Admit }
-
-// Message explains the decision in one line, e.g.
-// `pending: queue team--a holds 28 of its 30 gpu for HIGH/NORMAL work and the workload asks 4`.
-func (d Decision) Message() string {
-	switch {
-	case d.Outcome == Admit && len(d.Plan) == 0:
-		return "admit to " + d.Queue
-	case d.Outcome == Admit:
-		ids := make([]string, len(d.Plan))
-		for i, v := range d.Plan {
-			ids[i] = string(v.Workload.ID)
-		}
-		return "admit to " + d.Queue + " after preempting " + strings.Join(ids, ", ")
-	}
-	switch d.Reason {
-	case ReasonQuota:
-		return "pending: queue " + d.Queue + " holds " + d.Quota.Used.String() + " of its " + d.Quota.Nominal.String() + " " +
-			d.Quota.Resource + " for HIGH/NORMAL work and the workload asks " + d.Quota.Requested.String()
-	case ReasonFit:
-		return "pending: " + d.Fit.String()
-	case ReasonFIFO:
-		return "pending: queue " + d.Queue + " is StrictFIFO and its head " + string(d.Blocker) + " waits"
-	case ReasonPlacement:
-		parts := make([]string, len(d.PlacementReasons))
-		for i, r := range d.PlacementReasons {
-			parts[i] = r.String()
-		}
-		return "pending: no placement: " + strings.Join(parts, "; ")
-	case ReasonInadmissible:
-		return "inadmissible: " + d.barrierText()
-	}
-	return d.Outcome.String() + " (" + d.Reason.String() + ")"
-}
 
 // Decide decides w against the gate's current state without changing anything:
 //
@@ -146,8 +40,8 @@ func (g *Gate) Decide(w Workload) (Decision, error) {
 	if _, ok := g.runningRecord(w.ID); ok {
 		return Decision{}, inputErr(ErrDuplicateWorkload, "workload.id", string(w.ID), "is already running")
 	}
-	s := g.trial()
-	d, _ := g.decide(&s, &r)
+	s, p := g.trial(), plans{}
+	d, _ := g.decide(&s, &p, &r)
 	d.Searches = s.searches
 	g.sealDecision(&d, &r)
 	return d, nil
@@ -171,69 +65,78 @@ func (g *Gate) resolvePending(w Workload, r *record) (err error) {
 	return err
 }
 
-// decide decides r against s, a state it may change as long as it restores it, and
-// returns the plan's victims with the decision. Work its queue does not take, and work
+// decide decides r against s, a state it may change as long as it restores it, with
+// the plans kept on s, and returns the plan's victims with the decision. Work its queue does not take, and work
 // left pending for quota, the tree or a placement, is looked at once more in the light
 // of the configuration alone: whatever could never run is ReasonInadmissible.
-func (g *Gate) decide(s *state, r *record) (Decision, []*record) {
+func (g *Gate) decide(s *state, p *plans, r *record) (Decision, []*record) {
+	a := r.ask()
 	if g.leaves[r.leaf-1].closed {
 		d := Decision{Outcome: Pending, Workload: r.w, Queue: g.tree.Name(r.leaf), Request: r.vec}
-		g.judge(s, r, &d)
+		g.judge(s, r, &a, &d)
 		return d, nil
 	}
-	d, victims := g.decideOpen(s, r)
+	d, victims := g.decideOpen(s, p, &a, r.w)
 	if d.Outcome == Pending && (d.Reason == ReasonQuota || d.Reason == ReasonFit || d.Reason == ReasonPlacement) {
-		g.judge(s, r, &d)
+		g.judge(s, r, &a, &d)
 	}
 	return d, victims
 }
 
-// decideOpen decides r, whose queue takes work, against s as decide does.
-func (g *Gate) decideOpen(s *state, r *record) (Decision, []*record) {
-	d := Decision{Outcome: Pending, Workload: r.w, Queue: g.tree.Name(r.leaf), Request: r.vec}
-	if q, over := g.overQuota(s, r); over {
+// decideOpen decides a, the ask of workload w, whose queue takes work, against s as
+// decide does. The planners find victims or say why they found none; the decision is
+// made here alone.
+func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload) (Decision, []*record) {
+	d := Decision{Outcome: Pending, Workload: w, Queue: g.tree.Name(a.leaf), Request: a.vec}
+	if q, over := g.overQuota(s, a); over {
 		d.Reason, d.Quota = ReasonQuota, q
 		return d, nil
 	}
-	if f, over := g.overflows(s, r); over {
+	if f, over := g.overflows(s, a); over {
 		d.Reason, d.Fit = ReasonFit, f
 		return d, nil
 	}
-	guaranteed := r.w.Priority.Guaranteed()
 	var victims []*record
 	var why []VictimReason
-	if f, _ := s.books.Fits(r.leaf, r.vec); !f.OK {
+	if f, _ := s.books.Fits(a.leaf, a.vec); !f.OK {
 		d.Fit, d.Reason = f, ReasonFit
 		switch {
 		case g.fair:
 			// Fair sharing's tests replace "LOW never preempts" and the priority plan.
-			if victims, why = g.fairPlan(s, r); victims == nil {
+			if victims, why = g.fairPlan(s, p, a); victims == nil {
 				return d, nil
 			}
-		case !guaranteed || s.search.failedQuota(r.leaf, r.vec):
+		case !a.guaranteed || s.search.failedQuota(a.leaf, a.vec):
 			return d, nil
 		default:
-			if victims = g.plan(s, r); victims == nil {
-				s.search.noteQuota(r.leaf, r.vec)
+			if victims = g.plan(s, a); victims == nil {
+				s.search.noteQuota(a.leaf, a.vec)
 				return d, nil
 			}
 		}
 		d.Reason = ReasonNone
 	}
-	if r.place == nil || s.cluster == nil {
+	if a.place == nil || s.cluster == nil {
 		return withWhy(g.admitted(d, victims), why), victims
 	}
-	res := g.placeAfter(s, r, victims)
+	res := g.placeAfter(s, a, victims)
 	if res.Outcome == topology.Placed {
 		d = withWhy(g.admitted(d, victims), why)
 		d.Placement = &res.Placement
 		return d, victims
 	}
-	if !guaranteed {
+	if !a.guaranteed {
 		d.Reason, d.PlacementReasons = ReasonPlacement, res.Reasons
 		return d, nil
 	}
-	return g.nodePlan(s, r, d, res)
+	planned := g.nodePlan(s, p, a, res)
+	if planned.cause != planFound {
+		d.Outcome, d.Reason, d.Plan, d.PlacementReasons = Pending, ReasonPlacement, nil, planned.res.Reasons
+		return d, nil
+	}
+	d = g.admitted(d, planned.victims)
+	d.Placement = &planned.placement
+	return d, planned.victims
 }
 
 // admitted turns d into an admission after evicting victims, each for priority (the
@@ -250,40 +153,40 @@ func (g *Gate) admitted(d Decision, victims []*record) Decision {
 	return d
 }
 
-// placeAfter searches a placement of r's gang on s's cluster with the victims' pods
+// placeAfter searches a placement of a's gang on s's cluster with the victims' pods
 // given back, and leaves s as it was. Without victims it first asks the cycle's cache
 // whether a search of the same shape already failed on this free capacity, and tells
 // the cache when a search fails.
-func (g *Gate) placeAfter(s *state, r *record, victims []*record) topology.Result {
+func (g *Gate) placeAfter(s *state, a *ask, victims []*record) topology.Result {
 	if len(victims) == 0 {
-		if res, ok := s.search.failedPlacement(r.sig); ok {
+		if res, ok := s.search.failedPlacement(a.sig); ok {
 			return res
 		}
-		res := s.place(r.place)
+		res := s.place(a.place)
 		if res.Outcome != topology.Placed {
-			s.search.notePlacement(r.sig, res)
+			s.search.notePlacement(a.sig, res)
 		}
 		return res
 	}
 	s.ownCluster()
 	s.unplace(victims, -1)
-	res := s.place(r.place)
+	res := s.place(a.place)
 	s.unplace(victims, +1)
 	return res
 }
 
-// overQuota checks the own-quota rule: HIGH/NORMAL usage of r's queue plus r's request
+// overQuota checks the own-quota rule: HIGH/NORMAL usage of a's queue plus a's request
 // stays within the queue's nominal quota on every resource r asks for.
-func (g *Gate) overQuota(s *state, r *record) (QuotaCheck, bool) {
-	if !r.w.Priority.Guaranteed() || g.leaves[r.leaf-1].exempt {
+func (g *Gate) overQuota(s *state, a *ask) (QuotaCheck, bool) {
+	if !a.guaranteed || g.leaves[a.leaf-1].exempt {
 		return QuotaCheck{}, false
 	}
-	base := (int(r.leaf) - 1) * len(r.vec)
-	for j, x := range r.vec {
+	base := (int(a.leaf) - 1) * len(a.vec)
+	for j, x := range a.vec {
 		if x == 0 {
 			continue
 		}
-		q, _ := g.tree.Quota(r.leaf, quota.ResourceID(j))
+		q, _ := g.tree.Quota(a.leaf, quota.ResourceID(j))
 		if used := s.guaranteed[base+j]; used.Add(x) > q.Nominal {
 			return QuotaCheck{Resource: g.resources[j], Requested: x, Used: used, Nominal: q.Nominal}, true
 		}
@@ -293,12 +196,12 @@ func (g *Gate) overQuota(s *state, r *record) (QuotaCheck, bool) {
 
 // overflows reports a request that would take the total usage of a resource to
 // Unlimited, which the tree refuses to hold however much quota is left (no sum of
-// usages may wrap around); the Fit names the root of r's queue. Only absurd requests on
+// usages may wrap around); the Fit names the root of a's queue. Only absurd requests on
 // a tree of Unlimited quota get here.
-func (g *Gate) overflows(s *state, r *record) (quota.Fit, bool) {
-	for j, x := range r.vec {
+func (g *Gate) overflows(s *state, a *ask) (quota.Fit, bool) {
+	for j, x := range a.vec {
 		if allowed := quota.Unlimited - 1 - s.total[j]; x > allowed {
-			root := r.leaf
+			root := a.leaf
 			for p := g.tree.Parent(root); p != 0; p = g.tree.Parent(root) {
 				root = p
 			}
@@ -309,8 +212,61 @@ func (g *Gate) overflows(s *state, r *record) (quota.Fit, bool) {
 	return quota.Fit{}, false
 }
 
-// String returns the decision's workload, outcome and message, e.g.
-// `WF5: admit to pool2--shared after preempting WF3`.
-func (d Decision) String() string {
-	return string(d.Workload.ID) + ": " + d.Message()
+// sealDecision seals d, the decision for r, and gives d the host's own copy of the
+// request.
+func (g *Gate) sealDecision(d *Decision, r *record) {
+	s := &decided{gate: g.self, gen: g.usageGen}
+	n := len(r.vec)
+	var own, host []quota.Quantity
+	if n <= inlineRequest {
+		own, host = s.buf[:n:n], s.buf[n:2*n:2*n]
+	} else {
+		buf := make([]quota.Quantity, 2*n)
+		own, host = buf[:n:n], buf[n:]
+	}
+	copy(own, r.vec)
+	copy(host, r.vec)
+	s.own.w, s.own.leaf, s.own.vec, s.own.place, s.own.sig = r.w, r.leaf, own, r.place, r.sig
+	if r.w.Gang == nil {
+		s.own.w.Request = own
+	} else {
+		s.own.w.Request = slices.Clone(r.w.Request)
+	}
+	s.sealed = seal(d, &s.own)
+	d.seal = s
+	d.Request = host
+	d.Workload = r.w
+	d.Workload.Request = nil
+	if d.Workload.Gang == nil {
+		d.Workload.Request = host
+	}
+}
+
+// withWhy sets the reasons of d's plan, when a fair plan gave them (why is nil for the
+// priority plans, whose victims admitted marks for priority).
+func withWhy(d Decision, why []VictimReason) Decision {
+	if why != nil {
+		for i := range d.Plan {
+			d.Plan[i].Why = why[i]
+		}
+	}
+	return d
+}
+
+// judge looks, for r left pending by d, at whether r could run at all under the
+// configuration: with nothing else running, does its queue take it, do its quotas, and
+// does the cluster hold it? If not, d becomes ReasonInadmissible with the barrier.
+// Work found admissible in this configuration before (record.possible) is not looked
+// at again; work found admissible now is marked in d, for Apply to remember.
+func (g *Gate) judge(s *state, r *record, a *ask, d *Decision) {
+	if r.possible == g.possibleMark() {
+		return
+	}
+	b, barred := g.barrierOf(s, a)
+	if !barred {
+		d.possible = true
+		return
+	}
+	d.Outcome, d.Reason, d.Plan = Pending, ReasonInadmissible, nil
+	d.Barrier, d.Quota, d.Fit, d.PlacementReasons = b.barrier, b.quota, b.fit, b.reasons
 }

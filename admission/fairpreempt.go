@@ -6,60 +6,6 @@ import (
 	"github.com/poolgate/poolgate/quota"
 )
 
-// fairScratch is a state's fair-sharing working space: buffers a plan reuses, and in a
-// cycle the requests whose fair plan failed on the current state.
-type fairScratch struct {
-	path, other []quota.PathDRS
-	one         []quota.Quantity
-	need        []bool
-	// failed holds, per queue, the requests (and whether HIGH/NORMAL) whose fair plan
-	// failed, each with the state it failed in (searchCache.changed).
-	failed map[quota.NodeID][]fairFailure
-}
-
-type fairFailure struct {
-	vec        []quota.Quantity
-	guaranteed bool
-	gen        uint64
-}
-
-// scratch returns s's fair-sharing scratch space.
-func (s *state) scratch() *fairScratch {
-	if s.fair == nil {
-		s.fair = &fairScratch{failed: map[quota.NodeID][]fairFailure{}}
-	}
-	return s.fair
-}
-
-// failedBefore reports whether the same request, at the same class, already found no
-// fair plan in leaf on the current state. The outcome of a plan depends only on the
-// state, the queue, the request and whether it is HIGH/NORMAL, so an equal request is
-// answered without walking the candidates again: pending LOW work of one shape costs
-// one plan per state, not one per workload. No weaker match is sound: shares and the
-// resources that need preemption both grow with the request, so a larger request can
-// pass where a smaller one did not.
-func (s *state) failedBefore(r *record) bool {
-	if s.search == nil || s.search.off {
-		return false
-	}
-	for _, f := range s.scratch().failed[r.leaf] {
-		if f.gen == s.search.changed && f.guaranteed == r.w.Priority.Guaranteed() && slices.Equal(f.vec, r.vec) {
-			return true
-		}
-	}
-	return false
-}
-
-// noteFailed records that r's request found no fair plan on the current state.
-func (s *state) noteFailed(r *record) {
-	if s.search == nil || s.search.off {
-		return
-	}
-	x := s.scratch()
-	list := slices.DeleteFunc(x.failed[r.leaf], func(f fairFailure) bool { return f.gen != s.search.changed })
-	x.failed[r.leaf] = append(list, fairFailure{vec: r.vec, guaranteed: r.w.Priority.Guaranteed(), gen: s.search.changed})
-}
-
 // fairTarget is one queue's remaining candidates in a fair plan, in eviction order.
 type fairTarget struct {
 	cands []*record
@@ -90,27 +36,27 @@ type fairTarget struct {
 // priority plans are (fillBackQuota). When the strategies find no plan, a single
 // candidate that passes a test on the state before any removal and alone makes room is
 // one (single).
-func (g *Gate) fairPlan(s *state, r *record) ([]*record, []VictimReason) {
-	if s.failedBefore(r) {
+func (g *Gate) fairPlan(s *state, p *plans, a *ask) ([]*record, []VictimReason) {
+	if p.failedBefore(a) {
 		return nil, nil
 	}
 	s.ownBooks()
-	p := fairPlanner{g: g, books: s.books.(shareLedger), x: s.scratch(), leaf: r.leaf, vec: r.vec, guaranteed: r.w.Priority.Guaranteed()}
-	fits := p.run(g.lowOrder(s))
+	f := fairPlanner{g: g, books: s.books.(shareLedger), x: p.scratch(), leaf: a.leaf, vec: a.vec, guaranteed: a.guaranteed}
+	fits := f.run(g.lowOrder(s))
 	if fits {
-		s.fillBackQuota(r, p.removed)
+		s.fillBackQuota(a, f.removed)
 	}
 	var victims []*record
 	var why []VictimReason
-	for i, c := range p.removed {
+	for i, c := range f.removed {
 		if c == nil {
 			continue
 		}
-		_ = p.books.Add(c.leaf, c.vec)
-		victims, why = append(victims, c), append(why, p.why[i])
+		_ = f.books.Add(c.leaf, c.vec)
+		victims, why = append(victims, c), append(why, f.why[i])
 	}
 	if !fits {
-		s.noteFailed(r)
+		p.noteFailed(a)
 		return nil, nil
 	}
 	return victims, why
@@ -455,4 +401,14 @@ func (g *Gate) rootOf(n quota.NodeID) quota.NodeID {
 		n = p
 	}
 	return n
+}
+
+// shareLedger is what fair sharing reads of a state's books beyond ledger: dominant
+// resource shares on their usage. A *quota.Tree (a cycle's copy) and a *quota.Draft
+// (Decide's trial) both answer.
+type shareLedger interface {
+	ledger
+	DRS(n quota.NodeID) quota.DRS
+	AppendPathDRS(dst []quota.PathDRS, q quota.NodeID, v []quota.Quantity) ([]quota.PathDRS, error)
+	AppendPathDRSWithout(dst []quota.PathDRS, q quota.NodeID, v []quota.Quantity) ([]quota.PathDRS, error)
 }

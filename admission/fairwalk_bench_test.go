@@ -186,8 +186,8 @@ func BenchmarkFairDecide(b *testing.B) {
 		b.Run(s.String()+"/draft", func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
-				st := g.trial()
-				sinkDecision, _ = g.decide(&st, &r)
+				st, p := g.trial(), plans{}
+				sinkDecision, _ = g.decide(&st, &p, &r)
 			}
 		})
 		b.Run(s.String()+"/clone", func(b *testing.B) {
@@ -195,7 +195,8 @@ func BenchmarkFairDecide(b *testing.B) {
 			for range b.N {
 				st := g.trial()
 				st.books, st.sharedBooks = g.tree.Clone(), false
-				sinkDecision, _ = g.decide(&st, &r)
+				p := plans{}
+				sinkDecision, _ = g.decide(&st, &p, &r)
 			}
 		})
 	}

@@ -14,12 +14,43 @@ import (
 // them. Nodes rarely hold more than a handful of candidates.
 const maxCoverSets = 4096
 
-// nodePlan looks for a plan that frees nodes for r, a HIGH/NORMAL gang that fits the
+// nodePlanned is what the node planner found: a plan (victims in eviction order and
+// the placement they make room for), or the cause of its failure with the search result
+// that explains it.
+type nodePlanned struct {
+	victims   []*record
+	placement topology.Placement
+	cause     planCause
+	// res explains a failure: the first placement search that failed, or the one that
+	// ran out of budget.
+	res topology.Result
+}
+
+// planCause is why a planner found no plan, kept apart so that an explanation can
+// name it; planFound when it found one.
+type planCause uint8
+
+const (
+	planFound planCause = iota
+	// planKnown: an equal or smaller request found no plan earlier on this state.
+	planKnown
+	// planNoRoom: no placement even with no LOW work running at all: no candidate can
+	// help.
+	planNoRoom
+	// planQuota: with every candidate evicted, the tree still refuses the request.
+	planQuota
+	// planNoPlacement: with every candidate evicted, there is still no placement.
+	planNoPlacement
+	// planBudget: the search with every candidate evicted ran out of budget.
+	planBudget
+)
+
+// nodePlan looks for a plan that frees nodes for a, a HIGH/NORMAL gang that fits the
 // quota tree (or would, after a quota plan) but has no placement; now is the placement
 // search that failed. It leaves s as it was.
 //
 // The candidates are the walk of pass (the quota plan's candidates, order and
-// re-checks, and every LOW workload of r's queue). With every one of them evicted, is
+// re-checks, and every LOW workload of a's queue). With every one of them evicted, is
 // there a placement? If not, no plan exists: evicting fewer frees less. A bounded
 // search that runs out says so (BudgetExhausted). Otherwise propose picks victims and a
 // placement that needs few of them, and fillBack trims them to a 1-minimal plan.
@@ -28,158 +59,49 @@ const maxCoverSets = 4096
 // free (s.guarded, no LOW work at all) rules out the gangs no eviction can help: on a
 // cluster full of guaranteed work most waiting gangs are such, and that search costs
 // nothing per LOW workload.
-func (g *Gate) nodePlan(s *state, r *record, d Decision, now topology.Result) (Decision, []*record) {
-	pending := func(res topology.Result) (Decision, []*record) {
-		s.search.notePlan(r.leaf, r.sig, r.vec, res)
-		d.Outcome, d.Reason, d.Plan, d.PlacementReasons = Pending, ReasonPlacement, nil, res.Reasons
-		return d, nil
+func (g *Gate) nodePlan(s *state, p *plans, a *ask, now topology.Result) nodePlanned {
+	failed := func(cause planCause, res topology.Result) nodePlanned {
+		s.search.notePlan(a.leaf, a.sig, a.vec, res)
+		return nodePlanned{cause: cause, res: res}
 	}
-	if res, ok := s.search.failedPlan(r.leaf, r.sig, r.vec); ok {
-		d.Outcome, d.Reason, d.Plan, d.PlacementReasons = Pending, ReasonPlacement, nil, res.Reasons
-		return d, nil
+	if res, ok := s.search.failedPlan(a.leaf, a.sig, a.vec); ok {
+		return nodePlanned{cause: planKnown, res: res}
 	}
 	// Without any LOW work the gang may still find no room: then no plan can make it.
 	s.searches++
-	if res, err := s.guarded.Place(*r.place, topology.Options{}); err != nil || res.Outcome == topology.NoFit {
-		return pending(now)
+	if res, err := s.guarded.Place(*a.place, topology.Options{}); err != nil || res.Outcome == topology.NoFit {
+		return failed(planNoRoom, now)
 	}
-	opt := g.optimisticFor(s, r)
-	if f, _ := opt.books.Fits(r.leaf, r.vec); !f.OK {
-		return pending(now)
+	opt := g.optimisticFor(s, p, a)
+	if f, _ := opt.books.Fits(a.leaf, a.vec); !f.OK {
+		return failed(planQuota, now)
 	}
 	s.searches++
-	best, err := opt.cluster.Place(*r.place, topology.Options{})
+	best, err := opt.cluster.Place(*a.place, topology.Options{})
 	switch {
 	case err != nil || best.Outcome == topology.NoFit:
-		return pending(now)
+		return failed(planNoPlacement, now)
 	case best.Outcome == topology.BudgetExhausted:
-		return pending(best)
+		return failed(planBudget, best)
 	}
-	victims, placed := g.propose(s, r, opt, best)
-	victims, placed = g.fillBack(s, r, victims, placed)
-	d = g.admitted(d, victims)
-	d.Placement = &placed
-	return d, victims
+	victims, placed := g.propose(s, a, opt, best)
+	victims, placed = g.fillBack(s, a, victims, placed)
+	return nodePlanned{victims: victims, placement: placed}
 }
 
-// optimistic is a state with every candidate of one queue's plans evicted: its
-// candidates in eviction order, where they hold pods, the tree without their usage and
-// the cluster without their pods. A cycle keeps one per queue (and set of resources
-// asked of the tree) and carries it through its admissions and evictions (see
-// state.admit), so that each shape of that queue that has no plan costs one search.
-type optimistic struct {
-	gen uint64
-	// r holds the queue and request the state was built for, which decide who is a
-	// candidate (a copy of those fields only, so that the record itself stays where
-	// its owner put it).
-	r *record
-	// unchecked reports that the state took steps of the working state since a walk
-	// last found its candidates, which its next use checks (optimisticFor).
-	unchecked bool
-	cands     []*record
-	// fp is built when a plan is proposed: a queue without a plan needs none.
-	fp      *footprint
-	books   *quota.Draft
-	cluster *topology.Cluster
-	// one is the cluster with the candidates of the first level of fp evicted, those
-	// above it not: where most plans find their placement. It is built with fp.
-	one *topology.Cluster
-}
-
-// optimisticFor returns the optimistic state of r's queue, from the cycle's cache when
-// it is still true, else built from s.
-func (g *Gate) optimisticFor(s *state, r *record) *optimistic {
-	o := s.search.optimisticOf(r)
-	if o != nil && !o.unchecked {
-		return o
-	}
-	// The walk removes each candidate's usage to run the re-checks of those after it:
-	// on a Draft of its own, it leaves the usage of the optimistic state behind. The
-	// state's own books come first: a plan changes them next, and a trial's must not
-	// be the live tree then.
-	s.ownBooks()
-	books := s.baseTree().Draft()
-	saved := s.books
-	s.books = books
-	cands := g.pass(s, r, false, nil)
-	s.books = saved
-	if o != nil && slices.Equal(cands, o.cands) {
-		// The steps it took since it was checked changed no candidate.
-		o.unchecked = false
-		return o
-	}
-	o = &optimistic{r: &record{leaf: r.leaf, vec: r.vec}, cands: cands, books: books, cluster: g.withoutPods(s, cands)}
-	s.search.noteOptimistic(r, o)
-	return o
-}
-
-// withoutPods returns a copy of s's cluster without the pods of cands, running LOW work.
-// When cands are most of the LOW work, it starts from s.guarded, the cluster without any
-// LOW work, and puts back the pods of the rest: the cost follows the smaller set.
-func (g *Gate) withoutPods(s *state, cands []*record) *topology.Cluster {
-	lows := g.lowOrder(s)
-	if s.guarded != nil && len(lows)+len(s.newLows)-len(cands) < len(cands) {
-		in := make(map[*record]bool, len(cands))
-		for _, c := range cands {
-			in[c] = true
-		}
-		rest := slices.Clone(s.newLows)
-		for _, w := range lows {
-			if !in[w] && !w.foot.IsZero() {
-				rest = append(rest, w.foot)
-			}
-		}
-		rest = g.appendCordonedLows(s, rest)
-		c := s.copyOf(s.guarded)
-		if len(rest) == 0 || c.ApplyFootprints(rest) == nil {
-			return c
-		}
-		s.done(c)
-	}
-	c := s.copyOf(s.cluster)
-	unplaceOn(c, cands, -1)
-	return c
-}
-
-// appendCordonedLows appends the footprints of the running LOW work with pods on a
-// cordoned node, which is no candidate for a plan (see onCordoned) and so not among
-// the LOW work lowOrder lists: the guarded cluster has none of its pods, and a cluster
-// built from it must put them back.
-func (g *Gate) appendCordonedLows(s *state, feet []topology.Footprint) []topology.Footprint {
-	if len(g.capacity.cordoned) == 0 {
-		return feet
-	}
-	g.lows.Ascend(func(c *record) bool {
-		if !s.gone[c.w.ID] && !c.foot.IsZero() && g.onCordoned(c) {
-			feet = append(feet, c.foot)
-		}
-		return true
-	})
-	return feet
-}
-
-// baseTree returns the tree s's books read: the books themselves, or the tree under a
-// Draft that holds no change that counts (a trial's plans give back what they take).
-func (s *state) baseTree() *quota.Tree {
-	if d, ok := s.books.(*quota.Draft); ok {
-		return d.Tree()
-	}
-	return s.books.(*quota.Tree)
-}
-
-// propose picks victims among opt's candidates and a placement for r that needs few of
+// propose picks victims among opt's candidates and a placement for a that needs few of
 // them, given best, a placement found with every candidate evicted; it leaves s as it
 // was and returns the victims in eviction order with the placement.
 //
 // On each node, the candidates with pods there are ranked largest first (ties in
 // eviction order); a candidate's level is its best rank on any node. Evicting the
 // candidates of level at most k frees up to k candidates' room on every node. The
-// smallest k that lets r be placed is found by doubling from 1, then bisection. A
+// smallest k that lets a be placed is found by doubling from 1, then bisection. A
 // placement found with few evictions per node spreads over nodes that need few, rather
 // than packing onto the nodes that evicting everything would empty. The placement then picks the victims
 // (cover); and when the tree still needs room, candidates in eviction order until it
 // fits.
-func (g *Gate) propose(s *state, r *record, opt *optimistic, best topology.Result) ([]*record, topology.Placement) {
+func (g *Gate) propose(s *state, a *ask, opt *optimistic, best topology.Result) ([]*record, topology.Placement) {
 	s.ownCluster()
 	if opt.fp == nil {
 		opt.fp = footprintOf(opt.cands)
@@ -215,7 +137,7 @@ func (g *Gate) propose(s *state, r *record, opt *optimistic, best topology.Resul
 	lo, hi := 1, len(fp.byLevel)
 	for try := 1; try < hi; try *= 2 {
 		at(try)
-		if res := s.place(r.place); res.Outcome == topology.Placed {
+		if res := s.place(a.place); res.Outcome == topology.Placed {
 			hi, best = try, res
 			break
 		}
@@ -224,7 +146,7 @@ func (g *Gate) propose(s *state, r *record, opt *optimistic, best topology.Resul
 	for lo < hi {
 		mid := (lo + hi) / 2
 		at(mid)
-		if res := s.place(r.place); res.Outcome == topology.Placed {
+		if res := s.place(a.place); res.Outcome == topology.Placed {
 			hi, best = mid, res
 		} else {
 			lo = mid + 1
@@ -237,16 +159,16 @@ func (g *Gate) propose(s *state, r *record, opt *optimistic, best topology.Resul
 
 	s.take(chosenOf(cands, chosen))
 	for _, c := range cands {
-		if s.fits(r) {
+		if s.fits(a) {
 			break
 		}
-		if !chosen[c] && overlaps(c.vec, r.vec) {
+		if !chosen[c] && overlaps(c.vec, a.vec) {
 			s.take([]*record{c})
 			chosen[c] = true
 		}
 	}
 	victims := chosenOf(cands, chosen)
-	if !s.fitsNow(best.Placement) || !s.fits(r) {
+	if !s.fitsNow(best.Placement) || !s.fits(a) {
 		// The per-node choice missed something (victims sharing nodes in a way it did
 		// not weigh): propose the candidates the placement was found with, and those the
 		// tree took; the fill-back trims them.
@@ -274,7 +196,7 @@ func chosenOf(cands []*record, chosen map[*record]bool) []*record {
 	return out
 }
 
-// fillBack trims victims, a set that lets r fit the tree and be placed at cur, to a
+// fillBack trims victims, a set that lets a fit the tree and be placed at cur, to a
 // 1-minimal plan: each victim, last first, is given back and stays given back when the
 // request still fits the tree and still has a placement — cur if it still fits, else a
 // new search. It returns the plan and its placement, and leaves s as it was.
@@ -283,18 +205,18 @@ func chosenOf(cands []*record, chosen map[*record]bool) []*record {
 // capacity fits more), so the plan is 1-minimal: without any one victim the request
 // does not fit or has no placement. A search that runs out of budget keeps its victim,
 // so a plan found under a tight budget may hold one victim too many.
-func (g *Gate) fillBack(s *state, r *record, victims []*record, cur topology.Placement) ([]*record, topology.Placement) {
+func (g *Gate) fillBack(s *state, a *ask, victims []*record, cur topology.Placement) ([]*record, topology.Placement) {
 	victims = slices.Clone(victims)
 	s.take(victims)
 	for i := len(victims) - 1; i >= 0; i-- {
 		v := victims[i]
 		s.give([]*record{v})
-		if s.fits(r) {
+		if s.fits(a) {
 			if s.fitsNow(cur) {
 				victims[i] = nil
 				continue
 			}
-			if res := s.place(r.place); res.Outcome == topology.Placed {
+			if res := s.place(a.place); res.Outcome == topology.Placed {
 				cur = res.Placement
 				victims[i] = nil
 				continue
@@ -584,80 +506,4 @@ func placementNodes(p topology.Placement) []string {
 		}
 	}
 	return out
-}
-
-// fits reports whether r's request fits s's tree.
-func (s *state) fits(r *record) bool {
-	f, _ := s.books.Fits(r.leaf, r.vec)
-	return f.OK
-}
-
-// place searches a placement of req on s's cluster, counting the search.
-func (s *state) place(req *topology.Request) topology.Result {
-	s.searches++
-	res, err := s.cluster.Place(*req, topology.Options{})
-	if err != nil {
-		return topology.Result{Outcome: topology.NoFit, Reasons: []topology.Reason{{Scope: req.Root.Name, Text: err.Error()}}}
-	}
-	return res
-}
-
-// fitsNow reports whether placement p fits s's cluster as it is.
-func (s *state) fitsNow(p topology.Placement) bool {
-	if s.cluster.Apply(p) != nil {
-		return false
-	}
-	_ = s.cluster.Remove(p)
-	return true
-}
-
-// take removes the workloads' usage from s's tree and their pods from its cluster, as
-// evicting them would; give undoes it. takeUsage and giveUsage do the same for the
-// usage alone.
-func (s *state) take(ws []*record) {
-	s.takeUsage(ws)
-	s.unplace(ws, -1)
-}
-
-func (s *state) give(ws []*record) {
-	s.giveUsage(ws)
-	s.unplace(ws, +1)
-}
-
-func (s *state) takeUsage(ws []*record) {
-	for _, c := range ws {
-		_ = s.books.Remove(c.leaf, c.vec)
-	}
-}
-
-func (s *state) giveUsage(ws []*record) {
-	for _, c := range ws {
-		_ = s.books.Add(c.leaf, c.vec)
-	}
-}
-
-// unplace gives the workloads' pods back to s's cluster (sign −1, as evicting them
-// does) or takes them again (+1), all in one batch.
-func (s *state) unplace(ws []*record, sign int) {
-	if s.cluster != nil {
-		unplaceOn(s.cluster, ws, sign)
-	}
-}
-
-// unplaceOn gives the workloads' pods back to c (sign −1) or takes them again (+1).
-func unplaceOn(c *topology.Cluster, ws []*record, sign int) {
-	fs := make([]topology.Footprint, 0, len(ws))
-	for _, w := range ws {
-		if !w.foot.IsZero() {
-			fs = append(fs, w.foot)
-		}
-	}
-	if len(fs) == 0 {
-		return
-	}
-	if sign < 0 {
-		_ = c.RemoveFootprints(fs)
-	} else {
-		_ = c.ApplyFootprints(fs)
-	}
 }

@@ -192,13 +192,6 @@ func (g *Gate) ledgered() *quota.PoolSet {
 	return p
 }
 
-// unledgered returns a copy of p with empty ledgers: the form the gate keeps, whose
-// usage it counts itself.
-func unledgered(p *quota.PoolSet) *quota.PoolSet {
-	c, _ := p.WithLedgers(func(naming.Name) quota.Ledger { return quota.Ledger{} })
-	return c
-}
-
 // ledgerOf returns the usage of the pool or subpool name in the gate: its queue's
 // HIGH/NORMAL and LOW GPUs and running count (a top-level pool's direct usage is its
 // shared leaf's).

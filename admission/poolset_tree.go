@@ -103,3 +103,10 @@ func poolLayout(pools *quota.PoolSet, gpu string, capacity quota.Quantity) (layo
 func rootQuota(capacity, sum quota.Quantity) quota.NodeQuota {
 	return quota.NodeQuota{Nominal: max(0, capacity.Sub(sum)), Capacity: quota.LimitOf(capacity)}
 }
+
+// unledgered returns a copy of p with empty ledgers: the form the gate keeps, whose
+// usage it counts itself.
+func unledgered(p *quota.PoolSet) *quota.PoolSet {
+	c, _ := p.WithLedgers(func(naming.Name) quota.Ledger { return quota.Ledger{} })
+	return c
+}

@@ -6,11 +6,11 @@ import (
 	"github.com/poolgate/poolgate/quota"
 )
 
-// plan returns the preemption plan that lets r's request fit in s's tree, or nil when
+// plan returns the preemption plan that lets a's request fit in s's tree, or nil when
 // evicting every candidate would not be enough. It leaves s as it was.
 //
-// Candidates are LOW workloads that use a resource r asks for: those in r's queue, and
-// those in other queues that are borrowing a resource r asks for and they use; a
+// Candidates are LOW workloads that use a resource a asks for: those in a's queue, and
+// those in other queues that are borrowing a resource a asks for and they use; a
 // candidate under another top-level cohort (another pool) qualifies only if that cohort
 // is borrowing that resource too. They are removed in order — other queues first, then
 // lower priority, then most recently admitted, then ID — each re-checked just before its
@@ -18,15 +18,15 @@ import (
 // one to the first, each staying in the plan only if the request no longer fits with it
 // back. Fitting is monotone in usage, so dropping any victim of the result makes the
 // request not fit: the plan is 1-minimal.
-func (g *Gate) plan(s *state, r *record) []*record {
+func (g *Gate) plan(s *state, a *ask) []*record {
 	fits := func() bool {
-		f, _ := s.books.Fits(r.leaf, r.vec)
+		f, _ := s.books.Fits(a.leaf, a.vec)
 		return f.OK
 	}
-	removed := g.pass(s, r, true, fits)
+	removed := g.pass(s, a, true, fits)
 	ok := fits()
 	if ok {
-		s.fillBackQuota(r, removed)
+		s.fillBackQuota(a, removed)
 	}
 	for _, c := range removed {
 		if c != nil {
@@ -40,15 +40,15 @@ func (g *Gate) plan(s *state, r *record) []*record {
 }
 
 // fillBackQuota makes removed, victims whose usage s's tree no longer holds and without
-// which r fits, 1-minimal: from the last but one to the first, each victim's usage is
+// which a fits, 1-minimal: from the last but one to the first, each victim's usage is
 // given back, and the victim leaves the plan (its entry becomes nil, its usage stays
-// given back) when r still fits. The last victim always stays: r did not fit before it
-// went. Fitting is monotone in usage, so without any one remaining victim r does not fit.
-func (s *state) fillBackQuota(r *record, removed []*record) {
+// given back) when a still fits. The last victim always stays: a did not fit before it
+// went. Fitting is monotone in usage, so without any one remaining victim a does not fit.
+func (s *state) fillBackQuota(a *ask, removed []*record) {
 	for i := len(removed) - 2; i >= 0; i-- {
 		c := removed[i]
 		_ = s.books.Add(c.leaf, c.vec)
-		if s.fits(r) {
+		if s.fits(a) {
 			removed[i] = nil
 			continue
 		}
@@ -56,20 +56,20 @@ func (s *state) fillBackQuota(r *record, removed []*record) {
 	}
 }
 
-// pass walks r's candidates in eviction order and removes from s's tree each one that
+// pass walks a's candidates in eviction order and removes from s's tree each one that
 // its re-check lets through, until done reports true (nil: every candidate); it returns
 // the removed ones in order, and the caller gives their usage back. For the quota plan
-// (quotaOnly), candidates are the LOW workloads that use a resource r asks for; for a
-// plan that frees nodes, every LOW workload of r's queue is one too, whatever it uses.
+// (quotaOnly), candidates are the LOW workloads that use a resource a asks for; for a
+// plan that frees nodes, every LOW workload of a's queue is one too, whatever it uses.
 //
 // The re-check of a candidate c of another queue: on some resource that c uses — one
-// that r asks for, if c uses any — c's queue borrows, and so does its top-level cohort
-// when that is not r's. Only what r does not ask for can make a candidate of a workload
-// that uses nothing r asks for: it frees nodes, not quota. Removing it changes no
-// re-check of a candidate that uses what r asks for, so the candidates of the quota plan
+// that a asks for, if c uses any — c's queue borrows, and so does its top-level cohort
+// when that is not a's. Only what a does not ask for can make a candidate of a workload
+// that uses nothing a asks for: it frees nodes, not quota. Removing it changes no
+// re-check of a candidate that uses what a asks for, so the candidates of the quota plan
 // pass the re-checks of both walks alike, and a walk for nodes removes every workload
 // the quota plan's walk would.
-func (g *Gate) pass(s *state, r *record, quotaOnly bool, done func() bool) []*record {
+func (g *Gate) pass(s *state, a *ask, quotaOnly bool, done func() bool) []*record {
 	s.ownBooks()
 	order := g.lowOrder(s)
 	var removed []*record
@@ -81,8 +81,8 @@ func (g *Gate) pass(s *state, r *record, quotaOnly bool, done func() bool) []*re
 		if done != nil && done() {
 			return false
 		}
-		asked := overlaps(c.vec, r.vec)
-		if quotaOnly && !asked || c.leaf != r.leaf && !g.eligible(s, c, r, asked) {
+		asked := overlaps(c.vec, a.vec)
+		if quotaOnly && !asked || c.leaf != a.leaf && !g.eligible(s, c, a, asked) {
 			return true
 		}
 		_ = s.books.Remove(c.leaf, c.vec)
@@ -91,7 +91,7 @@ func (g *Gate) pass(s *state, r *record, quotaOnly bool, done func() bool) []*re
 	}
 	for _, own := range [...]bool{false, true} {
 		for _, c := range order {
-			if (c.leaf == r.leaf) == own && !visit(c) {
+			if (c.leaf == a.leaf) == own && !visit(c) {
 				return removed
 			}
 		}
@@ -99,45 +99,15 @@ func (g *Gate) pass(s *state, r *record, quotaOnly bool, done func() bool) []*re
 	return removed
 }
 
-// lowOrder returns the running LOW workloads that s has not evicted, in eviction order
-// within a queue: lower priority first, then most recently admitted, then ID (byte
-// order). The gate keeps them in that order; a state lists them once.
-//
-// Work with pods on a cordoned node is left out: what a cordoned node offers is what
-// runs on it, so evicting it frees nothing for anyone (see onCordoned).
-//
-// Only the live gate's running work is considered: a cycle admits LOW work only after
-// every HIGH/NORMAL item (the walk is by priority), so no workload a cycle admits can
-// become a victim in the same cycle, and s.gone holds the ones it already evicted.
-func (g *Gate) lowOrder(s *state) []*record {
-	if s.lows != nil {
-		// gone only grows: the list needs clearing only after new evictions.
-		if len(s.gone) != s.lowsGone {
-			s.lows = slices.DeleteFunc(s.lows, func(c *record) bool { return s.gone[c.w.ID] })
-			s.lowsGone = len(s.gone)
-		}
-		return s.lows
-	}
-	out := make([]*record, 0, g.lows.Len())
-	g.lows.Ascend(func(c *record) bool {
-		if !s.gone[c.w.ID] && !g.onCordoned(c) {
-			out = append(out, c)
-		}
-		return true
-	})
-	s.lows, s.lowsGone = out, len(s.gone)
-	return out
-}
-
-// eligible is the re-check of a LOW workload c that is not in r's queue (see pass):
-// asked says whether c uses a resource r asks for. A queue that borrows one resource
+// eligible is the re-check of a LOW workload c that is not in a's queue (see pass):
+// asked says whether c uses a resource a asks for. A queue that borrows one resource
 // and stays within its quota of another keeps its work on the other: evicting it there
 // would take guaranteed quota, not borrowed capacity.
-func (g *Gate) eligible(s *state, c *record, r *record, asked bool) bool {
+func (g *Gate) eligible(s *state, c *record, a *ask, asked bool) bool {
 	pool := g.leaves[c.leaf-1].pool
-	cross := pool != g.leaves[r.leaf-1].pool
+	cross := pool != g.leaves[a.leaf-1].pool
 	for j, x := range c.vec {
-		if x == 0 || asked && r.vec[j] == 0 {
+		if x == 0 || asked && a.vec[j] == 0 {
 			continue
 		}
 		res := quota.ResourceID(j)

@@ -99,32 +99,14 @@ type decided struct {
 // inlineRequest is the longest request whose two copies decided holds inline.
 const inlineRequest = 2
 
-// sealDecision seals d, the decision for r, and gives d the host's own copy of the
-// request.
-func (g *Gate) sealDecision(d *Decision, r *record) {
-	s := &decided{gate: g.self, gen: g.usageGen}
-	n := len(r.vec)
-	var own, host []quota.Quantity
-	if n <= inlineRequest {
-		own, host = s.buf[:n:n], s.buf[n:2*n:2*n]
-	} else {
-		buf := make([]quota.Quantity, 2*n)
-		own, host = buf[:n:n], buf[n:]
-	}
-	copy(own, r.vec)
-	copy(host, r.vec)
-	s.own.w, s.own.leaf, s.own.vec, s.own.place, s.own.sig = r.w, r.leaf, own, r.place, r.sig
-	if r.w.Gang == nil {
-		s.own.w.Request = own
-	} else {
-		s.own.w.Request = slices.Clone(r.w.Request)
-	}
-	s.sealed = seal(d, &s.own)
-	d.seal = s
-	d.Request = host
-	d.Workload = r.w
-	d.Workload.Request = nil
-	if d.Workload.Gang == nil {
-		d.Workload.Request = host
-	}
+// identity is a gate's identity: a pointer to one, which holds a byte so that no two
+// identities share an address.
+type identity struct{ _ byte }
+
+// barred is what the gate keeps of why a workload set aside cannot run.
+type barred struct {
+	barrier Barrier
+	quota   QuotaCheck
+	fit     quota.Fit
+	reasons []topology.Reason
 }

@@ -35,10 +35,6 @@ type searchCache struct {
 	placement map[string][]placeFailure
 	plan      map[planKey][]placeFailure
 	quota     map[quota.NodeID][]quotaFailure
-	// optimistic holds per queue, and per set of resources asked of the tree (which
-	// decides who is a candidate), the state with every candidate of its plans evicted,
-	// true until the next admission or eviction.
-	optimistic map[optKey]*optimistic
 	// placeMemo holds, per request key (by its hash), which placement failure answers
 	// it, and noted counts the failures noted, which end every memo (see
 	// failedPlacement).
@@ -50,23 +46,6 @@ type searchCache struct {
 	// bare holds, by request key, what a search on the cluster with nothing running
 	// found: it holds for the whole cycle, which changes no node.
 	bare map[string]bareVerdict
-}
-
-type optKey struct {
-	leaf  quota.NodeID
-	asked string
-}
-
-// optKeyOf returns the key of r's optimistic state.
-func optKeyOf(r *record) optKey {
-	asked := make([]byte, len(r.vec))
-	for j, x := range r.vec {
-		asked[j] = '0'
-		if x > 0 {
-			asked[j] = '1'
-		}
-	}
-	return optKey{r.leaf, string(asked)}
 }
 
 // placeFailure is a placement or plan that failed: for whom, the explanation, and the
@@ -97,119 +76,7 @@ type quotaFailure struct {
 
 func newSearchCache(off bool) *searchCache {
 	return &searchCache{off: off, placement: map[string][]placeFailure{}, plan: map[planKey][]placeFailure{},
-		quota: map[quota.NodeID][]quotaFailure{}, optimistic: map[optKey]*optimistic{}, placeMemo: map[uint64]placeMemo{}}
-}
-
-// step applies a step of the working state to the optimistic states of it (counter
-// from), before the working state takes it: the admission of r, whose pods are foot,
-// after evicting victims. Each state gets r's usage and pods; a victim that is one of its
-// candidates leaves the list (the state has it evicted already), any other gives back
-// its usage and pods there. advance then makes them states of the working state after
-// the step.
-func (c *searchCache) step(r *record, foot topology.Footprint, victims []*record, from uint64) {
-	var gone map[*record]bool
-	for _, o := range c.optimistic {
-		if o.gen != from {
-			continue
-		}
-		// A step can change who the candidates are (the walk re-checks each one
-		// against what those before it leave borrowed), which is checked when the state
-		// is next used, not after every step: most are not used again. A step that
-		// changed the usage of the state's own queue alone changes none: every LOW
-		// workload there is a candidate whatever it uses, and the re-check of one of
-		// another queue reads that queue's usage and its pool's, never this queue's
-		// (see pass).
-		o.unchecked = o.unchecked || r.leaf != o.r.leaf || slices.ContainsFunc(victims, func(v *record) bool { return v.leaf != o.r.leaf })
-		if len(victims) > 0 {
-			if gone == nil {
-				gone = make(map[*record]bool, len(victims))
-				for _, v := range victims {
-					gone[v] = true
-				}
-			}
-			kept := make([]*record, 0, len(o.cands))
-			was := map[*record]bool{}
-			for _, x := range o.cands {
-				if gone[x] {
-					was[x] = true
-					continue
-				}
-				kept = append(kept, x)
-			}
-			o.cands = kept
-			// The cluster of the first level holds the candidates above it: those that
-			// go now leave it, and so do those that evicting them brings to the first
-			// level.
-			var rest, above []topology.Footprint
-			if o.one != nil {
-				for _, v := range victims {
-					if l, ok := o.fp.level[v]; ok && l > 1 && !v.foot.IsZero() {
-						above = append(above, v.foot)
-					}
-				}
-			}
-			if o.fp != nil && len(was) > 0 {
-				for _, c := range o.fp.drop(victims) {
-					if o.one != nil && !c.foot.IsZero() {
-						above = append(above, c.foot)
-					}
-				}
-			}
-			for _, v := range victims {
-				if was[v] {
-					continue
-				}
-				_ = o.books.Remove(v.leaf, v.vec)
-				if !v.foot.IsZero() {
-					rest = append(rest, v.foot)
-				}
-			}
-			if len(rest) > 0 {
-				_ = o.cluster.RemoveFootprints(rest)
-			}
-			if o.one != nil && len(rest)+len(above) > 0 {
-				_ = o.one.RemoveFootprints(append(rest, above...))
-			}
-		}
-		_ = o.books.Add(r.leaf, r.vec)
-		if !foot.IsZero() {
-			fs := []topology.Footprint{foot}
-			_ = o.cluster.ApplyFootprints(fs)
-			if o.one != nil {
-				_ = o.one.ApplyFootprints(fs)
-			}
-		}
-	}
-}
-
-// advance makes the optimistic states that took the last step (see step) states of the
-// working state after it.
-func (c *searchCache) advance(from uint64) {
-	for _, o := range c.optimistic {
-		if o.gen == from { // the states step took
-			o.gen = c.changed
-		}
-	}
-}
-
-// optimisticOf returns the optimistic state of r's plans, if it is still true.
-func (c *searchCache) optimisticOf(r *record) *optimistic {
-	if c == nil || c.off {
-		return nil
-	}
-	if o := c.optimistic[optKeyOf(r)]; o != nil && o.gen == c.changed {
-		return o
-	}
-	return nil
-}
-
-// noteOptimistic keeps o as the optimistic state of r's plans for the current state.
-func (c *searchCache) noteOptimistic(r *record, o *optimistic) {
-	if c == nil || c.off {
-		return
-	}
-	o.gen = c.changed
-	c.optimistic[optKeyOf(r)] = o
+		quota: map[quota.NodeID][]quotaFailure{}, placeMemo: map[uint64]placeMemo{}}
 }
 
 // bareVerdict returns what a search of the cycle on the cluster with nothing running
@@ -410,4 +277,11 @@ func covers(a, b []quota.Quantity) bool {
 		}
 	}
 	return true
+}
+
+// bareVerdict is what a search on the cluster with nothing running found for a
+// request, and the names of the gang it was told about.
+type bareVerdict struct {
+	res   topology.Result
+	names []string
 }

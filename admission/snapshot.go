@@ -317,7 +317,8 @@ func readGate(r *wire.Reader) (*Gate, error) {
 	// The work set aside is judged again, now that the nodes are as they were, to
 	// know why it cannot run.
 	for _, k := range aside {
-		if b, barred := g.barrierOf(nil, k); barred {
+		a := k.ask()
+		if b, barred := g.barrierOf(nil, &a); barred {
 			g.setAside(k, b)
 		}
 	}

@@ -1,0 +1,29 @@
+package admission
+
+import (
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// ask is what a planner is asked to find room for: a pending workload as the planners
+// see it, without the record the gate holds it by. Planners read nothing else of the
+// work they plan for, so that the same plan serves any workload that asks the same,
+// and a record stays the gate's to change.
+type ask struct {
+	// leaf is the queue that is charged.
+	leaf quota.NodeID
+	// guaranteed reports HIGH/NORMAL work: held to its queue's nominal quota, and
+	// allowed to evict LOW work.
+	guaranteed bool
+	// vec is the amount charged to the tree.
+	vec []quota.Quantity
+	// place is the gang's placement request on a gate with a cluster, else nil, and
+	// sig its signature, by which the search cache knows it.
+	place *topology.Request
+	sig   *placeSig
+}
+
+// ask returns what r asks of the planners.
+func (r *record) ask() ask {
+	return ask{leaf: r.leaf, guaranteed: r.w.Priority.Guaranteed(), vec: r.vec, place: r.place, sig: r.sig}
+}

@@ -1,0 +1,230 @@
+package admission
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// Options configure a Gate.
+type Options struct {
+	// Cluster, when set, is the topology gangs are placed on: a gang is admitted only
+	// with a placement, which the gate applies to its own copy of the cluster's free
+	// capacity. Workloads without a gang are not placed. The cluster's nodes are also
+	// the gate's capacity: the most its tree's roots hand out of every resource the
+	// nodes hold (see Capacity).
+	Cluster *topology.Cluster
+	// GPUResource names the one resource of a gate built from pools as gangs ask for
+	// it and the cluster's nodes list it, e.g. "nvidia.com/gpu"; empty means GPU
+	// ("gpu"). A gate built with New takes its tree's names and refuses it.
+	GPUResource string
+	// Strategy is the strategy of every queue that Strategies and SetStrategy have not
+	// set; the zero value is BestEffortFIFO.
+	Strategy Strategy
+	// Strategies sets the strategy of single queues at construction, as SetStrategy
+	// would: keys are what SetStrategy takes (a queue name, or a top-level pool's name
+	// for its shared leaf), and each is kept by name across changes of the pools and
+	// Reconfigure. An unknown queue (ErrUnknownQueue) or an invalid strategy
+	// (ErrInvalidValue) is an error of the constructor, reported for the first key in
+	// byte order. The gate keeps its own copy of the map.
+	Strategies map[string]Strategy
+	// FairSharing shares idle quota by weight: a cycle admits in the order of a
+	// tournament of dominant resource shares instead of one walk by priority, and work
+	// that does not fit — LOW work included — may preempt LOW work that holds more than
+	// its share. Off by default; SetFairSharing switches it later.
+	FairSharing bool
+}
+
+// NewForPools returns a gate for the pools of one node set, on the tree described in
+// the package documentation: a root cohort, a cohort per top-level pool and a leaf per
+// ACTIVE or DELETING subpool plus the pool's shared leaf. Workloads name a pool (its
+// shared leaf) or a subpool; the one resource is the GPU (Options.GPUResource).
+//
+// The gate's capacity is the node set's GPUs: with Options.Cluster, what the
+// cluster's schedulable nodes hold, followed through every node change, and capacity
+// must then be 0; without one, capacity, which SetCapacity changes. Quotas may add up
+// to more than the capacity: the guarantees are then over-committed, which Capacity
+// reports, and no admission takes the gate past its capacity.
+//
+// The gate keeps its own copy of pools and is from then on the one place where they
+// change (AddPool, CreateSubpool, DeleteSubpool, Reconcile, …): the usage of its pools
+// is its own running work, so no ledger needs copying. What Start recorded in pools is
+// not carried over; record work that runs already with AddRunning.
+func NewForPools(pools *quota.PoolSet, capacity quota.Quantity, o Options) (*Gate, error) {
+	gpu := o.GPUResource
+	if gpu == "" {
+		gpu = GPU
+	}
+	book, err := newCapacityBook(o.Cluster, []string{gpu}, capacity)
+	if err != nil {
+		return nil, err
+	}
+	book.fromPools = true
+	if book.clustered {
+		// The GPUs are what a pool set's capacity counts, whether or not a node lists
+		// them now: a cluster whose nodes all failed offers none.
+		book.known[0] = true
+	}
+	l, err := poolLayout(pools, gpu, book.total(0))
+	if err != nil {
+		return nil, err
+	}
+	return newGate(l, book, o)
+}
+
+// New returns a gate on a copy of tree, which must hold no usage: the gate's usage is
+// the work it admits, and AddRunning records work already running. Workloads name the
+// tree's queues. HIGH/NORMAL work is held to its queue's nominal quota; a queue with an
+// Unlimited nominal quota does not hold it. With Options.Cluster, every root of the
+// tree takes, for every resource the cluster's nodes hold, the nodes' capacity as its
+// own (quota.NodeQuota.Capacity), followed through every node change.
+func New(tree *quota.Tree, o Options) (*Gate, error) {
+	if o.GPUResource != "" {
+		return nil, inputErr(ErrInvalidConfig, "options.gpuResource", o.GPUResource, "names the resource of a gate built from pools; a tree names its own")
+	}
+	l, err := treeLayout(tree)
+	if err != nil {
+		return nil, err
+	}
+	book, err := newCapacityBook(o.Cluster, l.tree.Resources(), 0)
+	if err != nil {
+		return nil, err
+	}
+	return newGate(l, book, o)
+}
+
+// treeLayout checks that tree can carry a gate and returns a layout on a copy of it.
+func treeLayout(tree *quota.Tree) (layout, error) {
+	if tree == nil {
+		return layout{}, inputErr(ErrInvalidConfig, "tree", "", "must not be nil")
+	}
+	for _, n := range tree.Nodes() {
+		for r := range tree.NumResources() {
+			if u := tree.Usage(n, quota.ResourceID(r)); u != 0 {
+				return layout{}, inputErr(ErrInvalidConfig, "tree", tree.Name(n),
+					"holds usage "+u.String()+"; record running work with AddRunning instead")
+			}
+		}
+	}
+	return layout{tree: tree.Clone()}, nil
+}
+
+func newGate(l layout, book capacityBook, o Options) (*Gate, error) {
+	if !o.Strategy.IsValid() {
+		return nil, inputErr(ErrInvalidValue, "options.strategy", o.Strategy.String(), "must be BestEffortFIFO or StrictFIFO")
+	}
+	ids := map[WorkloadID]*record{}
+	g := &Gate{self: &identity{}, resources: l.tree.Resources(), strategies: map[string]Strategy{}, fallback: o.Strategy, capacity: book,
+		ids: ids, lows: newLowIndex(), byNode: map[string]map[*record]struct{}{}, pending: newPendingQueue(ids), fair: o.FairSharing}
+	if o.Cluster != nil {
+		g.cluster, g.guarded, g.bare = o.Cluster.Clone(), o.Cluster.Clone(), bareOf(o.Cluster)
+	}
+	g.install(l)
+	if err := g.setStrategies(o.Strategies); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// install makes l the gate's layout, with no usage: the caller charges the running
+// records afterwards. The tree's roots take the gate's capacity.
+func (g *Gate) install(l layout) {
+	t := l.tree
+	size := 0
+	for _, n := range t.Nodes() {
+		size = max(size, int(n))
+	}
+	g.tree, g.books = t, t
+	g.pools = l.pools
+	g.capacity.guaranteed, g.capacity.roots = l.guaranteed, t.Roots()
+	g.capacity.capTree(t)
+	g.guaranteed = make([]quota.Quantity, size*len(g.resources))
+	g.total = make([]quota.Quantity, len(g.resources))
+	g.leaves = make([]leafInfo, size)
+	g.runs = make([]int32, size)
+	g.route = make(map[string]quota.NodeID, size+len(l.alias))
+	for _, n := range t.Nodes() {
+		if t.Kind(n) != quota.KindQueue {
+			continue
+		}
+		name := t.Name(n)
+		g.route[name] = n
+		pool := n
+		for p := t.Parent(pool); p != 0 && t.Parent(p) != 0; p = t.Parent(pool) {
+			pool = p
+		}
+		g.leaves[n-1] = leafInfo{pool: pool, exempt: l.exempt[name], closed: l.closed[name], strategy: g.strategyOf(name)}
+	}
+	for from, to := range l.alias {
+		if n, ok := t.Node(to); ok {
+			g.route[from] = n
+		}
+	}
+}
+
+// Reconfigure replaces the gate's tree with a copy of tree, which must hold no usage and
+// have the same resources in the same order. Running work keeps running and is charged
+// to the new tree as it is, over-admitted where quotas shrank: nothing is evicted, and
+// new HIGH/NORMAL work waits until usage drains. The gate then routes workloads to the
+// new tree's queues by name. It is an error, changing nothing, on a gate built from
+// pools (change them through the gate) and when a running or pending workload's queue
+// would disappear (withdraw or release it first).
+func (g *Gate) Reconfigure(tree *quota.Tree) error {
+	if !g.usable() {
+		return errUnusable()
+	}
+	if g.pools != nil {
+		return inputErr(ErrInvalidConfig, "gate", "", "was built from pools; change them through the gate (AddPool, CreateSubpool, …)")
+	}
+	l, err := treeLayout(tree)
+	if err != nil {
+		return err
+	}
+	return g.reconfigure(l, nil)
+}
+
+// reconfigure makes l the gate's layout and charges the running work to it. The
+// pending records in drop leave the gate (their queue goes); every other record must
+// have a queue in l. On failure nothing changes.
+func (g *Gate) reconfigure(l layout, drop map[*record]bool) error {
+	if got := l.tree.Resources(); !slices.Equal(got, g.resources) {
+		return inputErr(ErrInvalidConfig, "tree.resources", joinNames(got), "must be the gate's resources "+joinNames(g.resources))
+	}
+	next := &Gate{resources: g.resources, strategies: g.strategies, fallback: g.fallback, capacity: g.capacity}
+	next.install(l)
+	leaves := make(map[*record]quota.NodeID, len(g.ids))
+	for _, r := range g.records() {
+		if drop[r] {
+			continue
+		}
+		n, err := next.leafOf(r.w.Queue)
+		if err != nil {
+			return inputErr(ErrInvalidConfig, "tree", r.w.Queue, "has no queue for workload "+strconv.Quote(string(r.w.ID))+"; withdraw or release it first")
+		}
+		leaves[r] = n
+	}
+	for r := range g.runningRecords() {
+		if err := next.tree.Add(leaves[r], r.vec); err != nil {
+			return inputErr(ErrInvalidConfig, "tree", r.w.Queue, err.Error())
+		}
+		next.account(leaves[r], r, +1)
+		next.runs[leaves[r]-1]++
+	}
+	for r := range drop {
+		g.pending.drop(r)
+	}
+	for r, n := range leaves {
+		r.leaf = n
+	}
+	g.tree = next.tree
+	g.state = state{books: next.tree, guaranteed: next.guaranteed, total: next.total, cluster: g.cluster, guarded: g.guarded}
+	g.leaves, g.route, g.pools, g.runs, g.capacity = next.leaves, next.route, next.pools, next.runs, next.capacity
+	g.lows = newLowIndex()
+	for r := range g.runningRecords() {
+		g.indexLow(r, +1)
+	}
+	g.changed(changeConfig)
+	return nil
+}

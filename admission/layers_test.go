@@ -1,0 +1,94 @@
+package admission
+
+import (
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// layers is the package's map, bottom first: each file of the package (tests aside)
+// and the layer it belongs to. A file may refer to what its own layer and the layers
+// below it declare, never to what a layer above declares. DESIGN.md explains each
+// layer; a new file must be added here, in the layer of what it holds.
+var layers = []struct {
+	name  string
+	files []string
+}{
+	{"words", []string{"errors.go", "decision.go", "strategy.go", "authz.go", "poolref.go", "static.go",
+		"poolset_tree.go", "workload.go", "signature.go", "seal.go", "ask.go"}},
+	{"containers", []string{"pending.go", "capacitybook.go", "searchcache.go"}},
+	{"state", []string{"gate.go", "state.go", "resolve.go"}},
+	{"planners", []string{"plans.go", "preempt.go", "optimistic.go", "nodeplan.go", "fairpreempt.go", "possible.go"}},
+	{"decisions", []string{"dynamic.go"}},
+	{"cycles", []string{"walk.go", "fairwalk.go", "cycle.go"}},
+	{"mutations", []string{"change.go", "aside.go", "commit.go", "apply.go", "nodes.go", "capacity.go", "pools.go",
+		"strategies.go", "build.go", "reads.go", "usage.go", "snapshot.go"}},
+}
+
+// doc.go holds no code; it is in no layer.
+const docFile = "doc.go"
+
+// TestFilesReferOnlyToTheirLayerAndBelow type-checks the package and fails on every
+// reference from a file to a name declared in a file of a higher layer, and on a file
+// missing from the map.
+func TestFilesReferOnlyToTheirLayerAndBelow(t *testing.T) {
+	layerOf := map[string]int{}
+	for i, l := range layers {
+		for _, f := range l.files {
+			layerOf[f] = i
+		}
+	}
+	fset := token.NewFileSet()
+	names, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	var files []*ast.File
+	for _, n := range names {
+		if strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		if _, ok := layerOf[n]; !ok && n != docFile {
+			t.Errorf("%s is in no layer: add it to layers, in the layer of what it holds", n)
+		}
+		f, err := parser.ParseFile(fset, n, nil, parser.SkipObjectResolution)
+		require.NoError(t, err)
+		files = append(files, f)
+	}
+	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
+	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+	pkg, err := conf.Check("admission", fset, files, info)
+	require.NoError(t, err)
+
+	var up []string
+	seen := map[string]bool{}
+	for id, obj := range info.Uses {
+		if obj.Pkg() != pkg || !obj.Pos().IsValid() {
+			continue
+		}
+		if v, ok := obj.(*types.Var); ok && !v.IsField() && obj.Parent() != pkg.Scope() {
+			continue // a local variable or parameter
+		}
+		from := filepath.Base(fset.Position(id.Pos()).Filename)
+		to := filepath.Base(fset.Position(obj.Pos()).Filename)
+		lf, okf := layerOf[from]
+		lt, okt := layerOf[to]
+		if !okf || !okt || lt <= lf {
+			continue
+		}
+		line := fmt.Sprintf("%s (%s) refers to %s of %s (%s)", from, layers[lf].name, obj.Name(), to, layers[lt].name)
+		if !seen[line] {
+			seen[line] = true
+			up = append(up, line)
+		}
+	}
+	slices.Sort(up)
+	require.Empty(t, up, "references that run up the layers:\n%s", strings.Join(up, "\n"))
+}

@@ -1,0 +1,118 @@
+package admission
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// runningOf returns the caller's copy of a running record. One copy of the request
+// serves as both Request and a plain workload's Workload.Request.
+func (g *Gate) runningOf(r *record) RunningWorkload {
+	rw := RunningWorkload{Workload: r.w, Queue: g.tree.Name(r.leaf), Request: slices.Clone(r.vec),
+		Admitted: r.admitted, Placement: clonePlacement(r.placement)}
+	if rw.Workload.Gang == nil {
+		rw.Workload.Request = rw.Request
+	}
+	return rw
+}
+
+// retired returns the caller's copy of a record that stops running, request copied into
+// req when it has room: its placement goes to the caller, since the gate stops holding
+// it (requeue and Release drop it), and its request is copied, since a re-queued record
+// keeps it.
+func (g *Gate) retired(r *record, req []quota.Quantity) RunningWorkload {
+	rw := RunningWorkload{Workload: r.w, Queue: g.tree.Name(r.leaf), Admitted: r.admitted, Placement: r.placement}
+	if len(req) >= len(r.vec) {
+		rw.Request = req[:len(r.vec):len(r.vec)]
+		copy(rw.Request, r.vec)
+	} else {
+		rw.Request = slices.Clone(r.vec)
+	}
+	if rw.Workload.Gang == nil {
+		rw.Workload.Request = rw.Request
+	}
+	return rw
+}
+
+// resolve checks w and returns the record it would be, with Request not yet copied:
+// the caller copies it before keeping the record. It allocates nothing for a workload
+// without a gang.
+func (g *Gate) resolve(w Workload) (record, error) {
+	if !g.usable() {
+		return record{}, errUnusable()
+	}
+	switch {
+	case w.ID == "":
+		return record{}, inputErr(ErrInvalidValue, "workload.id", "", "must not be empty")
+	case !w.Priority.IsValid():
+		return record{}, inputErr(ErrInvalidValue, "workload.priority", w.Priority.String(), "must be HIGH, NORMAL or LOW")
+	}
+	leaf, err := g.leafOf(w.Queue)
+	if err != nil {
+		return record{}, err
+	}
+	r := record{w: w, leaf: leaf, vec: w.Request}
+	if w.Gang != nil {
+		if len(w.Request) > 0 {
+			return record{}, inputErr(ErrInvalidValue, "workload.request", string(w.ID), "must be empty for a gang, whose request is its minimum requirement")
+		}
+		if err := g.resolveGang(&r); err != nil {
+			return record{}, err
+		}
+		return r, nil
+	}
+	if len(w.Request) != len(g.resources) {
+		return record{}, inputErr(ErrInvalidValue, "workload.request", string(w.ID),
+			"has "+strconv.Itoa(len(w.Request))+" amounts for "+strconv.Itoa(len(g.resources))+" resources")
+	}
+	if err := checkAmounts(w.Request, g.resources); err != nil {
+		return record{}, err
+	}
+	return r, nil
+}
+
+// resolveGang sets r's charged vector to the gang's minimum requirement and, on a gate
+// with a cluster, its placement request.
+func (g *Gate) resolveGang(r *record) error {
+	gg := r.w.Gang
+	if gg.Tree == nil {
+		return inputErr(ErrInvalidValue, "workload.gang.tree", string(r.w.ID), "must be a compiled gang")
+	}
+	min, err := gg.Tree.MinRequest(gg.Requests)
+	if err != nil {
+		return inputErr(ErrInvalidValue, "workload.gang", string(r.w.ID), err.Error())
+	}
+	r.vec = make([]quota.Quantity, len(g.resources))
+	for i, name := range min.Resources {
+		if j := slices.Index(g.resources, name); j >= 0 {
+			r.vec[j] = quota.Quantity(min.Request[i])
+		} else if min.Request[i] != 0 && !g.cluster.Knows(name) {
+			return g.unknownResource(r.w.ID, name)
+		}
+	}
+	if err := checkAmounts(r.vec, g.resources); err != nil {
+		return err
+	}
+	if g.cluster == nil {
+		return nil
+	}
+	req, err := g.cluster.FromGang(gg.Tree, gg.Requests, topology.GangOptions{Name: gg.Name, Exact: true})
+	if err != nil {
+		return inputErr(ErrInvalidValue, "workload.gang", string(r.w.ID), err.Error())
+	}
+	r.place, r.sig = &req, signature(&req)
+	return nil
+}
+
+// unknownResource refuses a gang of id that asks for the resource name, which the
+// gate would neither charge nor place: admitted, it would hold what nothing counts.
+func (g *Gate) unknownResource(id WorkloadID, name string) error {
+	rule := "is asked for by workload " + strconv.Quote(string(id)) + " but is not one of the resources the gate charges, " + joinNames(g.resources)
+	if g.cluster != nil {
+		rule += ", nor one its cluster's nodes hold"
+	}
+	return inputErr(ErrUnknownResource, "workload.gang.requests", name, rule)
+}

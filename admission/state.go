@@ -1,0 +1,363 @@
+package admission
+
+import (
+	"slices"
+
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// recount brings the capacity up to date with the named nodes after a change there,
+// and gives the tree's roots the new capacity.
+func (g *Gate) recount(names ...string) {
+	if !g.capacity.clustered {
+		return
+	}
+	for _, name := range names {
+		n, ok := g.cluster.Node(name)
+		g.capacity.follow(topology.Node{Name: name, Capacity: n.Capacity, Free: n.Free, Cordoned: n.Cordoned}, ok)
+	}
+	if g.capacity.capTree(g.tree) {
+		// A change of what can ever run, whoever changed it: the work on a cordoned node
+		// that stopped, say. The mutation under way counts it (changed).
+		g.capacityMoved = true
+	}
+}
+
+// recountCordoned recounts the cordoned nodes that r has pods on, after r started or
+// stopped there: what a cordoned node offers is what runs on it.
+func (g *Gate) recountCordoned(r *record) {
+	if len(g.capacity.cordoned) == 0 || r.placement == nil {
+		return
+	}
+	for _, a := range r.placement.Assignments {
+		if g.capacity.cordoned[a.Node] {
+			g.recount(a.Node)
+		}
+	}
+}
+
+// onCordoned reports whether r has pods on a cordoned node. Evicting it frees no
+// capacity there, since what a cordoned node offers leaves with the work: it is no
+// candidate for a plan.
+func (g *Gate) onCordoned(r *record) bool {
+	if len(g.capacity.cordoned) == 0 || r.placement == nil {
+		return false
+	}
+	for _, a := range r.placement.Assignments {
+		if g.capacity.cordoned[a.Node] {
+			return true
+		}
+	}
+	return false
+}
+
+// state is the accounting that decisions read and that admissions change. The gate
+// holds the live one; a cycle works on a clone, and Decide on a trial that reads the
+// live one and keeps its own changes (see Gate.trial).
+type state struct {
+	// books holds the usage of the running work: the live tree, a cycle's clone of it,
+	// or a Draft over the live tree.
+	books ledger
+	// guaranteed is the HIGH/NORMAL usage of each queue: slot × resources + resource.
+	guaranteed []quota.Quantity
+	// total is the usage of all running work per resource, which the tree keeps below
+	// Unlimited: a request that would reach it cannot be admitted.
+	total []quota.Quantity
+	// cluster holds the free capacity gangs are placed on; nil without topology.
+	// guarded holds what HIGH/NORMAL work leaves free, as if no LOW work ran: where no
+	// plan, however many LOW workloads it evicts, can place a gang that does not fit
+	// guarded.
+	cluster, guarded *topology.Cluster
+	// sharedBooks and sharedCluster report that books and cluster are the live gate's,
+	// which a trial reads and must not write: it changes a Draft over the tree and a
+	// copy of the cluster instead, each made on its first change (ownBooks, ownCluster).
+	sharedBooks, sharedCluster bool
+	// gone holds the running workloads that a cycle evicted from this state; nil on the
+	// live state, whose running work is exact.
+	gone map[WorkloadID]bool
+	// search holds what a cycle learnt about placements that fail; nil outside a cycle.
+	search *searchCache
+	// lows is the running LOW work in eviction order, listed on first use (lowOrder);
+	// lowsGone is how many of gone it was last cleared of.
+	lows     []*record
+	lowsGone int
+	// newLows holds where the LOW work a cycle admitted on this state holds pods: with
+	// lows less the evicted, all the LOW work whose pods cluster has and guarded has not.
+	newLows []topology.Footprint
+	// searches counts the placement searches run on this state.
+	searches int
+	// spare holds copies of clusters the state is done with, whose storage its next
+	// copies take (copyOf), and made every copy a cycle's state owns: a cycle hands them
+	// to its result, for the next cycle written into it (Gate.CycleInto).
+	spare, made []*topology.Cluster
+}
+
+// ledger is what decisions need of a quota tree's usage: a *quota.Tree or a
+// *quota.Draft over one.
+type ledger interface {
+	Fits(q quota.NodeID, v []quota.Quantity) (quota.Fit, error)
+	Add(q quota.NodeID, v []quota.Quantity) error
+	Remove(q quota.NodeID, v []quota.Quantity) error
+	Borrowing(n quota.NodeID, r quota.ResourceID) bool
+}
+
+// working returns the state a cycle works on: an independent copy of the live state,
+// its clusters copied into the storage of spare, copies an earlier cycle made and is
+// done with.
+func (g *Gate) working(spare []*topology.Cluster) *state {
+	c := &state{books: g.tree.Clone(), guaranteed: slices.Clone(g.guaranteed), total: slices.Clone(g.total),
+		gone: map[WorkloadID]bool{}, search: newSearchCache(g.uncached), spare: spare, made: slices.Clone(spare)}
+	if g.cluster != nil {
+		c.cluster, c.guarded = c.copyOf(g.cluster), c.copyOf(g.guarded)
+	}
+	return c
+}
+
+// copyOf returns a copy of cluster in the storage of a spare copy when there is one. A
+// cycle's state keeps every copy it makes, for its result; a trial's keeps none.
+func (s *state) copyOf(cluster *topology.Cluster) *topology.Cluster {
+	if n := len(s.spare); n > 0 {
+		var dst *topology.Cluster
+		dst, s.spare = s.spare[n-1], s.spare[:n-1]
+		return cluster.CloneInto(dst)
+	}
+	out := cluster.Clone()
+	if s.search != nil {
+		s.made = append(s.made, out)
+	}
+	return out
+}
+
+// done returns a copy the state made, and no longer uses, to its spares.
+func (s *state) done(c *topology.Cluster) {
+	s.spare = append(s.spare, c)
+}
+
+// trial returns the state Decide works on: it reads the live state without writing
+// it. A plan's usage changes go to a Draft over the live tree and its pod changes to a
+// copy of the cluster, both made only when a plan needs them; HIGH/NORMAL and total
+// usage are only read.
+func (g *Gate) trial() state {
+	return state{books: g.tree, guaranteed: g.guaranteed, total: g.total, cluster: g.cluster, guarded: g.guarded,
+		sharedBooks: true, sharedCluster: g.cluster != nil}
+}
+
+// ownBooks makes s's books its own before s changes them.
+func (s *state) ownBooks() {
+	if s.sharedBooks {
+		s.books, s.sharedBooks = s.books.(*quota.Tree).Draft(), false
+	}
+}
+
+// ownCluster makes s's cluster its own before s changes it.
+func (s *state) ownCluster() {
+	if s.sharedCluster {
+		s.cluster, s.sharedCluster = s.cluster.Clone(), false
+	}
+}
+
+// account adds (sign +1) or removes (−1) r's request, charged to leaf, to the total
+// usage and, when r is HIGH or NORMAL, to the leaf's HIGH/NORMAL usage.
+func (s *state) account(leaf quota.NodeID, r *record, sign int) {
+	base := (int(leaf) - 1) * len(r.vec)
+	for j, x := range r.vec {
+		if sign < 0 {
+			x = -x
+		}
+		s.total[j] += x
+		if r.w.Priority.Guaranteed() {
+			s.guaranteed[base+j] += x
+		}
+	}
+}
+
+// appendCordonedLows appends the footprints of the running LOW work with pods on a
+// cordoned node, which is no candidate for a plan (see onCordoned) and so not among
+// the LOW work lowOrder lists: the guarded cluster has none of its pods, and a cluster
+// built from it must put them back.
+func (g *Gate) appendCordonedLows(s *state, feet []topology.Footprint) []topology.Footprint {
+	if len(g.capacity.cordoned) == 0 {
+		return feet
+	}
+	g.lows.Ascend(func(c *record) bool {
+		if !s.gone[c.w.ID] && !c.foot.IsZero() && g.onCordoned(c) {
+			feet = append(feet, c.foot)
+		}
+		return true
+	})
+	return feet
+}
+
+// baseTree returns the tree s's books read: the books themselves, or the tree under a
+// Draft that holds no change that counts (a trial's plans give back what they take).
+func (s *state) baseTree() *quota.Tree {
+	if d, ok := s.books.(*quota.Draft); ok {
+		return d.Tree()
+	}
+	return s.books.(*quota.Tree)
+}
+
+// fits reports whether a's request fits s's tree.
+func (s *state) fits(a *ask) bool {
+	f, _ := s.books.Fits(a.leaf, a.vec)
+	return f.OK
+}
+
+// place searches a placement of req on s's cluster, counting the search.
+func (s *state) place(req *topology.Request) topology.Result {
+	s.searches++
+	res, err := s.cluster.Place(*req, topology.Options{})
+	if err != nil {
+		return topology.Result{Outcome: topology.NoFit, Reasons: []topology.Reason{{Scope: req.Root.Name, Text: err.Error()}}}
+	}
+	return res
+}
+
+// fitsNow reports whether placement p fits s's cluster as it is.
+func (s *state) fitsNow(p topology.Placement) bool {
+	if s.cluster.Apply(p) != nil {
+		return false
+	}
+	_ = s.cluster.Remove(p)
+	return true
+}
+
+// take removes the workloads' usage from s's tree and their pods from its cluster, as
+// evicting them would; give undoes it. takeUsage and giveUsage do the same for the
+// usage alone.
+func (s *state) take(ws []*record) {
+	s.takeUsage(ws)
+	s.unplace(ws, -1)
+}
+
+func (s *state) give(ws []*record) {
+	s.giveUsage(ws)
+	s.unplace(ws, +1)
+}
+
+func (s *state) takeUsage(ws []*record) {
+	for _, c := range ws {
+		_ = s.books.Remove(c.leaf, c.vec)
+	}
+}
+
+func (s *state) giveUsage(ws []*record) {
+	for _, c := range ws {
+		_ = s.books.Add(c.leaf, c.vec)
+	}
+}
+
+// unplace gives the workloads' pods back to s's cluster (sign −1, as evicting them
+// does) or takes them again (+1), all in one batch.
+func (s *state) unplace(ws []*record, sign int) {
+	if s.cluster != nil {
+		unplaceOn(s.cluster, ws, sign)
+	}
+}
+
+// unplaceOn gives the workloads' pods back to c (sign −1) or takes them again (+1).
+func unplaceOn(c *topology.Cluster, ws []*record, sign int) {
+	fs := make([]topology.Footprint, 0, len(ws))
+	for _, w := range ws {
+		if !w.foot.IsZero() {
+			fs = append(fs, w.foot)
+		}
+	}
+	if len(fs) == 0 {
+		return
+	}
+	if sign < 0 {
+		_ = c.RemoveFootprints(fs)
+	} else {
+		_ = c.ApplyFootprints(fs)
+	}
+}
+
+// lowOrder returns the running LOW workloads that s has not evicted, in eviction order
+// within a queue: lower priority first, then most recently admitted, then ID (byte
+// order). The gate keeps them in that order; a state lists them once.
+//
+// Work with pods on a cordoned node is left out: what a cordoned node offers is what
+// runs on it, so evicting it frees nothing for anyone (see onCordoned).
+//
+// Only the live gate's running work is considered: a cycle admits LOW work only after
+// every HIGH/NORMAL item (the walk is by priority), so no workload a cycle admits can
+// become a victim in the same cycle, and s.gone holds the ones it already evicted.
+func (g *Gate) lowOrder(s *state) []*record {
+	if s.lows != nil {
+		// gone only grows: the list needs clearing only after new evictions.
+		if len(s.gone) != s.lowsGone {
+			s.lows = slices.DeleteFunc(s.lows, func(c *record) bool { return s.gone[c.w.ID] })
+			s.lowsGone = len(s.gone)
+		}
+		return s.lows
+	}
+	out := make([]*record, 0, g.lows.Len())
+	g.lows.Ascend(func(c *record) bool {
+		if !s.gone[c.w.ID] && !g.onCordoned(c) {
+			out = append(out, c)
+		}
+		return true
+	})
+	s.lows, s.lowsGone = out, len(s.gone)
+	return out
+}
+
+// evict takes the victims' usage and pods off the working state.
+func (s *state) evict(victims []*record) {
+	for _, v := range victims {
+		_ = s.books.Remove(v.leaf, v.vec)
+		s.account(v.leaf, v, -1)
+		s.gone[v.w.ID] = true
+	}
+	s.unplace(victims, -1)
+	if len(victims) > 0 {
+		s.search.freed++
+		s.search.changed++
+	}
+}
+
+// bareOf returns a copy of c with nothing placed on it: every node's whole capacity
+// free, cordons kept. Work that cannot be placed there cannot be placed at all while
+// the nodes stay as they are.
+func bareOf(c *topology.Cluster) *topology.Cluster {
+	nodes := c.Nodes()
+	for i := range nodes {
+		nodes[i] = emptyNode(nodes[i])
+	}
+	out, err := topology.NewCluster(c.Levels(), nodes)
+	if err != nil {
+		// The nodes are the cluster's own, with free set to capacity: valid.
+		return c.Clone()
+	}
+	return out
+}
+
+// emptyNode returns n with nothing placed on it.
+func emptyNode(n topology.Node) topology.Node {
+	if n.Capacity != nil {
+		n.Free = n.Capacity
+	}
+	n.Capacity = nil
+	return n
+}
+
+// admit takes a step of a cycle's working state: the victims' usage and pods off it,
+// then r's admission, whose pods are foot, charged to it. Evictions and admissions
+// count in the search cache, whose verdicts hold only while they do not change.
+func (s *state) admit(r *record, foot topology.Footprint, victims []*record) {
+	s.evict(victims)
+	_ = s.books.Add(r.leaf, r.vec)
+	s.account(r.leaf, r, +1)
+	if !foot.IsZero() {
+		fs := []topology.Footprint{foot}
+		_ = s.cluster.ApplyFootprints(fs)
+		if r.w.Priority.Guaranteed() {
+			_ = s.guarded.ApplyFootprints(fs)
+		} else {
+			s.newLows = append(s.newLows, foot)
+		}
+	}
+	s.search.changed++
+}

@@ -1,0 +1,244 @@
+package admission
+
+import (
+	"slices"
+
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// walk is one cycle's walk over the pending work.
+type walk struct {
+	g *Gate
+	s *state
+	// p is what the planners keep on s for the whole cycle.
+	p   plans
+	res *CycleResult
+	// blocked holds, per StrictFIFO queue whose head waits, that head.
+	blocked map[quota.NodeID]WorkloadID
+	// waiting holds the HIGH/NORMAL work left pending for the tree or a placement, with
+	// the evictions counted when it was decided.
+	waiting []waiter
+	// low reports that the walk has reached LOW work.
+	low bool
+	// arena holds the copies of the requests the decisions hand out.
+	arena []quota.Quantity
+	// same holds, per kind of request, the last pending decision of one, and last the
+	// one repeat last used (see repeat).
+	same map[classKey]*classDecision
+	last *classDecision
+}
+
+// classKey tells apart what decide reads of a workload: its queue, priority, request
+// and placement request (by the hashes of the last two; a hit is checked in full).
+type classKey struct {
+	leaf     quota.NodeID
+	priority quota.Priority
+	vec, sig uint64
+}
+
+// classDecision is a pending decision of a workload r, made on the working state after
+// changed admissions and evictions.
+type classDecision struct {
+	r       *record
+	d       Decision
+	changed uint64
+}
+
+// classOf returns r's class key.
+func classOf(r *record) classKey {
+	k := classKey{leaf: r.leaf, priority: r.w.Priority, vec: fnvOffset}
+	for _, x := range r.vec {
+		k.vec = (k.vec ^ uint64(x)) * fnvPrime
+	}
+	if r.sig != nil {
+		k.sig = r.sig.hash
+	}
+	return k
+}
+
+// repeat returns the decision for r when a workload of the same queue, priority,
+// request and placement request was left pending on the working state as it is now:
+// decide reads nothing else of a workload, so it would decide r alike, from the
+// verdicts it keeps. Pending work often comes in runs of equal requests (the replicas of
+// a job, a job array), and a deep queue holds many gangs of one shape; each then costs a
+// lookup. The explanation is told about r's gang; one that names another gang's groups
+// in its sentences is not reused. The decision ran no search. It is written to d, which
+// is left as it was when it reports false.
+func (w *walk) repeat(r *record, d *Decision) bool {
+	if w.g.fair || w.s.search.off {
+		return false
+	}
+	// A run of equal requests meets the last one remembered without a lookup.
+	c := w.last
+	if c == nil || c.r.leaf != r.leaf || c.r.w.Priority != r.w.Priority || c.r.sig != r.sig || !sameVec(c.r.vec, r.vec) {
+		if c = w.same[classOf(r)]; c == nil {
+			return false
+		}
+	}
+	if c.changed != w.s.search.changed || !sameVec(c.r.vec, r.vec) || c.r.sig != r.sig && (c.r.sig == nil || r.sig == nil || c.r.sig.key != r.sig.key) {
+		return false
+	}
+	var reasons []topology.Reason
+	switch n := len(c.d.PlacementReasons); {
+	case n == 0:
+	case c.r.sig == r.sig || slices.Equal(c.r.sig.names, r.sig.names):
+		// The same names: the explanation reads the same.
+		reasons = append(w.s.search.reasonsOf(n)[:0], c.d.PlacementReasons...)
+	case factOnly(c.d.PlacementReasons, c.r.sig.names[0]):
+		// A verdict told as a fact names the gang in its scope alone.
+		reasons = w.s.search.reasonsOf(1)
+		reasons[0] = topology.Reason{Scope: r.sig.names[0], Text: c.d.PlacementReasons[0].Text}
+	default:
+		return false // told in the names of another gang's groups
+	}
+	w.last = c
+	*d = c.d
+	d.Searches, d.PlacementReasons = 0, reasons
+	return true
+}
+
+// sameVec reports a = b, at once for a vector shared by submissions of a run (see
+// Gate.share).
+func sameVec(a, b []quota.Quantity) bool {
+	if len(a) > 0 && len(a) == len(b) && &a[0] == &b[0] {
+		return true
+	}
+	return slices.Equal(a, b)
+}
+
+// remember keeps d, a pending decision of r, for repeat.
+func (w *walk) remember(r *record, d Decision) {
+	if w.g.fair || w.s.search.off {
+		return
+	}
+	if w.same == nil {
+		w.same = map[classKey]*classDecision{}
+	}
+	w.last = &classDecision{r: r, d: d, changed: w.s.search.changed}
+	w.same[classOf(r)] = w.last
+}
+
+// copyOf returns a copy of v carved out of the walk's arena, which holds the copies of
+// every request the cycle hands out.
+func (w *walk) copyOf(v []quota.Quantity) []quota.Quantity {
+	if len(w.arena)+len(v) > cap(w.arena) {
+		w.arena = make([]quota.Quantity, 0, max(len(v)*w.g.pending.len(), len(v), 2*cap(w.arena)))
+	}
+	n := len(w.arena)
+	w.arena = append(w.arena, v...)
+	return w.arena[n : n+len(v) : n+len(v)]
+}
+
+type waiter struct {
+	r     *record
+	at    int // index of its decision in res.Decisions
+	freed uint64
+}
+
+// decide decides r and records the decision at index at of the result, or appends it
+// when at is −1. A new decision is made in its slot of the result, the seal beside it,
+// so that the many a cycle makes are not copied on their way there.
+func (w *walk) decide(r *record, at int) {
+	g, s := w.g, w.s
+	var d *Decision
+	var fresh Decision
+	if at >= 0 {
+		d = &fresh // a decision made again replaces the one recorded only if it admits
+	} else {
+		w.res.Decisions = append(w.res.Decisions, Decision{})
+		d = &w.res.Decisions[len(w.res.Decisions)-1]
+	}
+	if head, ok := w.blocked[r.leaf]; ok && at < 0 {
+		*d = Decision{Outcome: Pending, Reason: ReasonFIFO, Queue: g.tree.Name(r.leaf), Blocker: head}
+	} else {
+		var victims []*record
+		if !w.repeat(r, d) {
+			before := s.searches
+			*d, victims = g.decide(s, &w.p, r)
+			d.Searches = s.searches - before
+			if d.Outcome != Admit {
+				w.remember(r, *d)
+			}
+		}
+		switch {
+		case d.Outcome == Admit:
+			w.admit(r, d, victims)
+		case at >= 0:
+			return // still waits: the decision already recorded stands
+		case d.Reason == ReasonInadmissible:
+			// Work that can never run holds nothing back: Apply sets it aside.
+		default:
+			if g.leaves[r.leaf-1].strategy == StrictFIFO {
+				if w.blocked == nil {
+					w.blocked = map[quota.NodeID]WorkloadID{}
+				}
+				w.blocked[r.leaf] = r.w.ID
+			}
+			if r.w.Priority.Guaranteed() && (d.Reason == ReasonFit || d.Reason == ReasonPlacement) {
+				w.waiting = append(w.waiting, waiter{r: r, at: len(w.res.Decisions) - 1, freed: s.search.freed})
+			}
+		}
+	}
+	// One copy serves as both the request and a plain workload's Request; the copies
+	// of a cycle share one allocation.
+	d.Workload, d.Request = r.w, w.copyOf(r.vec)
+	if d.Workload.Gang == nil {
+		d.Workload.Request = d.Request
+	}
+	if at >= 0 {
+		w.res.Decisions[at], w.res.sealed[at] = *d, seal(d, r)
+		return
+	}
+	w.res.sealed = append(w.res.sealed, seal(d, r))
+}
+
+// reconsider decides again, in walk order, the waiting HIGH/NORMAL work that was
+// decided before the last eviction, until no admission frees anything more.
+func (w *walk) reconsider() {
+	for {
+		again := false
+		kept := w.waiting[:0]
+		for _, x := range w.waiting {
+			if x.freed == w.s.search.freed {
+				kept = append(kept, x)
+				continue
+			}
+			before := w.s.search.freed
+			w.decide(x.r, x.at)
+			if w.res.Decisions[x.at].Outcome == Admit {
+				again = again || w.s.search.freed != before
+				continue
+			}
+			x.freed = w.s.search.freed
+			kept = append(kept, x)
+		}
+		w.waiting = kept
+		if !again {
+			return
+		}
+	}
+}
+
+// admit evicts the victims of r's plan from the working state and charges r's
+// admission to it. It carries the cycle's optimistic states along when it can: each
+// takes the step itself — r's usage and pods added, the victims taken off its
+// candidates, or off the state where they were none — instead of a new walk and a new
+// copy of the cluster, and is used again once a walk of the state then finds exactly
+// its candidates still (a step can change who is a candidate: the walk re-checks each
+// one against what the candidates before it leave borrowed). The states take the
+// step before the working tree does: their Drafts read the tree beneath them wherever
+// they changed nothing, and a cell first touched after the tree took the step would
+// count it twice.
+func (w *walk) admit(r *record, d *Decision, victims []*record) {
+	s := w.s
+	var foot topology.Footprint
+	if d.Placement != nil {
+		foot, _ = s.cluster.Footprint(*d.Placement)
+	}
+	from := s.search.changed
+	a := r.ask()
+	w.p.step(&a, foot, victims, from)
+	s.admit(r, foot, victims)
+	w.p.advance(from)
+}
