@@ -37,3 +37,10 @@ func (g *Gate) changed(c change) {
 		g.queueGen++
 	}
 }
+
+// restarted makes a gate just restored count its changes from nothing, as a gate just
+// built does: what rebuilding it changed was in the snapshot already. Its identity is
+// the restored gate's, so no decision of another gate outlives it whatever the counts.
+func (g *Gate) restarted() {
+	g.usageGen, g.queueGen, g.configGen, g.capacityMoved = 0, 0, 0, false
+}

@@ -257,44 +257,6 @@ func (d Decision) barrierText() string {
 	return d.Barrier.String()
 }
 
-// VictimReason says why a plan evicts a victim: the entry of RunningWorkload.Why in a
-// decision's plan. It is text-marshalled as its code (priority, reclaim, fair-share),
-// so hosts can record it on the evicted object as they receive it.
-type VictimReason uint8
-
-// String returns the reason's code: none, priority, reclaim or fair-share, and
-// VictimReason(n) for an invalid value.
-func (v VictimReason) String() string { return enum.Name(victimText[:], v, "VictimReason") }
-
-// IsValid reports whether v is one of the victim reasons.
-func (v VictimReason) IsValid() bool { return v <= VictimFairShare }
-
-// MarshalText implements encoding.TextMarshaler with the code. An invalid reason is an
-// error, so that it is never persisted.
-func (v VictimReason) MarshalText() ([]byte, error) {
-	if !v.IsValid() {
-		return nil, inputErr(ErrInvalidValue, "victim reason", v.String(), victimRule)
-	}
-	return []byte(v.String()), nil
-}
-
-// UnmarshalText implements encoding.TextUnmarshaler: a code in any ASCII letter case;
-// empty text is VictimNone, as an absent field is. Anything else is an *InputError of
-// kind ErrInvalidValue.
-func (v *VictimReason) UnmarshalText(text []byte) error {
-	if len(text) == 0 {
-		*v = VictimNone
-		return nil
-	}
-	for i, name := range victimText {
-		if equalFoldASCII(string(text), name) {
-			*v = VictimReason(i)
-			return nil
-		}
-	}
-	return inputErr(ErrInvalidValue, "victim reason", string(text), victimRule)
-}
-
 // FairKey is what the fair-sharing tournament ranked a workload by at one cohort on its
 // path, as it stood when the workload won there: Decision.Fair holds one per cohort,
 // root first.
@@ -320,34 +282,6 @@ func (k FairKey) String() string {
 	return s
 }
 
-// The victim reasons. The zero VictimReason is VictimNone: running work outside a plan.
-const (
-	// VictimNone: the workload is not a victim.
-	VictimNone VictimReason = iota
-	// VictimPriority: HIGH/NORMAL work evicts LOW work — every victim of a plan made
-	// without fair sharing and of a plan that frees nodes, and, with fair sharing, a
-	// victim in the preemptor's own queue, which passes no share test.
-	VictimPriority
-	// VictimReclaim: with fair sharing, the preemptor's queue stays within its nominal
-	// quota including the request, and the victim's queue borrows what it asks for: the
-	// preemptor takes back quota it is guaranteed, without a share test.
-	VictimReclaim
-	// VictimFairShare: with fair sharing, the victim's subtree holds more than its
-	// share next to the preemptor's: it passed one of fair sharing's two strategies
-	// (see the package documentation).
-	VictimFairShare
-)
-
-var victimText = [...]string{
-	VictimNone:      "none",
-	VictimPriority:  "priority",
-	VictimReclaim:   "reclaim",
-	VictimFairShare: "fair-share",
-}
-
-// victimRule is the rule every refused victim reason breaks.
-const victimRule = "must be none, priority, reclaim or fair-share"
-
 // cloneReasons returns a copy of rs that shares nothing with it.
 func cloneReasons(rs []topology.Reason) []topology.Reason {
 	if len(rs) == 0 {
@@ -363,4 +297,54 @@ func cloneVec(v []quota.Quantity) []quota.Quantity {
 	out := make([]quota.Quantity, len(v))
 	copy(out, v)
 	return out
+}
+
+// sealed is what the gate decided, kept where the host cannot reach it, for a host that
+// errs: Commit and Apply carry out the sealed decision, never what the host's copy of
+// the value says now, and refuse a value whose fields no longer say what was sealed.
+// Nothing in it is shared with the values handed to the host.
+type sealed struct {
+	outcome Outcome
+	// possible reports pending work found admissible under the configuration, and
+	// barred, work found inadmissible, with why: Apply remembers the one and sets the
+	// other aside.
+	possible bool
+	barred   *barred
+	// rec is the workload as the gate resolved it: for Decide a copy with its own
+	// request, for a cycle the pending record, which does not change while the cycle's
+	// result is valid.
+	rec *record
+	// plan names the victims, in eviction order.
+	plan []WorkloadID
+	// placement is the gang's placement, the gate's own copy.
+	placement *topology.Placement
+}
+
+// decided is what Decide decided, sealed where the host cannot reach it: the seal, the
+// gate (its identity) and the state it was decided against, and own, the record Commit starts — the
+// workload as the gate resolved it, with the gate's own copy of the request. One
+// allocation holds it and, for a request of up to inlineRequest resources, both copies
+// of the request, the seal's and the host's; a Decision holds a pointer to it, so that
+// the many decisions of a cycle, which carry none, stay small.
+type decided struct {
+	sealed
+	gate *identity
+	gen  uint64
+	own  record
+	buf  [2 * inlineRequest]quota.Quantity
+}
+
+// inlineRequest is the longest request whose two copies decided holds inline.
+const inlineRequest = 2
+
+// identity is a gate's identity: a pointer to one, which holds a byte so that no two
+// identities share an address.
+type identity struct{ _ byte }
+
+// barred is what the gate keeps of why a workload set aside cannot run.
+type barred struct {
+	barrier Barrier
+	quota   QuotaCheck
+	fit     quota.Fit
+	reasons []topology.Reason
 }

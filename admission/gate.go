@@ -50,7 +50,7 @@ type Gate struct {
 	// runs counts the running workloads of each queue, by node slot: the running count
 	// of a pool's ledger, which decides when a deleted subpool is drained.
 	runs []int32
-	// capacity is what the tree's roots may hand out: the cluster's nodes' (capacity.go),
+	// capacity is what the tree's roots may hand out: the cluster's nodes' (capacitybook.go),
 	// or, on a gate from pools without a cluster, the capacity the host gave.
 	// capacityMoved reports that it moved during the mutation under way, which changed
 	// then counts as a change of the configuration.
@@ -83,7 +83,7 @@ type Gate struct {
 	// cycles with and without it).
 	uncached bool
 	// fair turns on fair sharing: the tournament orders a cycle and fairPlan replaces
-	// the priority plan for work that does not fit (see fairness.go).
+	// the priority plan for work that does not fit (see fairpreempt.go).
 	fair bool
 	// self identifies the gate to the decisions and cycle results it hands out: each
 	// gate built has its own, and UnmarshalBinary gives the gate the one of the gate it
@@ -235,3 +235,53 @@ func evictionOrder(a, b *record) int {
 // possibleMark is what record.possible holds of work found admissible under the
 // present configuration.
 func (g *Gate) possibleMark() uint32 { return uint32(g.configGen + 1) }
+
+// state is the accounting that decisions read and that admissions change. The gate
+// holds the live one; a cycle works on a clone, and Decide on a trial that reads the
+// live one and keeps its own changes (see Gate.trial).
+type state struct {
+	// books holds the usage of the running work: the live tree, a cycle's clone of it,
+	// or a Draft over the live tree.
+	books ledger
+	// guaranteed is the HIGH/NORMAL usage of each queue: slot × resources + resource.
+	guaranteed []quota.Quantity
+	// total is the usage of all running work per resource, which the tree keeps below
+	// Unlimited: a request that would reach it cannot be admitted.
+	total []quota.Quantity
+	// cluster holds the free capacity gangs are placed on; nil without topology.
+	// guarded holds what HIGH/NORMAL work leaves free, as if no LOW work ran: where no
+	// plan, however many LOW workloads it evicts, can place a gang that does not fit
+	// guarded.
+	cluster, guarded *topology.Cluster
+	// sharedBooks and sharedCluster report that books and cluster are the live gate's,
+	// which a trial reads and must not write: it changes a Draft over the tree and a
+	// copy of the cluster instead, each made on its first change (ownBooks, ownCluster).
+	sharedBooks, sharedCluster bool
+	// gone holds the running workloads that a cycle evicted from this state; nil on the
+	// live state, whose running work is exact.
+	gone map[WorkloadID]bool
+	// search holds what a cycle learnt about placements that fail; nil outside a cycle.
+	search *searchCache
+	// lows is the running LOW work in eviction order, listed on first use (lowOrder);
+	// lowsGone is how many of gone it was last cleared of.
+	lows     []*record
+	lowsGone int
+	// newLows holds where the LOW work a cycle admitted on this state holds pods: with
+	// lows less the evicted, all the LOW work whose pods cluster has and guarded has not.
+	newLows []topology.Footprint
+	// searches counts the placement searches run on this state.
+	searches int
+	// spare holds copies of clusters the state is done with, whose storage its next
+	// copies take (copyOf), and made every copy a cycle's state owns: a cycle hands them
+	// to its result, for the next cycle written into it (Gate.CycleInto).
+	spare, made []*topology.Cluster
+}
+
+// ledger is what decisions need of a quota tree's usage: a *quota.Tree or a
+// *quota.Draft over one.
+type ledger interface {
+	Fits(q quota.NodeID, v []quota.Quantity) (quota.Fit, error)
+	Add(q quota.NodeID, v []quota.Quantity) error
+	Remove(q quota.NodeID, v []quota.Quantity) error
+	Borrowing(n quota.NodeID, r quota.ResourceID) bool
+}

@@ -27,7 +27,7 @@ var layers = []struct {
 		"poolset_tree.go", "workload.go", "signature.go", "seal.go", "ask.go"}},
 	{"containers", []string{"pending.go", "capacitybook.go", "searchcache.go"}},
 	{"state", []string{"gate.go", "state.go", "resolve.go"}},
-	{"planners", []string{"plans.go", "preempt.go", "optimistic.go", "nodeplan.go", "fairpreempt.go", "possible.go"}},
+	{"planners", []string{"plans.go", "preempt.go", "footprint.go", "nodeplan.go", "fairpreempt.go", "possible.go"}},
 	{"decisions", []string{"dynamic.go"}},
 	{"cycles", []string{"walk.go", "fairwalk.go", "cycle.go"}},
 	{"mutations", []string{"change.go", "aside.go", "commit.go", "apply.go", "nodes.go", "capacity.go", "pools.go",
@@ -91,4 +91,46 @@ func TestFilesReferOnlyToTheirLayerAndBelow(t *testing.T) {
 	}
 	slices.Sort(up)
 	require.Empty(t, up, "references that run up the layers:\n%s", strings.Join(up, "\n"))
+}
+
+// generations are the gate's change counters: held decisions and cycle results are
+// checked against them, and only the door (change.go) moves them.
+var generations = []string{"usageGen", "queueGen", "configGen"}
+
+// TestOnlyTheDoorCountsChanges fails when a file other than change.go assigns or
+// increments one of the gate's change counters: a mutation must report its change
+// through Gate.changed, which bumps what its kind makes stale.
+func TestOnlyTheDoorCountsChanges(t *testing.T) {
+	fset := token.NewFileSet()
+	names, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	var writes []string
+	for _, n := range names {
+		if strings.HasSuffix(n, "_test.go") || n == "change.go" {
+			continue
+		}
+		f, err := parser.ParseFile(fset, n, nil, parser.SkipObjectResolution)
+		require.NoError(t, err)
+		counter := func(e ast.Expr) {
+			if sel, ok := e.(*ast.SelectorExpr); ok && slices.Contains(generations, sel.Sel.Name) {
+				writes = append(writes, fset.Position(e.Pos()).String()+": "+sel.Sel.Name)
+			}
+		}
+		ast.Inspect(f, func(node ast.Node) bool {
+			switch s := node.(type) {
+			case *ast.AssignStmt:
+				for _, l := range s.Lhs {
+					counter(l)
+				}
+			case *ast.IncDecStmt:
+				counter(s.X)
+			case *ast.UnaryExpr:
+				if s.Op == token.AND {
+					counter(s.X) // a pointer to a counter would let anyone move it
+				}
+			}
+			return true
+		})
+	}
+	require.Empty(t, writes, "change counters moved outside change.go")
 }

@@ -268,37 +268,6 @@ type evictionKey struct {
 	r    *record
 }
 
-// indexNodes adds the running r to (sign > 0) or takes it from the index of workloads
-// by node, where a node whose index went already (stopAll) is passed over. Adding it
-// notes whether its pods are on more than one node.
-func (g *Gate) indexNodes(r *record, sign int) {
-	if r.placement == nil {
-		return
-	}
-	if sign > 0 {
-		r.spread = false
-	}
-	for _, a := range r.placement.Assignments {
-		set := g.byNode[a.Node]
-		if sign > 0 {
-			if set == nil {
-				set = map[*record]struct{}{}
-				g.byNode[a.Node] = set
-			}
-			set[r] = struct{}{}
-			r.spread = r.spread || a.Node != r.placement.Assignments[0].Node
-			continue
-		}
-		if set == nil {
-			continue
-		}
-		delete(set, r)
-		if len(set) == 0 {
-			delete(g.byNode, a.Node)
-		}
-	}
-}
-
 // retiredAll returns the caller's copies of the records that stop running, their
 // requests in one allocation.
 func (g *Gate) retiredAll(rs []*record) []RunningWorkload {

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
 )
 
 // plans is what the planners keep on one working state, theirs alone: the node
@@ -84,4 +85,211 @@ func (p *plans) noteFailed(a *ask) {
 	x := p.scratch()
 	list := slices.DeleteFunc(x.failed[a.leaf], func(f fairFailure) bool { return f.gen != p.search.changed })
 	x.failed[a.leaf] = append(list, fairFailure{vec: a.vec, guaranteed: a.guaranteed, gen: p.search.changed})
+}
+
+type optKey struct {
+	leaf  quota.NodeID
+	asked string
+}
+
+// optKeyOf returns the key of a's optimistic state.
+func optKeyOf(a *ask) optKey {
+	asked := make([]byte, len(a.vec))
+	for j, x := range a.vec {
+		asked[j] = '0'
+		if x > 0 {
+			asked[j] = '1'
+		}
+	}
+	return optKey{a.leaf, string(asked)}
+}
+
+// step applies a step of the working state to the optimistic states of it (counter
+// from), before the working state takes it: the admission of a, whose pods are foot,
+// after evicting victims. Each state gets r's usage and pods; a victim that is one of its
+// candidates leaves the list (the state has it evicted already), any other gives back
+// its usage and pods there. advance then makes them states of the working state after
+// the step.
+func (p *plans) step(a *ask, foot topology.Footprint, victims []*record, from uint64) {
+	var gone map[*record]bool
+	for _, o := range p.optimistic {
+		if o.gen != from {
+			continue
+		}
+		// A step can change who the candidates are (the walk re-checks each one
+		// against what those before it leave borrowed), which is checked when the state
+		// is next used, not after every step: most are not used again. A step that
+		// changed the usage of the state's own queue alone changes none: every LOW
+		// workload there is a candidate whatever it uses, and the re-check of one of
+		// another queue reads that queue's usage and its pool's, never this queue's
+		// (see pass).
+		o.unchecked = o.unchecked || a.leaf != o.leaf || slices.ContainsFunc(victims, func(v *record) bool { return v.leaf != o.leaf })
+		if len(victims) > 0 {
+			if gone == nil {
+				gone = make(map[*record]bool, len(victims))
+				for _, v := range victims {
+					gone[v] = true
+				}
+			}
+			kept := make([]*record, 0, len(o.cands))
+			was := map[*record]bool{}
+			for _, x := range o.cands {
+				if gone[x] {
+					was[x] = true
+					continue
+				}
+				kept = append(kept, x)
+			}
+			o.cands = kept
+			// The cluster of the first level holds the candidates above it: those that
+			// go now leave it, and so do those that evicting them brings to the first
+			// level.
+			var rest, above []topology.Footprint
+			if o.one != nil {
+				for _, v := range victims {
+					if l, ok := o.fp.level[v]; ok && l > 1 && !v.foot.IsZero() {
+						above = append(above, v.foot)
+					}
+				}
+			}
+			if o.fp != nil && len(was) > 0 {
+				for _, c := range o.fp.drop(victims) {
+					if o.one != nil && !c.foot.IsZero() {
+						above = append(above, c.foot)
+					}
+				}
+			}
+			for _, v := range victims {
+				if was[v] {
+					continue
+				}
+				_ = o.books.Remove(v.leaf, v.vec)
+				if !v.foot.IsZero() {
+					rest = append(rest, v.foot)
+				}
+			}
+			if len(rest) > 0 {
+				_ = o.cluster.RemoveFootprints(rest)
+			}
+			if o.one != nil && len(rest)+len(above) > 0 {
+				_ = o.one.RemoveFootprints(append(rest, above...))
+			}
+		}
+		_ = o.books.Add(a.leaf, a.vec)
+		if !foot.IsZero() {
+			fs := []topology.Footprint{foot}
+			_ = o.cluster.ApplyFootprints(fs)
+			if o.one != nil {
+				_ = o.one.ApplyFootprints(fs)
+			}
+		}
+	}
+}
+
+// advance makes the optimistic states that took the last step (see step) states of the
+// working state after it.
+func (p *plans) advance(from uint64) {
+	for _, o := range p.optimistic {
+		if o.gen == from { // the states step took
+			o.gen = p.search.changed
+		}
+	}
+}
+
+// optimisticOf returns the optimistic state of a's plans, if it is still true.
+func (p *plans) optimisticOf(a *ask) *optimistic {
+	if !p.learns() {
+		return nil
+	}
+	if o := p.optimistic[optKeyOf(a)]; o != nil && o.gen == p.search.changed {
+		return o
+	}
+	return nil
+}
+
+// noteOptimistic keeps o as the optimistic state of a's plans for the current state.
+func (p *plans) noteOptimistic(a *ask, o *optimistic) {
+	if !p.learns() {
+		return
+	}
+	o.gen = p.search.changed
+	p.optimistic[optKeyOf(a)] = o
+}
+
+// optimistic is a state with every candidate of one queue's plans evicted: its
+// candidates in eviction order, where they hold pods, the tree without their usage and
+// the cluster without their pods. A cycle keeps one per queue (and set of resources
+// asked of the tree) and carries it through its admissions and evictions (see
+// state.admit), so that each shape of that queue that has no plan costs one search.
+type optimistic struct {
+	gen uint64
+	// leaf is the queue the state was built for; with the resources asked (its key),
+	// it decides who is a candidate.
+	leaf quota.NodeID
+	// unchecked reports that the state took steps of the working state since a walk
+	// last found its candidates, which its next use checks (optimisticFor).
+	unchecked bool
+	cands     []*record
+	// fp is built when a plan is proposed: a queue without a plan needs none.
+	fp      *footprint
+	books   *quota.Draft
+	cluster *topology.Cluster
+	// one is the cluster with the candidates of the first level of fp evicted, those
+	// above it not: where most plans find their placement. It is built with fp.
+	one *topology.Cluster
+}
+
+// optimisticFor returns the optimistic state of a's queue, from p when it is still
+// true, else built from s.
+func (g *Gate) optimisticFor(s *state, p *plans, a *ask) *optimistic {
+	o := p.optimisticOf(a)
+	if o != nil && !o.unchecked {
+		return o
+	}
+	// The walk removes each candidate's usage to run the re-checks of those after it:
+	// on a Draft of its own, it leaves the usage of the optimistic state behind. The
+	// state's own books come first: a plan changes them next, and a trial's must not
+	// be the live tree then.
+	s.ownBooks()
+	books := s.baseTree().Draft()
+	saved := s.books
+	s.books = books
+	cands := g.pass(s, a, false, nil)
+	s.books = saved
+	if o != nil && slices.Equal(cands, o.cands) {
+		// The steps it took since it was checked changed no candidate.
+		o.unchecked = false
+		return o
+	}
+	o = &optimistic{leaf: a.leaf, cands: cands, books: books, cluster: g.withoutPods(s, cands)}
+	p.noteOptimistic(a, o)
+	return o
+}
+
+// withoutPods returns a copy of s's cluster without the pods of cands, running LOW work.
+// When cands are most of the LOW work, it starts from s.guarded, the cluster without any
+// LOW work, and puts back the pods of the rest: the cost follows the smaller set.
+func (g *Gate) withoutPods(s *state, cands []*record) *topology.Cluster {
+	lows := g.lowOrder(s)
+	if s.guarded != nil && len(lows)+len(s.newLows)-len(cands) < len(cands) {
+		in := make(map[*record]bool, len(cands))
+		for _, c := range cands {
+			in[c] = true
+		}
+		rest := slices.Clone(s.newLows)
+		for _, w := range lows {
+			if !in[w] && !w.foot.IsZero() {
+				rest = append(rest, w.foot)
+			}
+		}
+		rest = g.appendCordonedLows(s, rest)
+		c := s.copyOf(s.guarded)
+		if len(rest) == 0 || c.ApplyFootprints(rest) == nil {
+			return c
+		}
+		s.done(c)
+	}
+	c := s.copyOf(s.cluster)
+	unplaceOn(c, cands, -1)
+	return c
 }

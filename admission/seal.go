@@ -4,30 +4,8 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
-
-// sealed is what the gate decided, kept where the host cannot reach it, for a host that
-// errs: Commit and Apply carry out the sealed decision, never what the host's copy of
-// the value says now, and refuse a value whose fields no longer say what was sealed.
-// Nothing in it is shared with the values handed to the host.
-type sealed struct {
-	outcome Outcome
-	// possible reports pending work found admissible under the configuration, and
-	// barred, work found inadmissible, with why: Apply remembers the one and sets the
-	// other aside.
-	possible bool
-	barred   *barred
-	// rec is the workload as the gate resolved it: for Decide a copy with its own
-	// request, for a cycle the pending record, which does not change while the cycle's
-	// result is valid.
-	rec *record
-	// plan names the victims, in eviction order.
-	plan []WorkloadID
-	// placement is the gang's placement, the gate's own copy.
-	placement *topology.Placement
-}
 
 // seal returns the sealed form of d, a decision for the record r, which the gate owns
 // and keeps unchanged while the decision is valid.
@@ -80,33 +58,4 @@ func samePlacement(a, b *topology.Placement) bool {
 	}) && slices.EqualFunc(a.Constraints, b.Constraints, func(x, y topology.ConstraintPlacement) bool {
 		return x.Scope == y.Scope && x.Constraint == y.Constraint && x.Required == y.Required && slices.Equal(x.Preferred, y.Preferred)
 	})
-}
-
-// decided is what Decide decided, sealed where the host cannot reach it: the seal, the
-// gate (its identity) and the state it was decided against, and own, the record Commit starts — the
-// workload as the gate resolved it, with the gate's own copy of the request. One
-// allocation holds it and, for a request of up to inlineRequest resources, both copies
-// of the request, the seal's and the host's; a Decision holds a pointer to it, so that
-// the many decisions of a cycle, which carry none, stay small.
-type decided struct {
-	sealed
-	gate *identity
-	gen  uint64
-	own  record
-	buf  [2 * inlineRequest]quota.Quantity
-}
-
-// inlineRequest is the longest request whose two copies decided holds inline.
-const inlineRequest = 2
-
-// identity is a gate's identity: a pointer to one, which holds a byte so that no two
-// identities share an address.
-type identity struct{ _ byte }
-
-// barred is what the gate keeps of why a workload set aside cannot run.
-type barred struct {
-	barrier Barrier
-	quota   QuotaCheck
-	fit     quota.Fit
-	reasons []topology.Reason
 }

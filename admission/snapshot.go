@@ -322,9 +322,8 @@ func readGate(r *wire.Reader) (*Gate, error) {
 			g.setAside(k, b)
 		}
 	}
-	// A restored gate starts counting its changes anew: the recounts above changed nothing
-	// the snapshot did not hold.
-	g.usageGen, g.queueGen, g.configGen, g.capacityMoved = 0, 0, 0, false
+	// The recounts above changed nothing the snapshot did not hold.
+	g.restarted()
 	return g, nil
 }
 

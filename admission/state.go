@@ -52,56 +52,6 @@ func (g *Gate) onCordoned(r *record) bool {
 	return false
 }
 
-// state is the accounting that decisions read and that admissions change. The gate
-// holds the live one; a cycle works on a clone, and Decide on a trial that reads the
-// live one and keeps its own changes (see Gate.trial).
-type state struct {
-	// books holds the usage of the running work: the live tree, a cycle's clone of it,
-	// or a Draft over the live tree.
-	books ledger
-	// guaranteed is the HIGH/NORMAL usage of each queue: slot × resources + resource.
-	guaranteed []quota.Quantity
-	// total is the usage of all running work per resource, which the tree keeps below
-	// Unlimited: a request that would reach it cannot be admitted.
-	total []quota.Quantity
-	// cluster holds the free capacity gangs are placed on; nil without topology.
-	// guarded holds what HIGH/NORMAL work leaves free, as if no LOW work ran: where no
-	// plan, however many LOW workloads it evicts, can place a gang that does not fit
-	// guarded.
-	cluster, guarded *topology.Cluster
-	// sharedBooks and sharedCluster report that books and cluster are the live gate's,
-	// which a trial reads and must not write: it changes a Draft over the tree and a
-	// copy of the cluster instead, each made on its first change (ownBooks, ownCluster).
-	sharedBooks, sharedCluster bool
-	// gone holds the running workloads that a cycle evicted from this state; nil on the
-	// live state, whose running work is exact.
-	gone map[WorkloadID]bool
-	// search holds what a cycle learnt about placements that fail; nil outside a cycle.
-	search *searchCache
-	// lows is the running LOW work in eviction order, listed on first use (lowOrder);
-	// lowsGone is how many of gone it was last cleared of.
-	lows     []*record
-	lowsGone int
-	// newLows holds where the LOW work a cycle admitted on this state holds pods: with
-	// lows less the evicted, all the LOW work whose pods cluster has and guarded has not.
-	newLows []topology.Footprint
-	// searches counts the placement searches run on this state.
-	searches int
-	// spare holds copies of clusters the state is done with, whose storage its next
-	// copies take (copyOf), and made every copy a cycle's state owns: a cycle hands them
-	// to its result, for the next cycle written into it (Gate.CycleInto).
-	spare, made []*topology.Cluster
-}
-
-// ledger is what decisions need of a quota tree's usage: a *quota.Tree or a
-// *quota.Draft over one.
-type ledger interface {
-	Fits(q quota.NodeID, v []quota.Quantity) (quota.Fit, error)
-	Add(q quota.NodeID, v []quota.Quantity) error
-	Remove(q quota.NodeID, v []quota.Quantity) error
-	Borrowing(n quota.NodeID, r quota.ResourceID) bool
-}
-
 // working returns the state a cycle works on: an independent copy of the live state,
 // its clusters copied into the storage of spare, copies an earlier cycle made and is
 // done with.
@@ -360,4 +310,35 @@ func (s *state) admit(r *record, foot topology.Footprint, victims []*record) {
 		}
 	}
 	s.search.changed++
+}
+
+// indexNodes adds the running r to (sign > 0) or takes it from the index of workloads
+// by node, where a node whose index went already (stopAll) is passed over. Adding it
+// notes whether its pods are on more than one node.
+func (g *Gate) indexNodes(r *record, sign int) {
+	if r.placement == nil {
+		return
+	}
+	if sign > 0 {
+		r.spread = false
+	}
+	for _, a := range r.placement.Assignments {
+		set := g.byNode[a.Node]
+		if sign > 0 {
+			if set == nil {
+				set = map[*record]struct{}{}
+				g.byNode[a.Node] = set
+			}
+			set[r] = struct{}{}
+			r.spread = r.spread || a.Node != r.placement.Assignments[0].Node
+			continue
+		}
+		if set == nil {
+			continue
+		}
+		delete(set, r)
+		if len(set) == 0 {
+			delete(g.byNode, a.Node)
+		}
+	}
 }

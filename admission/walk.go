@@ -2,6 +2,7 @@ package admission
 
 import (
 	"slices"
+	"time"
 
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
@@ -241,4 +242,53 @@ func (w *walk) admit(r *record, d *Decision, victims []*record) {
 	w.p.step(&a, foot, victims, from)
 	s.admit(r, foot, victims)
 	w.p.advance(from)
+}
+
+// CycleResult is what one scheduling cycle decided: a decision for every pending
+// workload, in the order the cycle walked them. Apply carries it out.
+type CycleResult struct {
+	// Now is the time the cycle ran at: the admission time of what it admits.
+	Now time.Time
+	// Decisions holds one decision per workload that was pending when the cycle ran, in
+	// walk order: admissions (with their plans) and pending work with its reason.
+	Decisions []Decision
+	// Searches counts the placement searches the cycle ran; decisions it took from an
+	// earlier verdict of the same cycle cost none.
+	Searches int
+
+	gate                          *identity
+	usageGen, queueGen, configGen uint64
+	// bare holds what the cycle's searches on the cluster with nothing running found,
+	// which Apply hands to the gate.
+	bare map[string]bareVerdict
+	// sealed holds what the cycle decided, one per decision, for Apply.
+	sealed []sealed
+	// requests and reasons hold the copies of the requests and the explanations the
+	// decisions hand out, a few allocations a cycle; CycleInto reuses them.
+	requests []quota.Quantity
+	reasons  []topology.Reason
+	// clusters are the copies of the cluster the cycle made, whose storage the next
+	// cycle written into the result reuses.
+	clusters []*topology.Cluster
+}
+
+// Admitted returns the admissions, in walk order.
+func (c CycleResult) Admitted() []Decision {
+	var out []Decision
+	for _, d := range c.Decisions {
+		if d.Outcome == Admit {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Victims returns every workload the cycle's plans evict, in eviction order. No
+// workload appears twice.
+func (c CycleResult) Victims() []RunningWorkload {
+	var out []RunningWorkload
+	for _, d := range c.Decisions {
+		out = append(out, d.Plan...)
+	}
+	return out
 }

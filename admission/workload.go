@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/poolgate/poolgate/gang"
+	"github.com/poolgate/poolgate/internal/enum"
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
@@ -178,3 +179,69 @@ func clonePlacement(p *topology.Placement) *topology.Placement {
 
 // joinNames formats names as a bracketed, comma-separated list.
 func joinNames(names []string) string { return "[" + strings.Join(names, ", ") + "]" }
+
+// VictimReason says why a plan evicts a victim: the entry of RunningWorkload.Why in a
+// decision's plan. It is text-marshalled as its code (priority, reclaim, fair-share),
+// so hosts can record it on the evicted object as they receive it.
+type VictimReason uint8
+
+// String returns the reason's code: none, priority, reclaim or fair-share, and
+// VictimReason(n) for an invalid value.
+func (v VictimReason) String() string { return enum.Name(victimText[:], v, "VictimReason") }
+
+// IsValid reports whether v is one of the victim reasons.
+func (v VictimReason) IsValid() bool { return v <= VictimFairShare }
+
+// MarshalText implements encoding.TextMarshaler with the code. An invalid reason is an
+// error, so that it is never persisted.
+func (v VictimReason) MarshalText() ([]byte, error) {
+	if !v.IsValid() {
+		return nil, inputErr(ErrInvalidValue, "victim reason", v.String(), victimRule)
+	}
+	return []byte(v.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler: a code in any ASCII letter case;
+// empty text is VictimNone, as an absent field is. Anything else is an *InputError of
+// kind ErrInvalidValue.
+func (v *VictimReason) UnmarshalText(text []byte) error {
+	if len(text) == 0 {
+		*v = VictimNone
+		return nil
+	}
+	for i, name := range victimText {
+		if equalFoldASCII(string(text), name) {
+			*v = VictimReason(i)
+			return nil
+		}
+	}
+	return inputErr(ErrInvalidValue, "victim reason", string(text), victimRule)
+}
+
+// The victim reasons. The zero VictimReason is VictimNone: running work outside a plan.
+const (
+	// VictimNone: the workload is not a victim.
+	VictimNone VictimReason = iota
+	// VictimPriority: HIGH/NORMAL work evicts LOW work — every victim of a plan made
+	// without fair sharing and of a plan that frees nodes, and, with fair sharing, a
+	// victim in the preemptor's own queue, which passes no share test.
+	VictimPriority
+	// VictimReclaim: with fair sharing, the preemptor's queue stays within its nominal
+	// quota including the request, and the victim's queue borrows what it asks for: the
+	// preemptor takes back quota it is guaranteed, without a share test.
+	VictimReclaim
+	// VictimFairShare: with fair sharing, the victim's subtree holds more than its
+	// share next to the preemptor's: it passed one of fair sharing's two strategies
+	// (see the package documentation).
+	VictimFairShare
+)
+
+var victimText = [...]string{
+	VictimNone:      "none",
+	VictimPriority:  "priority",
+	VictimReclaim:   "reclaim",
+	VictimFairShare: "fair-share",
+}
+
+// victimRule is the rule every refused victim reason breaks.
+const victimRule = "must be none, priority, reclaim or fair-share"

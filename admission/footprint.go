@@ -1,0 +1,293 @@
+package admission
+
+import (
+	"slices"
+
+	"github.com/poolgate/poolgate/internal/combin"
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// footprint is where a plan's candidates hold pods.
+type footprint struct {
+	// on lists, per node, the candidates with pods there, largest first (the sum of
+	// the request, resource by resource), ties in eviction order.
+	on map[string][]*record
+	// byLevel[k−1] holds the candidates whose best rank on any node is k, in eviction
+	// order.
+	byLevel [][]*record
+	// pos is each candidate's place in the eviction order the index was built with,
+	// and level its level: what drop needs to keep the index as a new build would be.
+	pos, level map[*record]int
+}
+
+// footprintOf indexes the pods of cands, given in eviction order. Candidates without
+// a placement hold no node and have no level.
+func footprintOf(cands []*record) *footprint {
+	fp := &footprint{on: map[string][]*record{}, pos: make(map[*record]int, len(cands)), level: make(map[*record]int, len(cands))}
+	for i, c := range cands {
+		fp.pos[c] = i
+		for _, node := range podNodes(c) {
+			fp.on[node] = append(fp.on[node], c)
+		}
+	}
+	for _, list := range fp.on {
+		slices.SortStableFunc(list, fp.larger)
+		for rank, c := range list {
+			if l, ok := fp.level[c]; !ok || rank+1 < l {
+				fp.level[c] = rank + 1
+			}
+		}
+	}
+	for _, c := range cands {
+		if l, ok := fp.level[c]; ok {
+			for len(fp.byLevel) < l {
+				fp.byLevel = append(fp.byLevel, nil)
+			}
+			fp.byLevel[l-1] = append(fp.byLevel[l-1], c)
+		}
+	}
+	return fp
+}
+
+// larger orders candidates on a node: largest request first, ties in eviction order.
+func (fp *footprint) larger(a, b *record) int {
+	if c := slices.Compare(b.vec, a.vec); c != 0 {
+		return c
+	}
+	return fp.pos[a] - fp.pos[b]
+}
+
+// podNodes returns the nodes where c holds pods, each once, in its placement's order.
+func podNodes(c *record) []string {
+	if c.placement == nil {
+		return nil
+	}
+	var out []string
+	for k, a := range c.placement.Assignments {
+		if a.Pods > 0 && !slices.ContainsFunc(c.placement.Assignments[:k], func(b topology.Assignment) bool { return b.Node == a.Node && b.Pods > 0 }) {
+			out = append(out, a.Node)
+		}
+	}
+	return out
+}
+
+// drop takes the candidates gone out of the index, as evicting them does: what is left
+// is the index footprintOf builds of the remaining candidates. The candidates that
+// shared a node with one that went move up its list, and may reach a lower level; drop
+// returns those that reach the first. Its cost follows the nodes the gone ones held,
+// not the candidates.
+func (fp *footprint) drop(gone []*record) (first []*record) {
+	moved := map[*record]bool{}
+	for _, v := range gone {
+		l, ok := fp.level[v]
+		if !ok {
+			continue
+		}
+		fp.byLevel[l-1] = fp.remove(fp.byLevel[l-1], v)
+		delete(fp.level, v)
+		delete(moved, v)
+		for _, node := range podNodes(v) {
+			list := fp.on[node]
+			i := slices.Index(list, v)
+			list = slices.Delete(list, i, i+1)
+			for rank := i; rank < len(list); rank++ {
+				if c := list[rank]; rank+1 < fp.level[c] {
+					moved[c] = true
+				}
+			}
+			if len(list) == 0 {
+				delete(fp.on, node)
+			} else {
+				fp.on[node] = list
+			}
+		}
+	}
+	for c := range moved {
+		l := fp.level[c]
+		for _, node := range podNodes(c) {
+			l = min(l, slices.Index(fp.on[node], c)+1)
+		}
+		fp.byLevel[fp.level[c]-1] = fp.remove(fp.byLevel[fp.level[c]-1], c)
+		list := fp.byLevel[l-1]
+		i, _ := slices.BinarySearchFunc(list, fp.pos[c], func(x *record, p int) int { return fp.pos[x] - p })
+		fp.byLevel[l-1] = slices.Insert(list, i, c)
+		fp.level[c] = l
+		if l == 1 {
+			first = append(first, c)
+		}
+	}
+	for _, v := range gone {
+		delete(fp.pos, v)
+	}
+	for len(fp.byLevel) > 0 && len(fp.byLevel[len(fp.byLevel)-1]) == 0 {
+		fp.byLevel = fp.byLevel[:len(fp.byLevel)-1]
+	}
+	// The order of the map walk above must not show.
+	slices.SortFunc(first, func(a, b *record) int { return fp.pos[a] - fp.pos[b] })
+	return first
+}
+
+// remove takes c out of list, a list of candidates in eviction order.
+func (fp *footprint) remove(list []*record, c *record) []*record {
+	i, ok := slices.BinarySearchFunc(list, fp.pos[c], func(x *record, p int) int { return fp.pos[x] - p })
+	if !ok {
+		return list
+	}
+	return slices.Delete(list, i, i+1)
+}
+
+// heldOn returns what c's pods hold of resource res on node.
+func heldOn(c *record, node, res string) int64 {
+	var n int64
+	for _, a := range c.placement.Assignments {
+		if a.Node == node {
+			n += a.Pods * a.Shape[res]
+		}
+	}
+	return n
+}
+
+// cover returns the victims a placement p needs, found with the candidates of level at
+// most k evicted (as s holds them): on each of p's nodes, in p's order, when p needs
+// more than the node has without evictions, the fewest candidates with pods there (then
+// those whose requests are smallest) that make up the difference, counting what the
+// victims chosen for earlier nodes free there.
+func (fp *footprint) cover(s *state, k int, p topology.Placement) map[*record]bool {
+	evicted := map[*record]bool{}
+	for _, l := range fp.byLevel[:k] {
+		for _, c := range l {
+			evicted[c] = true
+		}
+	}
+	chosen := map[*record]bool{}
+	need := byNode(p)
+	for _, node := range placementNodes(p) {
+		free, _ := s.cluster.Free(node)
+		short := topology.Resources{}
+		for res, q := range need[node] {
+			have := free[res]
+			for _, c := range fp.on[node] {
+				if evicted[c] {
+					have -= heldOn(c, node, res)
+				}
+				if chosen[c] {
+					have += heldOn(c, node, res)
+				}
+			}
+			if q > have {
+				short[res] = q - have
+			}
+		}
+		if len(short) == 0 {
+			continue
+		}
+		var here []*record
+		for _, c := range fp.on[node] {
+			if !chosen[c] {
+				here = append(here, c)
+			}
+		}
+		amounts := func(c *record) topology.Resources {
+			out := topology.Resources{}
+			for res := range short {
+				out[res] = heldOn(c, node, res)
+			}
+			return out
+		}
+		for _, c := range fewestCovering(here, short, amounts) {
+			chosen[c] = true
+		}
+	}
+	return chosen
+}
+
+// fewestCovering returns the fewest of cands whose amounts together reach short on
+// every resource, the smallest requests first among sets of that size (ties in cands'
+// order), or all of cands when no set within maxCoverSets tries does.
+func fewestCovering(cands []*record, short topology.Resources, amount func(*record) topology.Resources) []*record {
+	covers := func(set []int) bool {
+		for res, q := range short {
+			var sum int64
+			for _, i := range set {
+				sum += amount(cands[i])[res]
+			}
+			if sum < q {
+				return false
+			}
+		}
+		return true
+	}
+	size := func(set []int) []quota.Quantity {
+		var out []quota.Quantity
+		for _, i := range set {
+			for j, x := range cands[i].vec {
+				for len(out) <= j {
+					out = append(out, 0)
+				}
+				out[j] = out[j].Add(x)
+			}
+		}
+		return out
+	}
+	tries := 0
+	for k := 1; k <= len(cands); k++ {
+		idx := make([]int, k)
+		combin.First(idx)
+		var best []int
+		var bestSize []quota.Quantity
+		for {
+			if tries++; tries > maxCoverSets {
+				return cands
+			}
+			if covers(idx) {
+				if sz := size(idx); best == nil || slices.Compare(sz, bestSize) < 0 {
+					best, bestSize = slices.Clone(idx), sz
+				}
+			}
+			if !combin.Next(idx, len(cands)) {
+				break
+			}
+		}
+		if best != nil {
+			out := make([]*record, len(best))
+			for i, j := range best {
+				out[i] = cands[j]
+			}
+			return out
+		}
+	}
+	return cands
+}
+
+// byNode sums a placement's resources per node.
+func byNode(p topology.Placement) map[string]topology.Resources {
+	out := map[string]topology.Resources{}
+	for _, a := range p.Assignments {
+		m := out[a.Node]
+		if m == nil {
+			m = topology.Resources{}
+			out[a.Node] = m
+		}
+		for res, q := range a.Shape {
+			m[res] += a.Pods * q
+		}
+	}
+	return out
+}
+
+// placementNodes returns a placement's nodes in the order they first appear.
+func placementNodes(p topology.Placement) []string {
+	var out []string
+	for _, a := range p.Assignments {
+		if !slices.Contains(out, a.Node) {
+			out = append(out, a.Node)
+		}
+	}
+	return out
+}
+
+// maxCoverSets bounds the victim sets tried on one node when choosing the fewest
+// victims there; past it, every candidate on the node is taken and the fill-back trims
+// them. Nodes rarely hold more than a handful of candidates.
+const maxCoverSets = 4096
