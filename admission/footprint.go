@@ -149,11 +149,11 @@ func heldOn(c *record, node, res string) int64 {
 }
 
 // cover returns the victims a placement p needs, found with the candidates of level at
-// most k evicted (as s holds them): on each of p's nodes, in p's order, when p needs
+// most k evicted (as cluster holds them): on each of p's nodes, in p's order, when p needs
 // more than the node has without evictions, the fewest candidates with pods there (then
 // those whose requests are smallest) that make up the difference, counting what the
 // victims chosen for earlier nodes free there.
-func (fp *footprint) cover(s *state, k int, p topology.Placement) map[*record]bool {
+func (fp *footprint) cover(cluster *topology.Cluster, k int, p topology.Placement) map[*record]bool {
 	evicted := map[*record]bool{}
 	for _, l := range fp.byLevel[:k] {
 		for _, c := range l {
@@ -163,7 +163,7 @@ func (fp *footprint) cover(s *state, k int, p topology.Placement) map[*record]bo
 	chosen := map[*record]bool{}
 	need := byNode(p)
 	for _, node := range placementNodes(p) {
-		free, _ := s.cluster.Free(node)
+		free, _ := cluster.Free(node)
 		short := topology.Resources{}
 		for res, q := range need[node] {
 			have := free[res]

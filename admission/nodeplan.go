@@ -116,20 +116,19 @@ func (g *Gate) propose(s *state, a *ask, opt *optimistic, best topology.Result) 
 		}
 		base, k = opt.one, 1
 	}
-	live := s.cluster
-	s.cluster = s.copyOf(base)
+	trial := s.copyOf(base)
 	at := func(to int) {
 		for ; k < to; k++ {
-			s.unplace(fp.byLevel[k], -1)
+			unplaceOn(trial, fp.byLevel[k], -1)
 		}
 		for ; k > to; k-- {
-			s.unplace(fp.byLevel[k-1], +1)
+			unplaceOn(trial, fp.byLevel[k-1], +1)
 		}
 	}
 	lo, hi := 1, len(fp.byLevel)
 	for try := 1; try < hi; try *= 2 {
 		at(try)
-		if res := s.place(a.place); res.Outcome == topology.Placed {
+		if res := s.placeOn(trial, a.place); res.Outcome == topology.Placed {
 			hi, best = try, res
 			break
 		}
@@ -138,16 +137,15 @@ func (g *Gate) propose(s *state, a *ask, opt *optimistic, best topology.Result) 
 	for lo < hi {
 		mid := (lo + hi) / 2
 		at(mid)
-		if res := s.place(a.place); res.Outcome == topology.Placed {
+		if res := s.placeOn(trial, a.place); res.Outcome == topology.Placed {
 			hi, best = mid, res
 		} else {
 			lo = mid + 1
 		}
 	}
 	at(hi)
-	chosen := fp.cover(s, hi, best.Placement)
-	s.done(s.cluster)
-	s.cluster = live
+	chosen := fp.cover(trial, hi, best.Placement)
+	s.done(trial)
 
 	s.take(chosenOf(cands, chosen))
 	for _, c := range cands {

@@ -252,10 +252,7 @@ func (g *Gate) optimisticFor(s *state, p *plans, a *ask) *optimistic {
 	// be the live tree then.
 	s.ownBooks()
 	books := s.baseTree().Draft()
-	saved := s.books
-	s.books = books
-	cands := g.pass(s, a, false, nil)
-	s.books = saved
+	cands := g.pass(s, books, a, false, nil)
 	if o != nil && slices.Equal(cands, o.cands) {
 		// The steps it took since it was checked changed no candidate.
 		o.unchecked = false

@@ -23,7 +23,8 @@ func (g *Gate) plan(s *state, a *ask) []*record {
 		f, _ := s.books.Fits(a.leaf, a.vec)
 		return f.OK
 	}
-	removed := g.pass(s, a, true, fits)
+	s.ownBooks()
+	removed := g.pass(s, s.books, a, true, fits)
 	ok := fits()
 	if ok {
 		s.fillBackQuota(a, removed)
@@ -56,8 +57,9 @@ func (s *state) fillBackQuota(a *ask, removed []*record) {
 	}
 }
 
-// pass walks a's candidates in eviction order and removes from s's tree each one that
-// its re-check lets through, until done reports true (nil: every candidate); it returns
+// pass walks a's candidates in eviction order (s's LOW work that s has not evicted)
+// and removes from books, s's or a draft over them, each one that its re-check lets
+// through, until done reports true (nil: every candidate); it returns
 // the removed ones in order, and the caller gives their usage back. For the quota plan
 // (quotaOnly), candidates are the LOW workloads that use a resource a asks for; for a
 // plan that frees nodes, every LOW workload of a's queue is one too, whatever it uses.
@@ -69,8 +71,7 @@ func (s *state) fillBackQuota(a *ask, removed []*record) {
 // re-check of a candidate that uses what a asks for, so the candidates of the quota plan
 // pass the re-checks of both walks alike, and a walk for nodes removes every workload
 // the quota plan's walk would.
-func (g *Gate) pass(s *state, a *ask, quotaOnly bool, done func() bool) []*record {
-	s.ownBooks()
+func (g *Gate) pass(s *state, books ledger, a *ask, quotaOnly bool, done func() bool) []*record {
 	order := g.lowOrder(s)
 	var removed []*record
 	if done == nil {
@@ -82,10 +83,10 @@ func (g *Gate) pass(s *state, a *ask, quotaOnly bool, done func() bool) []*recor
 			return false
 		}
 		asked := overlaps(c.vec, a.vec)
-		if quotaOnly && !asked || c.leaf != a.leaf && !g.eligible(s, c, a, asked) {
+		if quotaOnly && !asked || c.leaf != a.leaf && !g.eligible(books, c, a, asked) {
 			return true
 		}
-		_ = s.books.Remove(c.leaf, c.vec)
+		_ = books.Remove(c.leaf, c.vec)
 		removed = append(removed, c)
 		return true
 	}
@@ -103,7 +104,7 @@ func (g *Gate) pass(s *state, a *ask, quotaOnly bool, done func() bool) []*recor
 // asked says whether c uses a resource a asks for. A queue that borrows one resource
 // and stays within its quota of another keeps its work on the other: evicting it there
 // would take guaranteed quota, not borrowed capacity.
-func (g *Gate) eligible(s *state, c *record, a *ask, asked bool) bool {
+func (g *Gate) eligible(books ledger, c *record, a *ask, asked bool) bool {
 	pool := g.leaves[c.leaf-1].pool
 	cross := pool != g.leaves[a.leaf-1].pool
 	for j, x := range c.vec {
@@ -111,7 +112,7 @@ func (g *Gate) eligible(s *state, c *record, a *ask, asked bool) bool {
 			continue
 		}
 		res := quota.ResourceID(j)
-		if s.books.Borrowing(c.leaf, res) && (!cross || s.books.Borrowing(pool, res)) {
+		if books.Borrowing(c.leaf, res) && (!cross || books.Borrowing(pool, res)) {
 			return true
 		}
 	}

@@ -156,8 +156,14 @@ func (s *state) fits(a *ask) bool {
 
 // place searches a placement of req on s's cluster, counting the search.
 func (s *state) place(req *topology.Request) topology.Result {
+	return s.placeOn(s.cluster, req)
+}
+
+// placeOn searches a placement of req on c, a copy the state made, counting the
+// search as the state's.
+func (s *state) placeOn(c *topology.Cluster, req *topology.Request) topology.Result {
 	s.searches++
-	res, err := s.cluster.Place(*req, topology.Options{})
+	res, err := c.Place(*req, topology.Options{})
 	if err != nil {
 		return topology.Result{Outcome: topology.NoFit, Reasons: []topology.Reason{{Scope: req.Root.Name, Text: err.Error()}}}
 	}
