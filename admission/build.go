@@ -119,7 +119,7 @@ func newGate(l layout, book capacityBook, o Options) (*Gate, error) {
 	g := &Gate{self: &identity{}, resources: l.tree.Resources(), strategies: map[string]Strategy{}, fallback: o.Strategy, capacity: book,
 		ids: ids, lows: newLowIndex(), byNode: map[string]map[*record]struct{}{}, pending: newPendingQueue(ids), fair: o.FairSharing}
 	if o.Cluster != nil {
-		g.cluster, g.guarded, g.bare = o.Cluster.Clone(), o.Cluster.Clone(), bareOf(o.Cluster)
+		g.live.cluster, g.live.guarded, g.bare = o.Cluster.Clone(), o.Cluster.Clone(), bareOf(o.Cluster)
 	}
 	g.install(l)
 	if err := g.setStrategies(o.Strategies); err != nil {
@@ -136,12 +136,12 @@ func (g *Gate) install(l layout) {
 	for _, n := range t.Nodes() {
 		size = max(size, int(n))
 	}
-	g.tree, g.books = t, t
+	g.tree, g.live.books = t, t
 	g.pools = l.pools
 	g.capacity.guaranteed, g.capacity.roots = l.guaranteed, t.Roots()
 	g.capacity.capTree(t)
-	g.guaranteed = make([]quota.Quantity, size*len(g.resources))
-	g.total = make([]quota.Quantity, len(g.resources))
+	g.live.guaranteed = make([]quota.Quantity, size*len(g.resources))
+	g.live.total = make([]quota.Quantity, len(g.resources))
 	g.leaves = make([]leafInfo, size)
 	g.runs = make([]int32, size)
 	g.route = make(map[string]quota.NodeID, size+len(l.alias))
@@ -209,7 +209,7 @@ func (g *Gate) reconfigure(l layout, drop map[*record]bool) error {
 		if err := next.tree.Add(leaves[r], r.vec); err != nil {
 			return inputErr(ErrInvalidConfig, "tree", r.w.Queue, err.Error())
 		}
-		next.account(leaves[r], r, +1)
+		next.live.account(leaves[r], r, +1)
 		next.runs[leaves[r]-1]++
 	}
 	for r := range drop {
@@ -219,7 +219,7 @@ func (g *Gate) reconfigure(l layout, drop map[*record]bool) error {
 		r.leaf = n
 	}
 	g.tree = next.tree
-	g.state = state{books: next.tree, guaranteed: next.guaranteed, total: next.total, cluster: g.cluster, guarded: g.guarded}
+	g.live = state{books: next.tree, guaranteed: next.live.guaranteed, total: next.live.total, cluster: g.live.cluster, guarded: g.live.guarded}
 	g.leaves, g.route, g.pools, g.runs, g.capacity = next.leaves, next.route, next.pools, next.runs, next.capacity
 	g.lows = newLowIndex()
 	for r := range g.runningRecords() {

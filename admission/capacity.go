@@ -62,7 +62,7 @@ func (g *Gate) Capacity() []ResourceCapacity {
 	}
 	out := make([]ResourceCapacity, len(g.resources))
 	for j, name := range g.resources {
-		c := ResourceCapacity{Resource: name, Capacity: g.capacity.total(j), Running: g.total[j]}
+		c := ResourceCapacity{Resource: name, Capacity: g.capacity.total(j), Running: g.live.total[j]}
 		if !g.capacity.fromPools && (!g.capacity.clustered || !g.capacity.known[j]) {
 			// The tree's own quotas are its capacity: what its roots hold.
 			c.Capacity = 0

@@ -116,7 +116,7 @@ func (g *Gate) AddRunning(w Workload, admitted time.Time, placement *topology.Pl
 	if err := g.checkNew(w.ID); err != nil {
 		return err
 	}
-	if placement != nil && g.cluster == nil {
+	if placement != nil && g.live.cluster == nil {
 		return inputErr(ErrInvalidValue, "placement", string(w.ID), "needs a gate with a cluster")
 	}
 	k := keep(r)
@@ -298,9 +298,9 @@ func (g *Gate) start(r *record) error {
 		return inputErr(ErrInvalidValue, "workload.request", string(r.w.ID), err.Error())
 	}
 	if r.placement != nil {
-		foot, err := g.cluster.Footprint(*r.placement)
+		foot, err := g.live.cluster.Footprint(*r.placement)
 		if err == nil {
-			err = g.cluster.ApplyFootprints([]topology.Footprint{foot})
+			err = g.live.cluster.ApplyFootprints([]topology.Footprint{foot})
 		}
 		if err != nil {
 			_ = g.tree.Remove(r.leaf, r.vec)
@@ -309,7 +309,7 @@ func (g *Gate) start(r *record) error {
 		r.foot = foot
 		if r.w.Priority.Guaranteed() {
 			// guarded has at least the free capacity of cluster, so this cannot fail.
-			_ = g.guarded.ApplyFootprints([]topology.Footprint{foot})
+			_ = g.live.guarded.ApplyFootprints([]topology.Footprint{foot})
 		}
 	}
 	g.remember(r)
@@ -320,7 +320,7 @@ func (g *Gate) start(r *record) error {
 // remember records the charged r as running: its usage in the state's sums, and the
 // gate's indexes.
 func (g *Gate) remember(r *record) {
-	g.account(r.leaf, r, +1)
+	g.live.account(r.leaf, r, +1)
 	g.runs[r.leaf-1]++
 	r.held = heldRunning
 	g.ids[r.w.ID] = r
@@ -350,18 +350,18 @@ func (g *Gate) stopAll(rs []*record, gone string) error {
 		}
 	}
 	if len(feet) > 0 {
-		if err := g.cluster.RemoveFootprints(feet); err != nil {
+		if err := g.live.cluster.RemoveFootprints(feet); err != nil {
 			return wrapped(inputErr(ErrInvalidValue, "placement", string(rs[0].w.ID), err.Error()), err)
 		}
 	}
 	if err := g.giveBack(rs); err != nil {
 		if len(feet) > 0 {
-			_ = g.cluster.ApplyFootprints(feet)
+			_ = g.live.cluster.ApplyFootprints(feet)
 		}
 		return err
 	}
 	if len(guarded) > 0 {
-		_ = g.guarded.RemoveFootprints(guarded)
+		_ = g.live.guarded.RemoveFootprints(guarded)
 	}
 	if gone != "" {
 		delete(g.byNode, gone)
@@ -414,7 +414,7 @@ func (g *Gate) giveBack(rs []*record) error {
 // of the node gone (stopAll). It stays in ids, for the caller to queue again or to
 // delete.
 func (g *Gate) forget(r *record, gone string) {
-	g.account(r.leaf, r, -1)
+	g.live.account(r.leaf, r, -1)
 	g.runs[r.leaf-1]--
 	r.held = heldNone
 	g.indexLow(r, -1)

@@ -67,7 +67,7 @@ func newNaive(g *Gate) *naiveGate {
 	t := g.tree
 	n := len(g.leaves)
 	nv := &naiveGate{parent: make([]int, n), sq: make([]quota.Quantity, n), nom: make([]quota.Quantity, n),
-		bl: make([]quota.Quantity, n), usage: make([]quota.Quantity, n), guaranteed: slicesClone(g.guaranteed), u: make([]quota.Quantity, n)}
+		bl: make([]quota.Quantity, n), usage: make([]quota.Quantity, n), guaranteed: slicesClone(g.live.guaranteed), u: make([]quota.Quantity, n)}
 	for i := range n {
 		id := quota.NodeID(i + 1)
 		nv.parent[i] = int(t.Parent(id)) - 1

@@ -28,10 +28,11 @@ import (
 // Cycle, the accessors) do not modify it and may run concurrently with each other
 // while no mutation runs. Values it returns never alias its state.
 type Gate struct {
-	// state is the live accounting: the tree's usage, HIGH/NORMAL usage and the
+	// live is the live accounting: the tree's usage, HIGH/NORMAL usage and the
 	// cluster's free capacity, equal at all times to what the running records charge.
-	// Its books are tree.
-	state
+	// Its books are tree. It is named, not embedded, so that every write to the live
+	// state says so: decisions work on copies and trials of it (working, trial).
+	live state
 	// tree is the live quota tree: its structure and quotas, and the usage of the
 	// running work.
 	tree *quota.Tree

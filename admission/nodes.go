@@ -31,7 +31,7 @@ func (g *Gate) Node(name string) (NodeState, error) {
 	if err := g.clustered(); err != nil {
 		return NodeState{}, err
 	}
-	n, ok := g.cluster.Node(name)
+	n, ok := g.live.cluster.Node(name)
 	if !ok {
 		return NodeState{}, unknownNode(name)
 	}
@@ -49,7 +49,7 @@ func (g *Gate) AddNode(n topology.Node) error {
 	if err := g.clustered(); err != nil {
 		return err
 	}
-	if err := g.cluster.AddNode(n); err != nil {
+	if err := g.live.cluster.AddNode(n); err != nil {
 		return nodeErr(n.Name, err)
 	}
 	g.follow(func(c *topology.Cluster) error { return c.AddNode(n) }, func(c *topology.Cluster) error { return c.AddNode(emptyNode(n)) })
@@ -69,7 +69,7 @@ func (g *Gate) RemoveNode(name string) ([]RunningWorkload, error) {
 	if err := g.clustered(); err != nil {
 		return nil, err
 	}
-	if _, ok := g.cluster.Free(name); !ok {
+	if _, ok := g.live.cluster.Free(name); !ok {
 		return nil, unknownNode(name)
 	}
 	lost := g.onNode(name)
@@ -79,8 +79,8 @@ func (g *Gate) RemoveNode(name string) ([]RunningWorkload, error) {
 	}
 	// The node exists, and the lost work's pods on it go with it: none of the calls can
 	// fail.
-	_ = g.cluster.RemoveNode(name)
-	_ = g.guarded.RemoveNode(name)
+	_ = g.live.cluster.RemoveNode(name)
+	_ = g.live.guarded.RemoveNode(name)
 	_ = g.bare.RemoveNode(name)
 	g.recount(name)
 	g.changed(changeConfig)
@@ -102,10 +102,10 @@ func (g *Gate) cordon(name string, on bool) error {
 	if on {
 		change = (*topology.Cluster).Cordon
 	}
-	if err := change(g.cluster, name); err != nil {
+	if err := change(g.live.cluster, name); err != nil {
 		return nodeErr(name, err)
 	}
-	_ = change(g.guarded, name)
+	_ = change(g.live.guarded, name)
 	_ = change(g.bare, name)
 	g.recount(name)
 	g.changed(changeConfig)
@@ -123,23 +123,23 @@ func (g *Gate) SetNodeCapacity(name string, capacity topology.Resources) ([]Runn
 	if err := g.clustered(); err != nil {
 		return nil, err
 	}
-	before, ok := g.cluster.Capacity(name)
+	before, ok := g.live.cluster.Capacity(name)
 	if !ok {
 		return nil, unknownNode(name)
 	}
-	if err := g.cluster.SetCapacity(name, capacity); err != nil {
+	if err := g.live.cluster.SetCapacity(name, capacity); err != nil {
 		return nil, nodeErr(name, err)
 	}
 	resize := func(to topology.Resources) func(c *topology.Cluster) error {
 		return func(c *topology.Cluster) error { return c.SetCapacity(name, to) }
 	}
 	g.follow(resize(capacity), resize(capacity))
-	free, _ := g.cluster.Free(name)
+	free, _ := g.live.cluster.Free(name)
 	lost := overflowing(g.onNode(name), name, free)
 	out := g.retiredAll(lost)
 	if err := g.lose(lost, ""); err != nil {
 		// Put the capacity back; it held before, so it holds again.
-		_ = g.cluster.SetCapacity(name, before)
+		_ = g.live.cluster.SetCapacity(name, before)
 		g.follow(resize(before), resize(before))
 		return nil, err
 	}
@@ -201,9 +201,9 @@ func (g *Gate) lose(rs []*record, gone string) error {
 // every footprint stays fast on both; bare takes the change as it applies to a node
 // with nothing placed.
 func (g *Gate) follow(change, bare func(*topology.Cluster) error) {
-	_ = change(g.guarded)
+	_ = change(g.live.guarded)
 	_ = bare(g.bare)
-	if g.cluster.SharesLayout(g.guarded) {
+	if g.live.cluster.SharesLayout(g.live.guarded) {
 		return
 	}
 	// The live cluster was laid out anew: compile every footprint on it again and derive
@@ -212,7 +212,7 @@ func (g *Gate) follow(change, bare func(*topology.Cluster) error) {
 		if r.placement != nil {
 			// The placement held on the old layout; it holds on the new one, whose
 			// nodes are the same but the one added.
-			r.foot, _ = g.cluster.Footprint(*r.placement)
+			r.foot, _ = g.live.cluster.Footprint(*r.placement)
 		}
 	}
 	_ = g.guard()
@@ -227,8 +227,8 @@ func (g *Gate) guard() error {
 			low = append(low, r.foot)
 		}
 	}
-	g.guarded = g.cluster.Clone()
-	return g.guarded.RemoveFootprints(low)
+	g.live.guarded = g.live.cluster.Clone()
+	return g.live.guarded.RemoveFootprints(low)
 }
 
 // onNode returns the running workloads with pods on the named node in naming order.
@@ -285,7 +285,7 @@ func (g *Gate) clustered() error {
 	if !g.usable() {
 		return errUnusable()
 	}
-	if g.cluster == nil {
+	if g.live.cluster == nil {
 		return inputErr(ErrInvalidConfig, "gate", "", "has no cluster; build it with Options.Cluster to follow nodes")
 	}
 	return nil

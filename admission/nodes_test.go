@@ -100,7 +100,7 @@ func TestRemoveNodeTakesThePodsOnlyItHeld(t *testing.T) {
 	spread(t, g, "low-spread", quota.Low, 2, 4, "n1", "n2")
 	placedOn(t, g, "elsewhere", "team", quota.Normal, 4, "n3", 5)
 
-	want, wantGuarded := g.cluster.Clone(), g.guarded.Clone()
+	want, wantGuarded := g.live.cluster.Clone(), g.live.guarded.Clone()
 	for _, r := range g.onNode("n1") {
 		require.NoError(t, want.RemoveFootprints([]topology.Footprint{r.foot}))
 		if r.w.Priority.Guaranteed() {
@@ -114,7 +114,7 @@ func TestRemoveNodeTakesThePodsOnlyItHeld(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"low-spread", "low-only", "high-spread", "high-only"}, lostIDs(lost))
 	assert.Equal(t, []string{"elsewhere"}, runningIDs(g))
-	for _, pair := range []struct{ want, got *topology.Cluster }{{want, g.cluster}, {wantGuarded, g.guarded}} {
+	for _, pair := range []struct{ want, got *topology.Cluster }{{want, g.live.cluster}, {wantGuarded, g.live.guarded}} {
 		assert.Equal(t, pair.want.Nodes(), pair.got.Nodes())
 		for _, level := range pair.want.Levels() {
 			assert.Equal(t, pair.want.Domains(level), pair.got.Domains(level))

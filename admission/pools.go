@@ -200,6 +200,6 @@ func (g *Gate) ledgerOf(name naming.Name) quota.Ledger {
 	if !ok {
 		return quota.Ledger{}
 	}
-	used := g.guaranteed[int(n-1)*len(g.resources)]
+	used := g.live.guaranteed[int(n-1)*len(g.resources)]
 	return quota.Ledger{Used: used, LowUsed: g.tree.Usage(n, 0) - used, Running: int(g.runs[n-1])}
 }

@@ -29,10 +29,10 @@ func (g *Gate) Tree() *quota.Tree {
 // Cluster returns a copy of the cluster with the free capacity the running gangs leave,
 // or nil for a gate without topology.
 func (g *Gate) Cluster() *topology.Cluster {
-	if !g.usable() || g.cluster == nil {
+	if !g.usable() || g.live.cluster == nil {
 		return nil
 	}
-	return g.cluster.Clone()
+	return g.live.cluster.Clone()
 }
 
 // QueueUsage is what one queue holds, per resource in ResourceID order.
@@ -61,7 +61,7 @@ func (g *Gate) Usage(queue string) (QueueUsage, error) {
 	}
 	R := len(g.resources)
 	u := QueueUsage{Queue: g.tree.Name(n), Nominal: make([]quota.Quantity, R),
-		Guaranteed: slices.Clone(g.guaranteed[(int(n)-1)*R : int(n)*R]), Total: make([]quota.Quantity, R), Borrowing: make([]bool, R)}
+		Guaranteed: slices.Clone(g.live.guaranteed[(int(n)-1)*R : int(n)*R]), Total: make([]quota.Quantity, R), Borrowing: make([]bool, R)}
 	for j := range R {
 		q, _ := g.tree.Quota(n, quota.ResourceID(j))
 		u.Nominal[j] = q.Nominal

@@ -89,17 +89,17 @@ func (g *Gate) resolveGang(r *record) error {
 	for i, name := range min.Resources {
 		if j := slices.Index(g.resources, name); j >= 0 {
 			r.vec[j] = quota.Quantity(min.Request[i])
-		} else if min.Request[i] != 0 && !g.cluster.Knows(name) {
+		} else if min.Request[i] != 0 && !g.live.cluster.Knows(name) {
 			return g.unknownResource(r.w.ID, name)
 		}
 	}
 	if err := checkAmounts(r.vec, g.resources); err != nil {
 		return err
 	}
-	if g.cluster == nil {
+	if g.live.cluster == nil {
 		return nil
 	}
-	req, err := g.cluster.FromGang(gg.Tree, gg.Requests, topology.GangOptions{Name: gg.Name, Exact: true})
+	req, err := g.live.cluster.FromGang(gg.Tree, gg.Requests, topology.GangOptions{Name: gg.Name, Exact: true})
 	if err != nil {
 		return inputErr(ErrInvalidValue, "workload.gang", string(r.w.ID), err.Error())
 	}
@@ -111,7 +111,7 @@ func (g *Gate) resolveGang(r *record) error {
 // gate would neither charge nor place: admitted, it would hold what nothing counts.
 func (g *Gate) unknownResource(id WorkloadID, name string) error {
 	rule := "is asked for by workload " + strconv.Quote(string(id)) + " but is not one of the resources the gate charges, " + joinNames(g.resources)
-	if g.cluster != nil {
+	if g.live.cluster != nil {
 		rule += ", nor one its cluster's nodes hold"
 	}
 	return inputErr(ErrUnknownResource, "workload.gang.requests", name, rule)

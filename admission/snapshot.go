@@ -75,7 +75,7 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 		w.Uint(uint64(g.strategies[n]))
 	}
 	w.Bool(g.fair)
-	writeCluster(w, g.cluster, g.runningRecords())
+	writeCluster(w, g.live.cluster, g.runningRecords())
 
 	var running []*record
 	for r := range g.runningRecords() {
@@ -287,7 +287,7 @@ func readGate(r *wire.Reader) (*Gate, error) {
 			aside = append(aside, k)
 		}
 	}
-	if g.cluster != nil {
+	if g.live.cluster != nil {
 		// Place the running work again, and take back the capacity of nodes that had
 		// less than it holds.
 		var feet []topology.Footprint
@@ -296,12 +296,12 @@ func readGate(r *wire.Reader) (*Gate, error) {
 				feet = append(feet, rec.foot)
 			}
 		}
-		if err := g.cluster.ApplyFootprints(feet); err != nil {
+		if err := g.live.cluster.ApplyFootprints(feet); err != nil {
 			r.Fail(err.Error())
 			return nil, r.Err()
 		}
 		for _, name := range slices.Sorted(maps.Keys(lowered)) {
-			if err := g.cluster.SetCapacity(name, lowered[name]); err != nil {
+			if err := g.live.cluster.SetCapacity(name, lowered[name]); err != nil {
 				r.Fail(err.Error())
 				return nil, r.Err()
 			}
@@ -337,10 +337,10 @@ func (g *Gate) restoreRunning(w Workload, rec *record, admitted time.Time, place
 	}
 	k.admitted, k.placement = admitted, placement
 	if placement != nil {
-		if g.cluster == nil {
+		if g.live.cluster == nil {
 			return inputErr(ErrInvalidValue, "placement", string(w.ID), "needs a gate with a cluster")
 		}
-		if k.foot, err = g.cluster.Footprint(*placement); err != nil {
+		if k.foot, err = g.live.cluster.Footprint(*placement); err != nil {
 			return err
 		}
 	}

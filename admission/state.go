@@ -14,7 +14,7 @@ func (g *Gate) recount(names ...string) {
 		return
 	}
 	for _, name := range names {
-		n, ok := g.cluster.Node(name)
+		n, ok := g.live.cluster.Node(name)
 		g.capacity.follow(topology.Node{Name: name, Capacity: n.Capacity, Free: n.Free, Cordoned: n.Cordoned}, ok)
 	}
 	if g.capacity.capTree(g.tree) {
@@ -56,10 +56,10 @@ func (g *Gate) onCordoned(r *record) bool {
 // its clusters copied into the storage of spare, copies an earlier cycle made and is
 // done with.
 func (g *Gate) working(spare []*topology.Cluster) *state {
-	c := &state{books: g.tree.Clone(), guaranteed: slices.Clone(g.guaranteed), total: slices.Clone(g.total),
+	c := &state{books: g.tree.Clone(), guaranteed: slices.Clone(g.live.guaranteed), total: slices.Clone(g.live.total),
 		gone: map[WorkloadID]bool{}, search: newSearchCache(g.uncached), spare: spare, made: slices.Clone(spare)}
-	if g.cluster != nil {
-		c.cluster, c.guarded = c.copyOf(g.cluster), c.copyOf(g.guarded)
+	if g.live.cluster != nil {
+		c.cluster, c.guarded = c.copyOf(g.live.cluster), c.copyOf(g.live.guarded)
 	}
 	return c
 }
@@ -89,8 +89,8 @@ func (s *state) done(c *topology.Cluster) {
 // copy of the cluster, both made only when a plan needs them; HIGH/NORMAL and total
 // usage are only read.
 func (g *Gate) trial() state {
-	return state{books: g.tree, guaranteed: g.guaranteed, total: g.total, cluster: g.cluster, guarded: g.guarded,
-		sharedBooks: true, sharedCluster: g.cluster != nil}
+	return state{books: g.tree, guaranteed: g.live.guaranteed, total: g.live.total, cluster: g.live.cluster, guarded: g.live.guarded,
+		sharedBooks: true, sharedCluster: g.live.cluster != nil}
 }
 
 // ownBooks makes s's books its own before s changes them.

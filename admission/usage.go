@@ -92,7 +92,7 @@ func (g *Gate) nodeUsage(n quota.NodeID) NodeUsage {
 		for j := range R {
 			// Usage never reaches Unlimited in the tree, so neither does a sum of it.
 			u.Total[j] += t.Usage(m, quota.ResourceID(j))
-			u.Guaranteed[j] += g.guaranteed[base+j]
+			u.Guaranteed[j] += g.live.guaranteed[base+j]
 		}
 	}
 	return u

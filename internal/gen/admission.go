@@ -309,15 +309,21 @@ func HostOps() gopter.Gen {
 	// Gangs are mostly of one or two pods; now and then one is larger than some
 	// capacities and quotas it meets.
 	pods, podWeights := []int{1, 2, 4, 6}, []int{5, 5, 1, 1}
-	kind := gen.IntRange(0, weightSum(weights[:])-1).Map(func(n int) HostOpKind { return HostOpKind(weighted(weights[:], n)) })
-	ask := gen.IntRange(0, weightSum(asks[:])-1).Map(func(n int) HostAsk { return HostAsk(weighted(asks[:], n)) })
-	size := gen.IntRange(0, weightSum(podWeights)-1).Map(func(n int) int { return pods[weighted(podWeights, n)] })
+	kind := Weighted(weights[:]).Map(func(k int) HostOpKind { return HostOpKind(k) })
+	ask := Weighted(asks[:]).Map(func(k int) HostAsk { return HostAsk(k) })
+	size := Weighted(podWeights).Map(func(k int) int { return pods[k] })
 	return gopter.CombineGens(kind, gen.IntRange(0, 9), gen.IntRange(0, 5), gen.IntRange(-1, 1), size,
 		gen.Int64Range(1, 2), ask, gen.IntRange(0, 1<<10), gen.IntRange(0, 30)).
 		Map(func(v []any) HostOp {
 			return HostOp{Kind: v[0].(HostOpKind), Workload: v[1].(int), Queue: v[2].(int), Priority: v[3].(int),
 				Pods: v[4].(int), GPUs: v[5].(int64), Ask: v[6].(HostAsk), Pick: v[7].(int), Minute: v[8].(int)}
 		})
+}
+
+// Weighted generates indices of weights, each as often as its weight against the
+// others: the kinds of a random sequence of operations, some commoner than others.
+func Weighted(weights []int) gopter.Gen {
+	return gen.IntRange(0, weightSum(weights)-1).Map(func(n int) int { return weighted(weights, n) })
 }
 
 // weightSum returns the sum of weights.
