@@ -108,42 +108,28 @@ func TestCycleIsPure(t *testing.T) {
 	assert.Equal(t, at(4), g.Running()[0].Admitted)
 }
 
-// TestCommitAndRelease: Decide changes nothing, Commit carries a decision out while the
-// running work is unchanged, Release and Evict give back what a workload held.
-func TestCommitAndRelease(t *testing.T) {
-	g := poolGate(t, 4, "p:2", "q:2")
-	running(t, g, wl("low", "p", quota.Low, 3, 0))
-	submit(t, g, wl("n", "q", quota.Normal, 2, 1))
-	d, err := g.Decide(wl("n", "q", quota.Normal, 2, 1))
+// TestCycleReconsidersAfterEvictions: a HIGH workload that has no plan waits; a later
+// NORMAL workload's plan evicts LOW work that frees more than it needs; the HIGH
+// workload is decided again before any LOW work and takes the rest, and Apply carries
+// out both admissions although the earlier one needs the later one's eviction.
+func TestCycleReconsidersAfterEvictions(t *testing.T) {
+	g, err := NewForPools(poolSet(t, "a:6", "b:4"), 0, Options{Cluster: hostCluster(t, 2, 2, 4)})
 	require.NoError(t, err)
-	assert.Equal(t, "admit to q--shared after preempting low", d.Message())
-	assert.Equal(t, []string{"low"}, runningIDs(g), "Decide changes nothing")
-
-	other, err := g.Decide(wl("m", "q", quota.Normal, 1, 1))
-	require.NoError(t, err)
-	require.NoError(t, g.Commit(d, at(2)))
-	assert.Equal(t, []string{"n"}, runningIDs(g))
-	assert.Equal(t, []string{"low"}, pendingIDs(g), "the victim is re-queued and the admitted workload left the queue")
-	assert.ErrorIs(t, g.Commit(other, at(3)), ErrStaleDecision)
-
-	pending, err := g.Decide(wl("m", "q", quota.Normal, 1, 3))
-	require.NoError(t, err)
-	assert.ErrorIs(t, g.Commit(pending, at(3)), ErrInvalidValue)
-
-	r, err := g.Evict("n")
-	require.NoError(t, err)
-	assert.Equal(t, at(2), r.Admitted)
-	assert.Equal(t, []string{"n", "low"}, pendingIDs(g))
-	assert.Equal(t, "q--shared 0/0 of 2", usage(t, g, "q"))
-
-	running(t, g, wl("r", "q", quota.High, 2, 4))
-	r, err = g.Release("r")
-	require.NoError(t, err)
-	assert.Equal(t, WorkloadID("r"), r.Workload.ID)
-	w, err := g.Withdraw("low")
-	require.NoError(t, err)
-	assert.Equal(t, at(0), w.Submitted)
-	assert.Equal(t, []string{"n"}, pendingIDs(g))
-	assert.Empty(t, runningIDs(g))
-	assert.Equal(t, "q--shared 0/0 of 2", usage(t, g, "q"))
+	placedOn(t, g, "ha", "a", quota.High, 2, "n1", 1)
+	placedOn(t, g, "ha2", "a", quota.High, 2, "n2", 2)
+	// b holds 4 of its 4: not borrowing, so its LOW work is safe from a, not from b.
+	placedOn(t, g, "lb", "b", quota.Low, 4, "n3", 3)
+	submit(t, g, podWorkload(t, "x", "a", quota.High, 1, 2, 10), podWorkload(t, "y", "b", quota.Normal, 1, 2, 11),
+		podWorkload(t, "z", "a", quota.Low, 1, 2, 12))
+	c := g.Cycle(at(20))
+	assert.Equal(t, []string{
+		"x: admit to a--shared",
+		"y: admit to b--shared after preempting lb",
+		// The pools are guaranteed 10 of the 8 GPUs the nodes hold: the capacity binds.
+		`z: pending: does not fit: node "(root)" allows 0 of 2 "gpu" (short by 2)`,
+	}, decisions(c))
+	require.NoError(t, g.Apply(c))
+	assert.Equal(t, []string{"ha", "ha2", "x", "y"}, runningIDs(g))
+	assert.Equal(t, []string{"lb", "z"}, pendingIDs(g))
+	assert.Equal(t, int64(0), gpusFree(g, "n3"))
 }

@@ -3,11 +3,13 @@ package admission
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/prop"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/poolgate/poolgate/gang"
@@ -153,4 +155,124 @@ func TestCycleIntoRefusesNil(t *testing.T) {
 	var nilGate *Gate
 	var res CycleResult
 	require.ErrorIs(t, nilGate.CycleInto(at(0), &res), ErrInvalidConfig)
+}
+
+// TestCycleSearchesOncePerShape: many pending gangs of one shape that cannot be placed
+// cost one search, and a larger shape none; a freed node makes the cycle search again.
+func TestCycleSearchesOncePerShape(t *testing.T) {
+	// n4 could hold the larger gang, but LOW work holds 2 of its 3 GPUs.
+	g, err := NewForPools(poolSet(t, "team:8"), 0, Options{Cluster: hostCluster(t, 2, 2, 2, 3)})
+	require.NoError(t, err)
+	for i := 1; i <= 4; i++ {
+		placedOn(t, g, "l"+itoa(i), "team", quota.Low, 1+i/4, "n"+itoa(i), i)
+	}
+	for i := range 50 {
+		submit(t, g, podWorkload(t, "p"+itoa(i), "team", quota.Low, 1, 2, 10+i))
+	}
+	submit(t, g, podWorkload(t, "big", "team", quota.Low, 1, 3, 100))
+	c := g.Cycle(at(200))
+	assert.Equal(t, 1, c.Searches)
+	for _, d := range c.Decisions {
+		assert.Equal(t, ReasonPlacement, d.Reason, d.String())
+		if d.Workload.ID != "big" {
+			assert.Equal(t, "pending: no placement: cluster can host 0 of 1 pods of job", d.Message())
+		}
+	}
+	// The larger gang is told why without a count that was found for another shape.
+	big := c.Decisions[len(c.Decisions)-1]
+	assert.Equal(t, "big: pending: no placement: no room: a request of the same form for 1 pod of {cpu:100 gpu:2} "+
+		"found none on this free capacity, and this one needs at least as much", big.String())
+	assert.Equal(t, "job", big.PlacementReasons[0].Scope)
+
+	// Fifty HIGH pods of 2 GPUs: the first gets a plan, which frees n1; the next one
+	// searches again and gets n2 with its own plan; and so on: four admissions, then the
+	// quota runs out (8 GPUs of HIGH work at most) — none is left waiting for a node.
+	g2, err := NewForPools(poolSet(t, "team:8"), 0, Options{Cluster: hostCluster(t, 2, 2, 2, 2)})
+	require.NoError(t, err)
+	for i := 1; i <= 4; i++ {
+		placedOn(t, g2, "l"+itoa(i), "team", quota.Low, 1, "n"+itoa(i), i)
+	}
+	for i := range 50 {
+		submit(t, g2, podWorkload(t, "h"+itoa(i), "team", quota.High, 1, 2, 10+i))
+	}
+	c = g2.Cycle(at(200))
+	admitted, quotaWait := 0, 0
+	for _, d := range c.Decisions {
+		switch {
+		case d.Outcome == Admit:
+			admitted++
+		case d.Reason == ReasonQuota:
+			quotaWait++
+		}
+	}
+	assert.Equal(t, 4, admitted)
+	assert.Equal(t, 46, quotaWait)
+	assert.Len(t, c.Victims(), 4)
+	require.NoError(t, g2.Apply(c))
+}
+
+// TestCycleRenamesCachedExplanations: a decision taken from another gang's verdict
+// speaks of its own gang.
+func TestCycleRenamesCachedExplanations(t *testing.T) {
+	g, err := NewForPools(poolSet(t, "team:4"), 0, Options{Cluster: hostCluster(t, 2, 3)})
+	require.NoError(t, err)
+	placedOn(t, g, "l", "team", quota.Low, 1, "n2", 0) // n2 could hold 3, but not now
+	w1, w2 := podWorkload(t, "p1", "team", quota.Low, 1, 3, 1), podWorkload(t, "p2", "team", quota.Low, 1, 3, 2)
+	w2.Gang.Name = "other"
+	submit(t, g, w1, w2)
+	c := g.Cycle(at(3))
+	assert.Equal(t, 1, c.Searches)
+	assert.Equal(t, []string{
+		"p1: pending: no placement: cluster can host 0 of 1 pods of job",
+		"p2: pending: no placement: cluster can host 0 of 1 pods of other",
+	}, decisions(c))
+}
+
+// TestCycleCacheChangesNoDecision: what a cycle learns about work that cannot run (the
+// placements, plans and quota plans that failed, the optimistic states it carries from
+// one admission to the next) changes no decision: a cycle run with it decides every
+// workload as one run without it — outcome, reason, plan, placement — and explains each
+// alike, but where a gang is told that one of its shape (or a smaller one of its form)
+// found no room before, whose counts are not its own.
+func TestCycleCacheChangesNoDecision(t *testing.T) {
+	props := gopter.NewProperties(gen.Params(t, 1000))
+	props.Property("a cycle's cache changes no decision", prop.ForAll(func(s gen.NodePlanScenario) string {
+		g := oracleGate(t, s)
+		for _, w := range append(s.Pending, s.Request) {
+			if err := g.Submit(oracleGang(t, w)); err != nil {
+				return err.Error()
+			}
+		}
+		cached := g.Cycle(at(30))
+		g.uncached = true
+		plain := g.Cycle(at(30))
+		g.uncached = false
+		if len(cached.Decisions) != len(plain.Decisions) {
+			return "different numbers of decisions"
+		}
+		for i, d := range cached.Decisions {
+			p := plain.Decisions[i]
+			if d.Outcome != p.Outcome || d.Reason != p.Reason || d.Workload.ID != p.Workload.ID || d.Quota != p.Quota || d.Fit != p.Fit ||
+				!samePlacement(d.Placement, p.Placement) || len(d.Plan) != len(p.Plan) {
+				return "cached: " + d.String() + "\nplain:  " + p.String()
+			}
+			for k := range d.Plan {
+				if d.Plan[k].Workload.ID != p.Plan[k].Workload.ID {
+					return "cached: " + d.String() + "\nplain:  " + p.String()
+				}
+			}
+			told := len(d.PlacementReasons) == 1 && strings.Contains(d.PlacementReasons[0].Text, "of the same")
+			if !told && !slices.Equal(d.PlacementReasons, p.PlacementReasons) {
+				return "cached: " + d.String() + "\nplain:  " + p.String()
+			}
+		}
+		if cached.Searches > plain.Searches {
+			return fmt.Sprintf("the cache cost searches: %d against %d", cached.Searches, plain.Searches)
+		}
+		if err := g.Apply(cached); err != nil {
+			return err.Error()
+		}
+		return ""
+	}, gen.NodePlanScenarios()))
+	props.TestingRun(t)
 }

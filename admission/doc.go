@@ -231,6 +231,13 @@
 // on a quota.Draft over the live tree and a copy of the cluster, a cycle on a copy of
 // the whole state. Values returned never alias the gate's state.
 //
+// # Where things live
+//
+// DESIGN.md, beside this file, is the package's map for contributors: its layers
+// (words, containers, state, planners, decisions, cycles, mutations), which file holds
+// what, the one function that counts changes, and the invariants a change must keep.
+// A test holds every file to its layer.
+//
 // # Decisions the rules leave open
 //
 // The rules the gate keeps are stated above and in docs/rules.md (Static gate, Dynamic
