@@ -153,3 +153,79 @@ func TestNodePlanQuotaAndNodes(t *testing.T) {
 	assert.Equal(t, "job: n3×1\n", d.Placement.String())
 	assert.Equal(t, quota.Quantity(2), d.Fit.Shortfall, "the plan makes up 2 GPUs of quota")
 }
+
+// TestNodePlanSaysWhyItFoundNone: the node planner keeps the causes of a failure apart
+// — no room even without LOW work, none with every candidate evicted, a verdict the
+// cycle already holds — and returns a plan, not a decision, when it finds one.
+func TestNodePlanSaysWhyItFoundNone(t *testing.T) {
+	type planFor struct {
+		g *Gate
+		w Workload
+	}
+	freesANode := func() planFor {
+		g, err := NewForPools(poolSet(t, "team:8"), 0, Options{Cluster: hostCluster(t, 2, 2, 2, 2)})
+		require.NoError(t, err)
+		for i := 1; i <= 4; i++ {
+			placedOn(t, g, "l"+itoa(i), "team", quota.Low, 1, "n"+itoa(i), i)
+		}
+		return planFor{g, podWorkload(t, "h", "team", quota.High, 1, 2, 10)}
+	}
+	guaranteedHoldsTheNode := func() planFor {
+		g, err := NewForPools(poolSet(t, "team:6"), 0, Options{Cluster: hostCluster(t, 2, 4)})
+		require.NoError(t, err)
+		placedOn(t, g, "a", "team", quota.Low, 1, "n1", 1)
+		placedOn(t, g, "hh", "team", quota.High, 2, "n2", 3)
+		return planFor{g, podWorkload(t, "h", "team", quota.High, 1, 3, 10)}
+	}
+	noCandidateThere := func() planFor {
+		g, err := NewForPools(poolSet(t, "a:2", "b:2"), 0, Options{Cluster: hostCluster(t, 2, 2)})
+		require.NoError(t, err)
+		placedOn(t, g, "b1", "b", quota.Low, 1, "n1", 1)
+		placedOn(t, g, "b2", "b", quota.Low, 1, "n2", 2)
+		return planFor{g, podWorkload(t, "n", "a", quota.Normal, 1, 2, 12)}
+	}
+	plan := func(f planFor, s *state, p *plans) nodePlanned {
+		r, err := f.g.resolve(f.w)
+		require.NoError(t, err)
+		a := r.ask()
+		now := s.place(a.place)
+		require.NotEqual(t, topology.Placed, now.Outcome, "the gang must have no placement as things are")
+		return f.g.nodePlan(s, p, &a, now)
+	}
+	for _, c := range []struct {
+		name    string
+		setup   func() planFor
+		cause   planCause
+		victims []string
+	}{
+		{"a plan", freesANode, planFound, []string{"l1"}},
+		{"no room without LOW work", guaranteedHoldsTheNode, planNoRoom, nil},
+		{"no placement with every candidate evicted", noCandidateThere, planNoPlacement, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := c.setup()
+			s, p := f.g.trial(), plans{}
+			got := plan(f, &s, &p)
+			assert.Equal(t, c.cause, got.cause)
+			var ids []string
+			for _, v := range got.victims {
+				ids = append(ids, string(v.w.ID))
+			}
+			assert.Equal(t, c.victims, ids)
+			if c.cause == planFound {
+				assert.NotEmpty(t, got.placement.Assignments)
+			} else {
+				assert.NotEmpty(t, got.res.Reasons, "a failure carries the search that explains it")
+			}
+		})
+	}
+	t.Run("a verdict the cycle holds", func(t *testing.T) {
+		f := noCandidateThere()
+		s := f.g.working(nil)
+		p := newPlans(s.search)
+		assert.Equal(t, planNoPlacement, plan(f, s, &p).cause)
+		again := plan(f, s, &p)
+		assert.Equal(t, planKnown, again.cause)
+		assert.NotEmpty(t, again.res.Reasons)
+	})
+}
