@@ -42,7 +42,7 @@ func (g *Gate) Apply(c CycleResult) error {
 		}
 		p := s.rec
 		st := step{victims: victims}
-		st.admit = &record{w: p.w, leaf: p.leaf, vec: p.vec, place: p.place, sig: p.sig, admitted: c.Now, placement: clonePlacement(s.placement)}
+		st.admit = &record{w: p.w, ask: p.ask, admitted: c.Now, placement: clonePlacement(s.placement)}
 		steps = append(steps, st)
 	}
 	if len(steps) > 0 {

@@ -6,9 +6,10 @@ import (
 )
 
 // ask is what a planner is asked to find room for: a pending workload as the planners
-// see it, without the record the gate holds it by. Planners read nothing else of the
-// work they plan for, so that the same plan serves any workload that asks the same,
-// and a record stays the gate's to change.
+// see it, without the record the gate holds it by (a record holds its ask, and hands
+// the planners that alone). Planners read nothing else of the work they plan for, so
+// that the same plan serves any workload that asks the same, and a record stays the
+// gate's to change.
 type ask struct {
 	// leaf is the queue that is charged.
 	leaf quota.NodeID
@@ -21,9 +22,4 @@ type ask struct {
 	// sig its signature, by which the search cache knows it.
 	place *topology.Request
 	sig   *placeSig
-}
-
-// ask returns what r asks of the planners.
-func (r *record) ask() ask {
-	return ask{leaf: r.leaf, guaranteed: r.w.Priority.Guaranteed(), vec: r.vec, place: r.place, sig: r.sig}
 }

@@ -70,15 +70,14 @@ func (g *Gate) resolvePending(w Workload, r *record) (err error) {
 // left pending for quota, the tree or a placement, is looked at once more in the light
 // of the configuration alone: whatever could never run is ReasonInadmissible.
 func (g *Gate) decide(s *state, p *plans, r *record) (Decision, []*record) {
-	a := r.ask()
 	if g.leaves[r.leaf-1].closed {
 		d := Decision{Outcome: Pending, Workload: r.w, Queue: g.tree.Name(r.leaf), Request: r.vec}
-		g.judge(s, r, &a, &d)
+		g.judge(s, r, &d)
 		return d, nil
 	}
-	d, victims := g.decideOpen(s, p, &a, r.w)
+	d, victims := g.decideOpen(s, p, &r.ask, r.w)
 	if d.Outcome == Pending && (d.Reason == ReasonQuota || d.Reason == ReasonFit || d.Reason == ReasonPlacement) {
-		g.judge(s, r, &a, &d)
+		g.judge(s, r, &d)
 	}
 	return d, victims
 }
@@ -226,7 +225,8 @@ func (g *Gate) sealDecision(d *Decision, r *record) {
 	}
 	copy(own, r.vec)
 	copy(host, r.vec)
-	s.own.w, s.own.leaf, s.own.vec, s.own.place, s.own.sig = r.w, r.leaf, own, r.place, r.sig
+	s.own.w, s.own.ask = r.w, r.ask
+	s.own.vec = own
 	if r.w.Gang == nil {
 		s.own.w.Request = own
 	} else {
@@ -258,11 +258,11 @@ func withWhy(d Decision, why []VictimReason) Decision {
 // does the cluster hold it? If not, d becomes ReasonInadmissible with the barrier.
 // Work found admissible in this configuration before (record.possible) is not looked
 // at again; work found admissible now is marked in d, for Apply to remember.
-func (g *Gate) judge(s *state, r *record, a *ask, d *Decision) {
+func (g *Gate) judge(s *state, r *record, d *Decision) {
 	if r.possible == g.possibleMark() {
 		return
 	}
-	b, barred := g.barrierOf(s, a)
+	b, barred := g.barrierOf(s, &r.ask)
 	if !barred {
 		d.possible = true
 		return

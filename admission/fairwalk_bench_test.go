@@ -52,7 +52,7 @@ func fairBenchRecords(tree *quota.Tree, s fairBenchShape) []*record {
 		}
 		leaf, _ := tree.Node(fmt.Sprintf("p%d-q%d", k/s.queuesPerPool, k%s.queuesPerPool))
 		w := Workload{ID: WorkloadID(fmt.Sprintf("w%05d", i)), Priority: quota.Low, Submitted: at(i % 7)}
-		q.add(&record{w: w, leaf: leaf, vec: []quota.Quantity{1}})
+		q.add(&record{w: w, ask: ask{leaf: leaf, guaranteed: w.Priority.Guaranteed(), vec: []quota.Quantity{1}}})
 	}
 	var out []*record
 	q.ascend(func(r *record) bool {

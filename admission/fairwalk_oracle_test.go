@@ -144,7 +144,7 @@ func randomRecords(r *rand.Rand, tree *quota.Tree, n int, max int64) []*record {
 			v[j] = quota.Quantity(r.Int63n(max + 1))
 		}
 		w := Workload{ID: WorkloadID(fmt.Sprintf("w%03d", i)), Priority: quota.Priority(r.Intn(3) - 1), Submitted: at(r.Intn(5))}
-		q.add(&record{w: w, leaf: queues[r.Intn(len(queues))], vec: v})
+		q.add(&record{w: w, ask: ask{leaf: queues[r.Intn(len(queues))], guaranteed: w.Priority.Guaranteed(), vec: v}})
 	}
 	var out []*record
 	q.ascend(func(r *record) bool {

@@ -34,7 +34,7 @@ func TestFootprintDropIsRebuild(t *testing.T) {
 	props.Property("drop equals a rebuild", prop.ForAll(func(cs []cand, gone []bool) bool {
 		var all, kept, dropped []*record
 		for i, c := range cs {
-			r := &record{w: Workload{ID: WorkloadID("c" + itoa(i))}, vec: []quota.Quantity{quota.Quantity(c.Size)}}
+			r := &record{w: Workload{ID: WorkloadID("c" + itoa(i))}, ask: ask{vec: []quota.Quantity{quota.Quantity(c.Size)}}}
 			if len(c.Nodes) > 0 {
 				r.placement = &topology.Placement{}
 				for _, n := range c.Nodes {

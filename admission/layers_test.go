@@ -38,8 +38,8 @@ var layers = []struct {
 const docFile = "doc.go"
 
 // TestFilesReferOnlyToTheirLayerAndBelow type-checks the package and fails on every
-// reference from a file to a name declared in a file of a higher layer, and on a file
-// missing from the map.
+// reference from a file to a name declared in a file of a higher layer, on two files
+// that refer to each other, and on a file missing from the map.
 func TestFilesReferOnlyToTheirLayerAndBelow(t *testing.T) {
 	layerOf := map[string]int{}
 	for i, l := range layers {
@@ -69,6 +69,7 @@ func TestFilesReferOnlyToTheirLayerAndBelow(t *testing.T) {
 
 	var up []string
 	seen := map[string]bool{}
+	edges := map[[2]string]bool{}
 	for id, obj := range info.Uses {
 		if obj.Pkg() != pkg || !obj.Pos().IsValid() {
 			continue
@@ -78,6 +79,9 @@ func TestFilesReferOnlyToTheirLayerAndBelow(t *testing.T) {
 		}
 		from := filepath.Base(fset.Position(id.Pos()).Filename)
 		to := filepath.Base(fset.Position(obj.Pos()).Filename)
+		if from != to {
+			edges[[2]string{from, to}] = true
+		}
 		lf, okf := layerOf[from]
 		lt, okt := layerOf[to]
 		if !okf || !okt || lt <= lf {
@@ -91,6 +95,17 @@ func TestFilesReferOnlyToTheirLayerAndBelow(t *testing.T) {
 	}
 	slices.Sort(up)
 	require.Empty(t, up, "references that run up the layers:\n%s", strings.Join(up, "\n"))
+
+	// Within a layer too, no two files lean on each other: one of them holds what
+	// both need, and the other builds on it.
+	var mutual []string
+	for e := range edges {
+		if e[0] < e[1] && edges[[2]string{e[1], e[0]}] {
+			mutual = append(mutual, e[0]+" and "+e[1])
+		}
+	}
+	slices.Sort(mutual)
+	require.Empty(t, mutual, "files that refer to each other")
 }
 
 // generations are the gate's change counters: held decisions and cycle results are

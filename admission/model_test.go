@@ -264,6 +264,13 @@ func checkAccounting(g *Gate) []string {
 			}
 		}
 	}
+	// What a record asks of the planners is its workload's: a copy made on the way
+	// (a decision's seal, a restore) must carry all of it.
+	for id, r := range g.ids {
+		if r.guaranteed != r.w.Priority.Guaranteed() {
+			problems = append(problems, fmt.Sprintf("workload %s (%s): its ask says guaranteed %v", id, r.w.Priority, r.guaranteed))
+		}
+	}
 	return problems
 }
 

@@ -187,10 +187,9 @@ func TestNodePlanSaysWhyItFoundNone(t *testing.T) {
 	plan := func(f planFor, s *state, p *plans) nodePlanned {
 		r, err := f.g.resolve(f.w)
 		require.NoError(t, err)
-		a := r.ask()
-		now := s.place(a.place)
+		now := s.place(r.place)
 		require.NotEqual(t, topology.Placed, now.Outcome, "the gang must have no placement as things are")
-		return f.g.nodePlan(s, p, &a, now)
+		return f.g.nodePlan(s, p, &r.ask, now)
 	}
 	for _, c := range []struct {
 		name    string

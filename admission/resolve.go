@@ -54,7 +54,7 @@ func (g *Gate) resolve(w Workload) (record, error) {
 	if err != nil {
 		return record{}, err
 	}
-	r := record{w: w, leaf: leaf, vec: w.Request}
+	r := record{w: w, ask: ask{leaf: leaf, guaranteed: w.Priority.Guaranteed(), vec: w.Request}}
 	if w.Gang != nil {
 		if len(w.Request) > 0 {
 			return record{}, inputErr(ErrInvalidValue, "workload.request", string(w.ID), "must be empty for a gang, whose request is its minimum requirement")

@@ -317,8 +317,7 @@ func readGate(r *wire.Reader) (*Gate, error) {
 	// The work set aside is judged again, now that the nodes are as they were, to
 	// know why it cannot run.
 	for _, k := range aside {
-		a := k.ask()
-		if b, barred := g.barrierOf(nil, &a); barred {
+		if b, barred := g.barrierOf(nil, &k.ask); barred {
 			g.setAside(k, b)
 		}
 	}
@@ -388,7 +387,7 @@ func (g *Gate) restoreRecord(w Workload, rec *record) (*record, error) {
 		return nil, err
 	}
 	k := *rec
-	k.w, k.leaf = w, leaf
+	k.w, k.leaf, k.guaranteed = w, leaf, w.Priority.Guaranteed()
 	k.vec = slices.Clone(rec.vec)
 	return &k, nil
 }
@@ -836,7 +835,7 @@ func (d *gangDecoder) resolve(w Workload, kind int) (*record, error) {
 		d.resolved[kind] = &r
 	}
 	base := d.resolved[kind]
-	rec := &record{w: w, vec: base.vec}
+	rec := &record{w: w, ask: ask{guaranteed: w.Priority.Guaranteed(), vec: base.vec}}
 	if base.place == nil {
 		return rec, nil
 	}

@@ -238,8 +238,7 @@ func (w *walk) admit(r *record, d *Decision, victims []*record) {
 		foot, _ = s.cluster.Footprint(*d.Placement)
 	}
 	from := s.search.changed
-	a := r.ask()
-	w.p.step(&a, foot, victims, from)
+	w.p.step(&r.ask, foot, victims, from)
 	s.admit(r, foot, victims)
 	w.p.advance(from)
 }

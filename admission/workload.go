@@ -108,23 +108,12 @@ type RunningWorkload struct {
 // gate never reads after resolving it).
 type record struct {
 	w Workload
-	// leaf is the queue that holds the workload: resolved from w.Queue against the
-	// current tree, and re-resolved when the tree is replaced.
-	leaf quota.NodeID
-	// possible is the gate's configuration count plus one, cut to 32 bits, when the
-	// pending record was found admissible under that configuration (had nothing else
-	// run), 0 before: it is not looked at again until the configuration changes. It is
-	// a hint that spares work, never a verdict: a count that came round again after 2^32
-	// changes would only spare one look too many. It sits beside leaf, where a record
-	// has room, since every pending record is compared in the queue's order many times.
-	possible uint32
-	// vec is the amount charged to the tree: w.Request, or the gang's minimum mapped to
-	// the tree's resources.
-	vec []quota.Quantity
-	// place is the placement request of a gang on a gate with a cluster, else nil, and
-	// sig its signature.
-	place *topology.Request
-	sig   *placeSig
+	// ask is what the workload asks of the planners: its queue (resolved from w.Queue
+	// against the current tree, and re-resolved when the tree is replaced), whether it
+	// is HIGH/NORMAL, the amount charged to the tree (w.Request, or the gang's minimum
+	// mapped to the tree's resources), and a gang's placement request on a gate with a
+	// cluster with its signature. Planners are handed this, never the record.
+	ask
 	// admitted and placement are set while the workload runs; foot is placement
 	// compiled against the gate's cluster, for the many trial evictions of plans.
 	admitted  time.Time
@@ -135,6 +124,13 @@ type record struct {
 	held holding
 	// spread reports that the placement has pods on more than one node.
 	spread bool
+	// possible is the gate's configuration count plus one, cut to 32 bits, when the
+	// pending record was found admissible under that configuration (had nothing else
+	// run), 0 before: it is not looked at again until the configuration changes. It is
+	// a hint that spares work, never a verdict: a count that came round again after 2^32
+	// changes would only spare one look too many. It sits beside held and spread, in
+	// room the record has anyway.
+	possible uint32
 }
 
 // holding is how the gate holds a record. Gate.ids maps the ID of every pending or
