@@ -2,11 +2,13 @@ package admission
 
 import (
 	"fmt"
+	"math/rand"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/leanovate/gopter"
+	ggen "github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
 
 	"github.com/stretchr/testify/assert"
@@ -275,4 +277,169 @@ func TestCycleCacheChangesNoDecision(t *testing.T) {
 		return ""
 	}, gen.NodePlanScenarios()))
 	props.TestingRun(t)
+}
+
+// labelledCluster has nodes n1, n2, … in one rack, each with the GPU model, free GPUs
+// and GPU capacity given, e.g. "m0:1:4" (the rest held by pods the host placed).
+func labelledCluster(t testing.TB, nodes ...string) *topology.Cluster {
+	t.Helper()
+	var ns []topology.Node
+	for i, spec := range nodes {
+		parts := strings.Split(spec, ":")
+		name := "n" + itoa(i+1)
+		ns = append(ns, topology.Node{Name: name, Labels: map[string]string{"rack": "r1", "hostname": name, "model": parts[0]},
+			Free:     topology.Resources{"gpu": int64(parts[1][0] - '0'), "cpu": 64000},
+			Capacity: topology.Resources{"gpu": int64(parts[2][0] - '0'), "cpu": 64000}})
+	}
+	c, err := topology.NewCluster([]string{"rack", "hostname"}, ns)
+	require.NoError(t, err)
+	return c
+}
+
+// modelWorkload is a one-pod gang of gpus GPUs that runs on nodes of the given models
+// only (none: any node).
+func modelWorkload(t testing.TB, id string, p quota.Priority, gpus int, n int, models ...string) Workload {
+	t.Helper()
+	js := `{"minMember": 1`
+	if len(models) > 0 {
+		js += `, "nodeSelector": {"model": ["` + strings.Join(models, `", "`) + `"]}`
+	}
+	spec, err := gang.ParseSpec([]byte(js + "}"))
+	require.NoError(t, err)
+	tree, err := gang.Compile(spec)
+	require.NoError(t, err)
+	req, err := tree.Requests([]string{"gpu", "cpu"}, map[string]map[string]int64{"": {"gpu": int64(gpus), "cpu": 100}})
+	require.NoError(t, err)
+	return Workload{ID: WorkloadID(id), Queue: "team", Priority: p, Gang: &Gang{Tree: tree, Requests: req, Name: "job"}, Submitted: at(n)}
+}
+
+// TestCycleVerdictAnswersNarrowerSelectors: a request that found no room on every node
+// answers, without a search, a larger one that may use some nodes only; a request that
+// found none on some nodes answers one whose nodes are among them, and no other.
+func TestCycleVerdictAnswersNarrowerSelectors(t *testing.T) {
+	g, err := NewForPools(poolSet(t, "team:16"), 0, Options{Cluster: labelledCluster(t, "m0:1:4", "m1:1:4", "m2:3:4")})
+	require.NoError(t, err)
+	submit(t, g, modelWorkload(t, "any", quota.Low, 4, 1))             // no node has 4
+	submit(t, g, modelWorkload(t, "m0", quota.Low, 4, 2, "m0"))        // answered by any's verdict
+	submit(t, g, modelWorkload(t, "m01", quota.Low, 2, 3, "m0", "m1")) // searched: no node of m0|m1 has 2
+	submit(t, g, modelWorkload(t, "m1", quota.Low, 2, 4, "m1"))        // answered by m01's
+	submit(t, g, modelWorkload(t, "m2", quota.Low, 2, 5, "m2"))        // not within m0|m1: searched, and placed
+	c := g.Cycle(at(10))
+	require.Len(t, c.Decisions, 5)
+	searches := map[WorkloadID]int{}
+	for _, d := range c.Decisions {
+		searches[d.Workload.ID] = d.Searches
+	}
+	assert.Equal(t, map[WorkloadID]int{"any": 1, "m0": 0, "m01": 1, "m1": 0, "m2": 1}, searches)
+	assert.Equal(t, "m0: pending: no placement: no room: a request of the same form for 1 pod of {cpu:100 gpu:4} "+
+		"on every node this one may use found none on this free capacity, and this one needs at least as much", c.Decisions[1].String())
+	assert.True(t, c.Decisions[4].Admitted(), c.Decisions[4].String())
+
+	g.uncached = true
+	plain := g.Cycle(at(10))
+	for i, d := range c.Decisions {
+		assert.Equal(t, plain.Decisions[i].Outcome, d.Outcome, d.String())
+		assert.Equal(t, plain.Decisions[i].Reason, d.Reason, d.String())
+	}
+}
+
+// TestCycleGuardedVerdictHoldsForTheCycle: what finds no room as if no LOW work ran
+// finds none for the rest of the cycle, admissions between notwithstanding: the
+// cluster without LOW work only loses room in a cycle.
+func TestCycleGuardedVerdictHoldsForTheCycle(t *testing.T) {
+	g, err := NewForPools(poolSet(t, "team:16"), 0, Options{Cluster: hostCluster(t, 4, 2, 2)})
+	require.NoError(t, err)
+	placedOn(t, g, "h1", "team", quota.High, 2, "n1", 1)
+	placedOn(t, g, "l2", "team", quota.Low, 1, "n2", 2)
+	submit(t, g, podWorkload(t, "big1", "team", quota.High, 1, 3, 10))  // no node has 3, LOW or not
+	submit(t, g, podWorkload(t, "small", "team", quota.High, 1, 1, 11)) // admitted: the plans' verdicts end
+	submit(t, g, podWorkload(t, "big2", "team", quota.High, 1, 3, 12))
+	c := g.Cycle(at(20))
+	require.Len(t, c.Decisions, 3)
+	assert.Equal(t, ReasonPlacement, c.Decisions[0].Reason)
+	assert.True(t, c.Decisions[1].Admitted(), c.Decisions[1].String())
+	assert.Equal(t, ReasonPlacement, c.Decisions[2].Reason)
+	assert.Equal(t, 2, c.Decisions[0].Searches, "big1: its placement, and the cluster without LOW work")
+	assert.Equal(t, 0, c.Decisions[2].Searches, "big2: both verdicts from big1's")
+
+	g.uncached = true
+	plain := g.Cycle(at(20))
+	assert.Greater(t, plain.Decisions[2].Searches, 0)
+	for i, d := range c.Decisions {
+		assert.Equal(t, plain.Decisions[i].Outcome, d.Outcome, d.String())
+		assert.Equal(t, plain.Decisions[i].Reason, d.Reason, d.String())
+	}
+}
+
+// TestCycleCacheWithSelectorsChangesNoDecision: on clusters of several GPU models,
+// with pending one-pod gangs that name some models, none or all, HIGH work that gets
+// plans and LOW work that waits, a cycle decides alike with its verdicts and without
+// them, and the verdicts cost no searches.
+func TestCycleCacheWithSelectorsChangesNoDecision(t *testing.T) {
+	selectors := [][]string{nil, {"m0"}, {"m1"}, {"m0", "m1"}, {"m2"}, {"m1", "m2"}}
+	saved, plans := 0, 0
+	props := gopter.NewProperties(gen.Params(t, 300))
+	props.Property("verdicts across node selectors change no decision", prop.ForAll(func(seed int64) string {
+		r := rand.New(rand.NewSource(seed))
+		var nodes []string
+		for range 3 + r.Intn(4) {
+			capacity := 2 + r.Intn(3)
+			nodes = append(nodes, fmt.Sprintf("m%d:%d:%d", r.Intn(3), capacity-r.Intn(2), capacity))
+		}
+		c := labelledCluster(t, nodes...)
+		g, err := NewForPools(poolSet(t, "team:12"), 0, Options{Cluster: c})
+		require.NoError(t, err)
+		for i := range r.Intn(5) {
+			n := c.Nodes()[r.Intn(len(nodes))]
+			if n.Free["gpu"] == 0 {
+				continue
+			}
+			p := quota.Low
+			if r.Intn(3) == 0 {
+				p = quota.High
+			}
+			placedOn(t, g, "run"+itoa(i), "team", p, 1, n.Name, i)
+			c = g.Cluster()
+		}
+		for i := range 5 + r.Intn(15) {
+			p := []quota.Priority{quota.High, quota.Normal, quota.Low}[r.Intn(3)]
+			w := modelWorkload(t, "w"+itoa(i), p, 1+r.Intn(3), 10+i, selectors[r.Intn(len(selectors))]...)
+			if err := g.Submit(w); err != nil {
+				return err.Error()
+			}
+		}
+		cached := g.Cycle(at(40))
+		g.uncached = true
+		plain := g.Cycle(at(40))
+		g.uncached = false
+		if len(cached.Decisions) != len(plain.Decisions) {
+			return "different numbers of decisions"
+		}
+		for i, d := range cached.Decisions {
+			p := plain.Decisions[i]
+			if d.Outcome != p.Outcome || d.Reason != p.Reason || d.Workload.ID != p.Workload.ID ||
+				!samePlacement(d.Placement, p.Placement) || len(d.Plan) != len(p.Plan) {
+				return "cached: " + d.String() + "\nplain:  " + p.String()
+			}
+			for k := range d.Plan {
+				if d.Plan[k].Workload.ID != p.Plan[k].Workload.ID {
+					return "cached: " + d.String() + "\nplain:  " + p.String()
+				}
+			}
+		}
+		if cached.Searches > plain.Searches {
+			return fmt.Sprintf("the cache cost searches: %d against %d", cached.Searches, plain.Searches)
+		}
+		if cached.Searches < plain.Searches {
+			saved++
+		}
+		if len(cached.Victims()) > 0 {
+			plans++
+		}
+		return ""
+	}, ggen.Int64()))
+	props.TestingRun(t)
+	// The cases must reach the verdicts and the plans, or the property proves nothing.
+	assert.Greater(t, saved, 30, "cycles in which the verdicts spared a search")
+	assert.Greater(t, plans, 30, "cycles with a plan")
 }

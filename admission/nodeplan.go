@@ -60,8 +60,14 @@ func (g *Gate) nodePlan(s *state, p *plans, a *ask, now topology.Result) nodePla
 		return nodePlanned{cause: planKnown, res: res}
 	}
 	// Without any LOW work the gang may still find no room: then no plan can make it.
+	if s.search.failedGuarded(a.sig) {
+		return failed(planNoRoom, now)
+	}
 	s.searches++
 	if res, err := s.guarded.Place(*a.place, topology.Options{}); err != nil || res.Outcome == topology.NoFit {
+		if err == nil {
+			s.search.noteGuarded(a.sig, res)
+		}
 		return failed(planNoRoom, now)
 	}
 	opt := g.optimisticFor(s, p, a)

@@ -22,7 +22,8 @@ import (
 //     evicted; it holds until the next admission or eviction, like plan.
 //
 // A verdict also answers for every request that dominates the one that failed: for a
-// placement, the same frame with at least as many pods of at least as large a shape; for
+// placement, the same frame with at least as many pods of at least as large a shape, on
+// nodes among those the failed one could use (see dominates); for
 // a plan, that and at least the same request in the same queue; for quota, at least the
 // same request in the same queue.
 type searchCache struct {
@@ -34,7 +35,11 @@ type searchCache struct {
 
 	placement map[string][]placeFailure
 	plan      map[planKey][]placeFailure
-	quota     map[quota.NodeID][]quotaFailure
+	// guarded holds, by frame, the requests that found no room on the cluster as if no
+	// LOW work ran. That cluster only loses room during a cycle (a cycle admits work and
+	// evicts LOW work only), so each verdict holds for the whole cycle.
+	guarded map[string][]placeFailure
+	quota   map[quota.NodeID][]quotaFailure
 	// placeMemo holds, per request key (by its hash), which placement failure answers
 	// it, and noted counts the failures noted, which end every memo (see
 	// failedPlacement).
@@ -46,6 +51,10 @@ type searchCache struct {
 	// bare holds, by request key, what a search on the cluster with nothing running
 	// found: it holds for the whole cycle, which changes no node.
 	bare map[string]bareVerdict
+	// cluster is the cycle's cluster, whose labels decide whether a node selector is
+	// within another, and within what it decided, by the two selectors' keys.
+	cluster *topology.Cluster
+	within  map[[2]string]bool
 }
 
 // placeFailure is a placement or plan that failed: for whom, the explanation, and the
@@ -58,9 +67,9 @@ type placeFailure struct {
 	// gen is the state the verdict holds in; told is the state its explanation's
 	// counts describe (the same for plan verdicts, which hold only as long).
 	gen, told uint64
-	// smaller is the explanation given to a larger request of the same form, made on
-	// first use.
-	smaller string
+	// smaller is the explanation given to a larger request of the same form, and
+	// wider to one whose nodes are among fewer, each made on first use.
+	smaller, wider string
 }
 
 type planKey struct {
@@ -74,9 +83,37 @@ type quotaFailure struct {
 	gen uint64
 }
 
-func newSearchCache(off bool) *searchCache {
+// newSearchCache returns the cache of a cycle on cluster, whose labels tell which node
+// selectors are within others.
+func newSearchCache(off bool, cluster *topology.Cluster) *searchCache {
 	return &searchCache{off: off, placement: map[string][]placeFailure{}, plan: map[planKey][]placeFailure{},
-		quota: map[quota.NodeID][]quotaFailure{}, placeMemo: map[uint64]placeMemo{}}
+		quota: map[quota.NodeID][]quotaFailure{}, placeMemo: map[uint64]placeMemo{}, cluster: cluster}
+}
+
+// dominates reports whether a request of signature s needs at least what one of
+// signature o needs, on nodes that are among o's: where o finds no room, s finds none.
+// A request with a node selector is dominated by one of the same frame and a shape no
+// larger that may use every node it may — the same selector, none at all, or a wider
+// one — so that a third of the work naming its GPU models costs few searches more
+// than work that names none.
+func (c *searchCache) dominates(s, o *placeSig) bool {
+	if !s.dominatesShape(o) {
+		return false
+	}
+	if s.sel == o.sel || o.sel == "" {
+		return true
+	}
+	k := [2]string{s.sel, o.sel}
+	in, ok := c.within[k]
+	if !ok {
+		// The cycle changes no node's labels: what holds once holds for the cycle.
+		in = c.cluster.SelectorWithin(s.selector, o.selector)
+		if c.within == nil {
+			c.within = map[[2]string]bool{}
+		}
+		c.within[k] = in
+	}
+	return in
 }
 
 // bareVerdict returns what a search of the cycle on the cluster with nothing running
@@ -114,7 +151,7 @@ func (c *searchCache) failedPlacement(sig *placeSig) (topology.Result, bool) {
 	if !ok || m.freed != c.freed || m.noted != c.noted || m.key != sig.key {
 		m = placeMemo{key: sig.key, at: -1, freed: c.freed, noted: c.noted}
 		for i, f := range c.placement[sig.cache] {
-			if f.gen == c.freed && (f.sig.key == sig.key || f.res.Outcome == topology.NoFit && sig.dominates(f.sig)) {
+			if f.gen == c.freed && (f.sig.key == sig.key || f.res.Outcome == topology.NoFit && c.dominates(sig, f.sig)) {
 				m.at = i
 				break
 			}
@@ -157,8 +194,33 @@ func (c *searchCache) notePlacement(sig *placeSig, res topology.Result) {
 		return
 	}
 	k := sig.cache
-	c.placement[k] = note(c.placement[k], placeFailure{sig: sig, res: res, gen: c.freed, told: c.changed})
+	c.placement[k] = c.note(c.placement[k], placeFailure{sig: sig, res: res, gen: c.freed, told: c.changed})
 	c.noted++
+}
+
+// failedGuarded reports whether a request that sig dominates (or equals) found no room
+// on the guarded cluster earlier in the cycle: then sig finds none there either.
+func (c *searchCache) failedGuarded(sig *placeSig) bool {
+	if c == nil || c.off {
+		return false
+	}
+	for _, f := range c.guarded[sig.cache] {
+		if f.sig.key == sig.key || c.dominates(sig, f.sig) {
+			return true
+		}
+	}
+	return false
+}
+
+// noteGuarded records that sig found no room on the guarded cluster.
+func (c *searchCache) noteGuarded(sig *placeSig, res topology.Result) {
+	if c == nil || c.off {
+		return
+	}
+	if c.guarded == nil {
+		c.guarded = map[string][]placeFailure{}
+	}
+	c.guarded[sig.cache] = c.note(c.guarded[sig.cache], placeFailure{sig: sig, res: res})
 }
 
 // failedPlan returns the verdict of an earlier plan search of the cycle for a request
@@ -176,7 +238,7 @@ func (c *searchCache) notePlan(leaf quota.NodeID, sig *placeSig, vec []quota.Qua
 		return
 	}
 	k := planKey{leaf, sig.cache}
-	c.plan[k] = note(c.plan[k], placeFailure{sig: sig, vec: vec, res: res, gen: c.changed, told: c.changed})
+	c.plan[k] = c.note(c.plan[k], placeFailure{sig: sig, vec: vec, res: res, gen: c.changed, told: c.changed})
 }
 
 func lookup(list []placeFailure, sig *placeSig, vec []quota.Quantity, gen uint64, c *searchCache) (topology.Result, bool) {
@@ -208,15 +270,22 @@ func (f *placeFailure) verdict(sig *placeSig, now uint64, c *searchCache) (topol
 		// verdict holds, its counts may not.
 		res.Reasons = c.reasonsOf(1)
 		res.Reasons[0] = topology.Reason{Scope: sig.names[0], Text: staleText}
-	case res.Outcome == topology.NoFit && sig.dominates(f.sig):
+	case res.Outcome == topology.NoFit && c.dominates(sig, f.sig):
 		// A smaller request found no room: neither does this one. Its counts were
 		// for the smaller request, so only the fact is told.
-		if f.smaller == "" {
-			f.smaller = factText + "form for " + f.sig.describe() +
-				" found none on this free capacity, and this one needs at least as much"
+		text := &f.smaller
+		if f.sig.sel != sig.sel {
+			text = &f.wider
+		}
+		if *text == "" {
+			*text = factText + "form for " + f.sig.describe()
+			if f.sig.sel != sig.sel {
+				*text += " on every node this one may use"
+			}
+			*text += " found none on this free capacity, and this one needs at least as much"
 		}
 		res.Reasons = c.reasonsOf(1)
-		res.Reasons[0] = topology.Reason{Scope: sig.names[0], Text: f.smaller}
+		res.Reasons[0] = topology.Reason{Scope: sig.names[0], Text: *text}
 	default:
 		return topology.Result{}, false
 	}
@@ -239,9 +308,9 @@ func factOnly(reasons []topology.Reason, root string) bool {
 // note adds f to list, dropping the entries that are stale and those that f's verdict
 // answers for already (they dominate f): the list holds the current state's minimal
 // failures only, so that lookups stay short however many shapes fail.
-func note(list []placeFailure, f placeFailure) []placeFailure {
+func (c *searchCache) note(list []placeFailure, f placeFailure) []placeFailure {
 	list = slices.DeleteFunc(list, func(o placeFailure) bool {
-		return o.gen != f.gen || o.sig.dominates(f.sig) && (f.vec == nil || covers(o.vec, f.vec))
+		return o.gen != f.gen || c.dominates(o.sig, f.sig) && (f.vec == nil || covers(o.vec, f.vec))
 	})
 	return append(list, f)
 }

@@ -13,10 +13,15 @@ import (
 // them. It is computed once, when the workload is resolved.
 type placeSig struct {
 	// key is the whole request without names. frame is the same for a request of one
-	// leaf group without that leaf's pod count and shape, which dominance compares
-	// instead; it is empty for a request of several leaves. cache is the key of the
-	// search cache's map: the frame when there is one, else the key.
+	// leaf group without that leaf's pod count, shape and node selector, which dominance
+	// compares instead; it is empty for a request of several leaves. cache is the key
+	// of the search cache's map: the frame when there is one, else the key.
 	key, frame, cache string
+	// sel is the one leaf's node selector (selector) in canonical form, "" for none:
+	// a request whose nodes are among another's is dominated by it (see
+	// searchCache.dominates).
+	sel      string
+	selector topology.Selector
 	// hash is key's FNV-1a hash: what a cycle's memo of verdicts is indexed by, so
 	// that a lookup does not hash the whole key again for every workload.
 	hash uint64
@@ -36,15 +41,16 @@ func signature(r *topology.Request) *placeSig {
 	var walk func(g *topology.Group)
 	walk = func(g *topology.Group) {
 		sig.names = append(sig.names, g.Name)
-		// The node selector is part of the frame: requests that may use other nodes
-		// are not compared.
-		head := "(" + strconv.Itoa(g.Need) + "," + strconv.FormatInt(g.Extra, 10) + "," + g.Constraint.Required + "," + g.Constraint.Preferred + "," +
-			strconv.Quote(g.Selector.Key()) + ","
-		key.WriteString(head)
+		// The node selector is part of the key, not of the frame: dominance compares
+		// the nodes two selectors match (searchCache.dominates).
+		head := "(" + strconv.Itoa(g.Need) + "," + strconv.FormatInt(g.Extra, 10) + "," + g.Constraint.Required + "," + g.Constraint.Preferred + ","
+		sel := g.Selector.Key()
+		key.WriteString(head + strconv.Quote(sel) + ",")
 		frame.WriteString(head)
 		if len(g.Children) == 0 {
 			leaves++
 			sig.pods, sig.shape = g.Pods, amountsOf(g.Shape)
+			sig.sel, sig.selector = sel, g.Selector
 			key.WriteString(strconv.FormatInt(g.Pods, 10) + "×" + g.Shape.String())
 		}
 		for i := range g.Children {
@@ -76,7 +82,7 @@ func signature(r *topology.Request) *placeSig {
 		sig.frame = frame.String()
 		sig.cache = "1" + sig.frame
 	} else {
-		sig.pods, sig.shape = 0, nil
+		sig.pods, sig.shape, sig.sel, sig.selector = 0, nil, "", nil
 		sig.cache = "*" + sig.key
 	}
 	return sig
@@ -132,10 +138,16 @@ func amountsOf(r topology.Resources) []amount {
 }
 
 // dominates reports whether a request of signature s needs at least what one of
-// signature o needs: the same frame, at least as many pods, and at least as much of
-// every resource per pod. A placement of s would then give one of o, so where o has none,
-// s has none either.
+// signature o needs on the same nodes: the same frame and node selector, at least as
+// many pods, and at least as much of every resource per pod. A placement of s would then
+// give one of o, so where o has none, s has none either. searchCache.dominates also
+// lets s's nodes be fewer than o's.
 func (s *placeSig) dominates(o *placeSig) bool {
+	return s.sel == o.sel && s.dominatesShape(o)
+}
+
+// dominatesShape is dominates without the node selectors.
+func (s *placeSig) dominatesShape(o *placeSig) bool {
 	if s.frame == "" || s.frame != o.frame || s.pods < o.pods {
 		return false
 	}

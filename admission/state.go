@@ -57,7 +57,7 @@ func (g *Gate) onCordoned(r *record) bool {
 // done with.
 func (g *Gate) working(spare []*topology.Cluster) *state {
 	c := &state{books: g.tree.Clone(), guaranteed: slices.Clone(g.live.guaranteed), total: slices.Clone(g.live.total),
-		gone: map[WorkloadID]bool{}, search: newSearchCache(g.uncached), spare: spare, made: slices.Clone(spare)}
+		gone: map[WorkloadID]bool{}, search: newSearchCache(g.uncached, g.live.cluster), spare: spare, made: slices.Clone(spare)}
 	if g.live.cluster != nil {
 		c.cluster, c.guarded = c.copyOf(g.live.cluster), c.copyOf(g.live.guarded)
 	}

@@ -87,6 +87,10 @@ type Cluster struct {
 
 	agg    aggregates  // per-domain sums and maxima of free, whatever the shape
 	shapes *shapeCache // per-shape counts that Place reuses across calls
+	// matched remembers which nodes match each selector asked about (matchAll). It
+	// depends on the labels only, so clones share it with the labels; a cluster that
+	// changes its labels takes a new one.
+	matched *matchMemo
 
 	// lv[0] is the whole cluster (one domain, every node), lv[1] the topology (one domain,
 	// the nodes inside it), lv[i+2] the user level levels[i]. Domains of a level are
@@ -233,6 +237,7 @@ func (c *Cluster) lay(st *stage) {
 		copy(c.used[i*nr:(i+1)*nr], st.used[k*nr:(k+1)*nr])
 	}
 	c.labels, c.flags = newCow(labels), newCow(flags)
+	c.matched = &matchMemo{}
 	c.layout = &layoutTag{}
 	c.buildDomains(order, paths)
 	c.buildAggregates()

@@ -158,8 +158,9 @@ func (e *explainer) noMatch(g int32) (Reason, bool) {
 	if sel == nil {
 		return Reason{}, false
 	}
+	match := e.c.matchAll(sel)
 	for i := range int32(e.c.inTopo) {
-		if e.c.usable(i) && sel.matches(e.c.labels.s[i]) {
+		if e.c.usable(i) && match[i] {
 			return Reason{}, false
 		}
 	}

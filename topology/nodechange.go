@@ -31,6 +31,7 @@ func (c *Cluster) AddNode(n Node) error {
 			c.update(1, func(int) int32 { return i }, func(_ int, i int32) {
 				labels := c.labels.own()
 				labels[i] = maps.Clone(n.Labels)
+				c.matched = &matchMemo{} // the clones that share the old labels keep the old one
 				nr := len(c.res)
 				c.flags.own()[i] = c.rows(n, c.free[int(i)*nr:(int(i)+1)*nr], c.used[int(i)*nr:(int(i)+1)*nr])
 				for _, e := range c.shapes.entries {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Selector restricts a leaf group's pods to some nodes: label key → the values a node
@@ -108,14 +109,77 @@ func (s *selector) export() Selector {
 	return out
 }
 
-// matchAll returns, per node, whether it matches s: nil when s is nil.
+// matchAll returns, per node, whether it matches s: nil when s is nil. The slice is
+// shared by every caller that asks of the same labels and must not be written: a
+// workload population names few selectors, and comparing every node's labels with one
+// again for every search was most of what a search with a selector cost.
 func (c *Cluster) matchAll(s *selector) []bool {
 	if s == nil {
 		return nil
 	}
+	mm := c.matched
+	if mm == nil {
+		return c.matchNodes(s)
+	}
+	mm.mu.Lock()
+	defer mm.mu.Unlock()
+	if m, ok := mm.m[s.key]; ok {
+		return m
+	}
+	m := c.matchNodes(s)
+	if mm.m == nil || len(mm.m) >= maxMatched {
+		mm.m = map[string][]bool{}
+	}
+	mm.m[s.key] = m
+	return m
+}
+
+// matchNodes compares every node's labels with s.
+func (c *Cluster) matchNodes(s *selector) []bool {
 	m := make([]bool, len(c.names))
 	for i := range m {
 		m[i] = s.matches(c.labels.s[i])
 	}
 	return m
+}
+
+// matchMemo holds, by selector key, what matchAll found for a cluster's labels; the
+// slices are never written once stored. Reads of a cluster may run concurrently, and
+// clones share the memo, so a mutex guards the map.
+type matchMemo struct {
+	mu sync.Mutex
+	m  map[string][]bool
+}
+
+// maxMatched bounds the selectors a memo holds; past it, the memo starts again.
+const maxMatched = 256
+
+// SelectorWithin reports whether every node of c that inner matches is matched by
+// outer too, the removed nodes included (they may come back): a pod that finds no room
+// on outer's nodes finds none on inner's. An empty selector matches every node; an
+// invalid one is within nothing and holds nothing. A nil Cluster has no nodes, so every
+// valid inner is within every valid outer there.
+func (c *Cluster) SelectorWithin(inner, outer Selector) bool {
+	in, err := compileSelector(inner, "inner")
+	if err != nil {
+		return false
+	}
+	out, err := compileSelector(outer, "outer")
+	switch {
+	case err != nil:
+		return false
+	case out == nil || c == nil || in != nil && in.key == out.key:
+		return true
+	}
+	b := c.matchAll(out)
+	if in == nil {
+		return !slices.Contains(b, false)
+	}
+	a := c.matchAll(in)
+	for i := range a {
+		if a[i] && !b[i] {
+			return false
+		}
+	}
+	return true
 }

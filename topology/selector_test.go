@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/poolgate/poolgate/topology"
@@ -168,4 +169,43 @@ func TestSelectorKey(t *testing.T) {
 	require.NotEqual(t, topology.Selector{"m": {"a b"}}.Key(), topology.Selector{"m": {"a", "b"}}.Key())
 	require.NotEqual(t, topology.Selector{"m": {"a"}}.Key(), topology.Selector{"m": {"a"}, "n": {"x"}}.Key())
 	require.True(t, strings.HasPrefix(topology.Selector{"m": nil}.Key(), "!"))
+}
+
+// TestSelectorWithin: a selector is within another when every node it matches, the
+// removed ones included, the other matches too.
+func TestSelectorWithin(t *testing.T) {
+	c, err := topology.NewCluster([]string{"hostname"}, []topology.Node{
+		{Name: "a", Labels: map[string]string{"hostname": "a", "model": "m0", "zone": "z1"}, Free: topology.Resources{"gpu": 1}},
+		{Name: "b", Labels: map[string]string{"hostname": "b", "model": "m1", "zone": "z1"}, Free: topology.Resources{"gpu": 1}},
+		{Name: "c", Labels: map[string]string{"hostname": "c", "model": "m1", "zone": "z2"}, Free: topology.Resources{"gpu": 1}},
+	})
+	require.NoError(t, err)
+	m0 := topology.Selector{"model": {"m0"}}
+	m01 := topology.Selector{"model": {"m1", "m0"}}
+	z1 := topology.Selector{"zone": {"z1"}}
+	for _, tc := range []struct {
+		inner, outer topology.Selector
+		want         bool
+	}{
+		{m0, nil, true},
+		{nil, nil, true},
+		{nil, m0, false},
+		{nil, topology.Selector{"hostname": {"a", "b", "c"}}, true}, // every node
+		{m0, m01, true},
+		{m01, m0, false},
+		{m0, z1, true},  // a is the only m0 node, and it is in z1
+		{z1, m0, false}, // b is in z1 and is m1
+		{topology.Selector{"model": {"m1"}, "zone": {"z2"}}, topology.Selector{"model": {"m1"}}, true},
+		{topology.Selector{"model": {"m9"}}, m0, true}, // matches nothing: within anything
+		{topology.Selector{"model": {}}, nil, false},
+		{topology.Selector{"model": {}}, m0, false},
+		{m0, topology.Selector{"": {"x"}}, false},
+	} {
+		assert.Equal(t, tc.want, c.SelectorWithin(tc.inner, tc.outer), "%v within %v", tc.inner, tc.outer)
+	}
+	require.NoError(t, c.RemoveNode("a"))
+	assert.True(t, c.SelectorWithin(m0, z1), "a removed node still counts: it may come back")
+	var nilCluster *topology.Cluster
+	assert.True(t, nilCluster.SelectorWithin(m0, m01), "no nodes: nothing to break it")
+	assert.False(t, nilCluster.SelectorWithin(topology.Selector{"model": {}}, nil))
 }

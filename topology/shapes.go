@@ -119,7 +119,7 @@ func (sc *shapeCache) evict(keep []*shapeIndex) {
 // per domain.
 func (c *Cluster) buildShape(vec []int64, sel *selector) *shapeIndex {
 	n := len(c.names)
-	e := &shapeIndex{vec: slices.Clone(vec), sel: sel, match: newCow(c.matchAll(sel)), sums: make([]cow[int64], len(c.lv)),
+	e := &shapeIndex{vec: slices.Clone(vec), sel: sel, match: newCow(slices.Clone(c.matchAll(sel))), sums: make([]cow[int64], len(c.lv)),
 		byDom: make([]*btree.BTreeG[domItem], len(c.lv))}
 	cnt := make([]int32, n)
 	for i := range n {

@@ -40,7 +40,7 @@ func Example() {
 	// simulated     5,001 s from the trace's start to the last event
 	// cycles        5 (of 7 ticks)
 	// workloads     3 submitted, 4 admissions, 1 preemptions, 3 finished, 0 running, 0 pending, 0 inadmissible; at most 1 pending after a cycle
-	// pending       decisions by reason, over all cycles: fit 1
+	// pending       decisions by reason, over all cycles: fit 1; 4 placement searches
 	// waits         submit → admission, simulated seconds:
 	//   HIGH        1 admission: p50 0, p99 0, max 0
 	//   NORMAL      no admissions

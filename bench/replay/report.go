@@ -30,6 +30,9 @@ type Report struct {
 	MaxPending int
 	// PendingByReason counts the pending decisions of every cycle by reason.
 	PendingByReason []ReasonCount
+	// Searches counts the placement searches the cycles ran (CycleResult.Searches):
+	// what the decisions cost beyond what the gate's caches answered.
+	Searches int
 	// Waits summarises, per priority, the simulated time from submission to
 	// admission; a preempted workload's wait counts from its original submission.
 	Waits []Wait
@@ -157,7 +160,7 @@ type stats struct {
 	waits                           map[quota.Priority][]time.Duration
 	cycleLat, applyLat, checkLat    []time.Duration
 	inversionTime, wall             time.Duration
-	maxPending                      int
+	maxPending, searches            int
 	gpuTime, gpuTimePending         float64 // milli-GPU × seconds
 	span, spanPending               float64 // seconds
 	gpuMax                          int64
@@ -218,7 +221,7 @@ func (s *Sim) Report() Report {
 		Trace: TraceInfo{Nodes: len(s.capacities), Pods: len(s.jobs) / s.cfg.Copies, GPUSpec: st.gpuSpec, Capacity: s.capacity,
 			Config: cfg, Quotas: s.cfg.quotas(s.capacity)},
 		Cycles: st.cycles, Ticks: len(st.samples), Submitted: s.next, Admissions: st.admissions, Preemptions: st.preemptions,
-		Finished: s.finished, Pending: s.pending, Running: s.running, Inadmissible: s.aside, MaxPending: st.maxPending,
+		Finished: s.finished, Pending: s.pending, Running: s.running, Inadmissible: s.aside, MaxPending: st.maxPending, Searches: st.searches,
 		Cycle: latency(st.cycleLat), Apply: latency(st.applyLat), Check: latency(st.checkLat),
 		Inversion: st.inversionTime, Wall: st.wall, Simulated: s.now,
 		Described: slices.Clone(st.described), InvertedWorkloads: len(st.inverted),

@@ -404,6 +404,7 @@ func (s *Sim) cycle() error {
 	err := s.gate.CycleInto(now, res)
 	t1 := s.clock()
 	if err == nil {
+		s.stats.searches += res.Searches
 		err = s.gate.Apply(*res)
 	}
 	if err != nil {

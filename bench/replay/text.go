@@ -39,7 +39,7 @@ func (r Report) WriteText(w io.Writer) error {
 	for i, rc := range r.PendingByReason {
 		reasons[i] = rc.Reason.String() + " " + group(int64(rc.Count))
 	}
-	fmt.Fprintf(&b, "pending       decisions by reason, over all cycles: %s\n", orNone(strings.Join(reasons, ", ")))
+	fmt.Fprintf(&b, "pending       decisions by reason, over all cycles: %s; %s placement searches\n", orNone(strings.Join(reasons, ", ")), group(int64(r.Searches)))
 	b.WriteString("waits         submit → admission, simulated seconds:\n")
 	for _, wt := range r.Waits {
 		if wt.Count == 0 {

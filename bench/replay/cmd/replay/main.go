@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +48,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		svg      = fs.String("svg", "", "write the chart of pending depth, cycle latency and GPU use to this file")
 		progress = fs.Duration("progress", 0, "print a progress line to stderr this often in wall time (0: never)")
 		noChecks = fs.Bool("no-checks", false, "skip the checks after each cycle, to time the gate alone (nothing is then verified)")
+		cpuProf  = fs.String("cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof reads it)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -76,6 +78,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 			fractions = append(fractions, v)
 		}
+	}
+	if *cpuProf != "" {
+		stop, err := profile(*cpuProf)
+		if err != nil {
+			fmt.Fprintln(stderr, "replay:", err)
+			return 2
+		}
+		defer stop()
 	}
 	start := time.Now()
 	clock := func() time.Duration { return time.Since(start) }
@@ -178,4 +188,20 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// profile starts a CPU profile written to path and returns what stops it.
+func profile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
