@@ -50,9 +50,10 @@
 //     PodGroup's node selector on the node label model, with those models as its values
 //     (a leaf's node selector): the pod runs on nodes of those models only. A pod
 //     naming only models that no node has never runs, and is reported as unplaced. An
-//     empty gpu_spec accepts every model. Both pod lists of the trace leave gpu_spec
-//     empty for every pod, so their replays place pods on any model; the report notes
-//     the pods of a list that name models.
+//     empty gpu_spec accepts every model. Both of Alibaba's pod lists embedded here leave
+//     gpu_spec empty for every pod, so their replays place pods on any model; the
+//     derived gpushare40_models names models for a third of its GPU pods. The report
+//     notes the pods of a list that name models.
 //   - Priorities: QoS LS and Guaranteed are HIGH, Burstable NORMAL, BE LOW.
 //   - Pools: Config.Pools pools pool0 … pool{P-1} in a quota.PoolSet, with quotas of
 //     Config.Quota's fractions of the cluster's GPU capacity, rounded down to a

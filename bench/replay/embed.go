@@ -23,8 +23,9 @@ type Trace struct {
 	Pods  []PodRow
 }
 
-// TraceNames returns the names of the embedded pod lists, sorted: cpu050 and
-// gpushare40, from openb_pod_list_cpu050.csv and openb_pod_list_gpushare40.csv.
+// TraceNames returns the names of the embedded pod lists, sorted: cpu050, gpushare40
+// and gpushare40_models, from openb_pod_list_{name}.csv (the last derived from
+// gpushare40: a third of its GPU pods name the GPU models they accept).
 func TraceNames() []string {
 	entries, _ := traceFiles.ReadDir(strings.TrimSuffix(traceDir, "/"))
 	var out []string

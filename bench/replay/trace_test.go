@@ -123,8 +123,8 @@ func TestWriteParseRoundTrip(t *testing.T) {
 // TestLoadTrace checks the embedded files: every row parses, with the counts the
 // trace's README gives.
 func TestLoadTrace(t *testing.T) {
-	assert.Equal(t, []string{"cpu050", "gpushare40"}, TraceNames())
-	for name, pods := range map[string]int{"gpushare40": 8152, "cpu050": 7439} {
+	assert.Equal(t, []string{"cpu050", "gpushare40", "gpushare40_models"}, TraceNames())
+	for name, pods := range map[string]int{"gpushare40": 8152, "cpu050": 7439, "gpushare40_models": 8152} {
 		tr, err := LoadTrace(name)
 		require.NoError(t, err, name)
 		assert.Len(t, tr.Pods, pods, name)
@@ -134,6 +134,14 @@ func TestLoadTrace(t *testing.T) {
 			gpus += n.GPU
 		}
 		assert.Equal(t, int64(6212), gpus)
+		named := 0
+		for _, p := range tr.Pods {
+			if len(p.GPUSpec) > 0 {
+				named++
+			}
+		}
+		want := map[string]int{"gpushare40_models": 2399}[name]
+		assert.Equal(t, want, named, "%s: pods that name their GPU models", name)
 	}
 	_, err := LoadTrace("../README")
 	assert.ErrorIs(t, err, ErrUnknownTrace)
