@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/leanovate/gopter"
 	ggen "github.com/leanovate/gopter/gen"
@@ -245,31 +246,9 @@ func TestCycleCacheChangesNoDecision(t *testing.T) {
 				return err.Error()
 			}
 		}
-		cached := g.Cycle(at(30))
-		g.uncached = true
-		plain := g.Cycle(at(30))
-		g.uncached = false
-		if len(cached.Decisions) != len(plain.Decisions) {
-			return "different numbers of decisions"
-		}
-		for i, d := range cached.Decisions {
-			p := plain.Decisions[i]
-			if d.Outcome != p.Outcome || d.Reason != p.Reason || d.Workload.ID != p.Workload.ID || d.Quota != p.Quota || d.Fit != p.Fit ||
-				!samePlacement(d.Placement, p.Placement) || len(d.Plan) != len(p.Plan) {
-				return "cached: " + d.String() + "\nplain:  " + p.String()
-			}
-			for k := range d.Plan {
-				if d.Plan[k].Workload.ID != p.Plan[k].Workload.ID {
-					return "cached: " + d.String() + "\nplain:  " + p.String()
-				}
-			}
-			told := len(d.PlacementReasons) == 1 && strings.Contains(d.PlacementReasons[0].Text, "of the same")
-			if !told && !slices.Equal(d.PlacementReasons, p.PlacementReasons) {
-				return "cached: " + d.String() + "\nplain:  " + p.String()
-			}
-		}
-		if cached.Searches > plain.Searches {
-			return fmt.Sprintf("the cache cost searches: %d against %d", cached.Searches, plain.Searches)
+		cached, _, diff := cachedAndPlain(g, at(30))
+		if diff != "" {
+			return diff
 		}
 		if err := g.Apply(cached); err != nil {
 			return err.Error()
@@ -408,27 +387,9 @@ func TestCycleCacheWithSelectorsChangesNoDecision(t *testing.T) {
 				return err.Error()
 			}
 		}
-		cached := g.Cycle(at(40))
-		g.uncached = true
-		plain := g.Cycle(at(40))
-		g.uncached = false
-		if len(cached.Decisions) != len(plain.Decisions) {
-			return "different numbers of decisions"
-		}
-		for i, d := range cached.Decisions {
-			p := plain.Decisions[i]
-			if d.Outcome != p.Outcome || d.Reason != p.Reason || d.Workload.ID != p.Workload.ID ||
-				!samePlacement(d.Placement, p.Placement) || len(d.Plan) != len(p.Plan) {
-				return "cached: " + d.String() + "\nplain:  " + p.String()
-			}
-			for k := range d.Plan {
-				if d.Plan[k].Workload.ID != p.Plan[k].Workload.ID {
-					return "cached: " + d.String() + "\nplain:  " + p.String()
-				}
-			}
-		}
-		if cached.Searches > plain.Searches {
-			return fmt.Sprintf("the cache cost searches: %d against %d", cached.Searches, plain.Searches)
+		cached, plain, diff := cachedAndPlain(g, at(40))
+		if diff != "" {
+			return diff
 		}
 		if cached.Searches < plain.Searches {
 			saved++
@@ -442,4 +403,35 @@ func TestCycleCacheWithSelectorsChangesNoDecision(t *testing.T) {
 	// The cases must reach the verdicts and the plans, or the property proves nothing.
 	assert.Greater(t, saved, 30, "cycles in which the verdicts spared a search")
 	assert.Greater(t, plans, 30, "cycles with a plan")
+}
+
+// cachedAndPlain runs a cycle at now with what the cycle learns and one without it, and
+// returns both with how their decisions differ, "" when they do not: the same outcome,
+// reason, quota and tree checks, placement and plan for every workload, the same
+// explanation unless the cached one tells only the fact of an earlier verdict, and no
+// more searches with the cache than without.
+func cachedAndPlain(g *Gate, now time.Time) (cached, plain CycleResult, diff string) {
+	cached = g.Cycle(now)
+	g.uncached = true
+	plain = g.Cycle(now)
+	g.uncached = false
+	if len(cached.Decisions) != len(plain.Decisions) {
+		return cached, plain, "different numbers of decisions"
+	}
+	for i, d := range cached.Decisions {
+		p := plain.Decisions[i]
+		differ := d.Outcome != p.Outcome || d.Reason != p.Reason || d.Workload.ID != p.Workload.ID || d.Quota != p.Quota ||
+			d.Fit != p.Fit || !samePlacement(d.Placement, p.Placement) || len(d.Plan) != len(p.Plan)
+		for k := 0; !differ && k < len(d.Plan); k++ {
+			differ = d.Plan[k].Workload.ID != p.Plan[k].Workload.ID
+		}
+		told := len(d.PlacementReasons) == 1 && strings.Contains(d.PlacementReasons[0].Text, "of the same")
+		if differ || !told && !slices.Equal(d.PlacementReasons, p.PlacementReasons) {
+			return cached, plain, "cached: " + d.String() + "\nplain:  " + p.String()
+		}
+	}
+	if cached.Searches > plain.Searches {
+		return cached, plain, fmt.Sprintf("the cache cost searches: %d against %d", cached.Searches, plain.Searches)
+	}
+	return cached, plain, ""
 }
