@@ -167,8 +167,9 @@
 // Work that does not fit, LOW work included, is planned with fair-sharing preemption
 // instead of the priority plan: HIGH/NORMAL work still obeys its own quota first and
 // takes its own queue's LOW work without a share test (VictimPriority); a queue that
-// stays within its nominal quota with the request reclaims from borrowing queues
-// without one (VictimReclaim); otherwise a victim passes when the preemptor's subtree
+// stays within its nominal quota with the request, on every resource the request
+// cannot get without preemption, reclaims from borrowing queues without one
+// (VictimReclaim); otherwise a victim passes when the preemptor's subtree
 // just below their lowest common ancestor ends with a share at most the target's after
 // the eviction (strategy 1), or, for what strategy 1 leaves, below the target's before
 // it (strategy 2), both VictimFairShare. Targets are taken from the root down, the

@@ -23,8 +23,9 @@ type fairTarget struct {
 // current state, ties in tree order, among the children with candidates left; a subtree
 // off r's path with a share of 0 is no target (nextTarget). A candidate of r's own
 // queue always passes (VictimPriority). When r's queue stays within its nominal quota
-// including the request — decided once, before any removal — a candidate of a borrowing
-// queue passes without a share test (VictimReclaim). Otherwise, with l the lowest
+// including the request on every resource r cannot get without preemption — decided
+// once, before any removal (withinNominal) — a candidate of a borrowing queue passes
+// without a share test (VictimReclaim). Otherwise, with l the lowest
 // common ancestor of r's queue and the target queue y, P the share of r's subtree just
 // below l after admitting r and T that of y's subtree just below l: strategy 1 takes
 // the first candidate z of y with P ≤ T after removing z, then chooses the target
@@ -114,10 +115,8 @@ func (p *fairPlanner) run(lows []*record) bool {
 	}
 	p.index(cands)
 
-	// Decided once, before any removal: the request's queue within its nominal quota
-	// on every resource, with the request.
-	p.x.path, _ = p.books.AppendPathDRS(p.x.path[:0], p.leaf, p.vec)
-	reclaim := len(p.x.path) > 0 && !p.x.path[0].DRS.Borrowing()
+	// Decided once, before any removal.
+	reclaim := p.withinNominal()
 
 	fits := false
 	var retry []*record
@@ -232,6 +231,21 @@ func (p *fairPlanner) markNeed() {
 		x.need[j] = !f.OK
 		x.one[j] = 0
 	}
+}
+
+// withinNominal reports whether the request's queue stays within its nominal quota
+// with the request, on every resource the request cannot get without preemption: the
+// test that lets it reclaim from borrowing queues without comparing shares. Resources
+// that fit are not looked at — a queue that borrows CPU from its cohort, which has CPU
+// to spare, may still reclaim the GPUs it is guaranteed (Kueue reads its rule so).
+func (p *fairPlanner) withinNominal() bool {
+	for j, a := range p.vec {
+		r := quota.ResourceID(j)
+		if a > 0 && p.x.need[j] && p.books.Usage(p.leaf, r).Add(a) > p.g.tree.SubtreeQuota(p.leaf, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // eligible is the re-check of a candidate c of another queue: c uses a resource that r
@@ -408,6 +422,7 @@ func (g *Gate) rootOf(n quota.NodeID) quota.NodeID {
 // (Decide's trial) both answer.
 type shareLedger interface {
 	ledger
+	Usage(n quota.NodeID, r quota.ResourceID) quota.Quantity
 	DRS(n quota.NodeID) quota.DRS
 	AppendPathDRS(dst []quota.PathDRS, q quota.NodeID, v []quota.Quantity) ([]quota.PathDRS, error)
 	AppendPathDRSWithout(dst []quota.PathDRS, q quota.NodeID, v []quota.Quantity) ([]quota.PathDRS, error)

@@ -246,3 +246,46 @@ func TestFairLumpyWorkMaySettleNever(t *testing.T) {
 		assert.Equal(t, []string{"base", "big", "pair"}, runningIDs(g), "round %d ends where it began", round)
 	}
 }
+
+// TestFairReclaimLooksAtTheResourcesThatNeedPreemption: a queue reclaims without a
+// share test when it stays within its nominal quota, with the request, on the resources
+// the request cannot get without preemption; what it borrows of a resource that fits
+// does not count. Here a, with a tenth of b's weight, asks 2 of the GPUs it is
+// guaranteed, which b borrows, and 4 CPUs, 2 above its own, which b's unused CPUs lend:
+// only the GPUs need preemption, and a is within its GPU quota, so it reclaims. Judged
+// on every resource (a then borrows CPU), it would have to pass the share tests, and
+// with its weight its share after admission is above b's.
+func TestFairReclaimLooksAtTheResourcesThatNeedPreemption(t *testing.T) {
+	tenth, err := quota.ParseWeight("0.1")
+	require.NoError(t, err)
+	a := quota.QueueSpec("a", "root").WithNominal("gpu", 4).WithNominal("cpu", 2)
+	a.Weight = tenth
+	tr, err := quota.NewTree(quota.TreeSpec{Resources: []string{"gpu", "cpu"}, Nodes: []quota.NodeSpec{
+		quota.CohortSpec("root", ""),
+		a,
+		quota.QueueSpec("b", "root").WithNominal("cpu", 10),
+	}})
+	require.NoError(t, err)
+	g, err := New(tr, Options{FairSharing: true})
+	require.NoError(t, err)
+	v := func(gpu, cpu quota.Quantity) []quota.Quantity { return []quota.Quantity{gpu, cpu} }
+	require.NoError(t, g.AddRunning(Workload{ID: "b-gpu", Queue: "b", Priority: quota.Low, Request: v(4, 0), Submitted: at(0)}, at(0), nil))
+	req := Workload{ID: "A", Queue: "a", Priority: quota.Low, Request: v(2, 4), Submitted: at(1)}
+
+	// The share tests alone would refuse: P, a's share after admission (CPU 2 of 12
+	// lendable, weight 0.1), is above T, b's (GPU 4 of 4).
+	aID, _ := g.Tree().Node("a")
+	bID, _ := g.Tree().Node("b")
+	path, err := g.Tree().AppendPathDRS(nil, aID, req.Request)
+	require.NoError(t, err)
+	for _, e := range path {
+		if e.Node == aID {
+			assert.Positive(t, e.DRS.Compare(g.Tree().DRS(bID)), "P %v, T %v", e.DRS, g.Tree().DRS(bID))
+		}
+	}
+
+	d, err := g.Decide(req)
+	require.NoError(t, err)
+	assert.Equal(t, "A: admit to a after preempting b-gpu", d.String())
+	assert.Equal(t, []string{"b-gpu:reclaim"}, whys(d))
+}
