@@ -193,9 +193,11 @@
 //     reach, and preemption goes by DRS.
 //
 // Decisions the fair-sharing rules leave open:
-//   - Weights are at most 1000000. A pool weight above that counts as 1000000 in
-//     PoolConfig.FairWeight; no realistic weight comes near it, and the bound keeps every
-//     sum of sibling weights below 2^61 and every comparison within 192 bits.
+//   - Weights are as large as a quantity may be: at most 9223372036854775.807, the
+//     largest int64 in thousandths (Kueue's weights are quantities). Shares compare in
+//     192-bit integers and water-filling sums sibling weights in 128 bits, so exact
+//     arithmetic decides at any weight; a pool weight above the largest whole weight
+//     counts as that in PoolConfig.FairWeight.
 //   - A borrowed resource whose lendable amount is 0 counts with ratio 0, as in Kueue,
 //     yet the node is borrowing (DRS.Borrowing). An Unlimited lendable amount is the
 //     number Unlimited, so a node borrowing from an unlimited parent has a tiny

@@ -2,6 +2,8 @@ package quota
 
 import (
 	"errors"
+	"math"
+	"math/big"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -267,8 +269,8 @@ func TestDRSOverflowSizedQuantities(t *testing.T) {
 	require.NoError(t, err)
 	a, b = tr.DRS(mustNode(t, tr, "a")), tr.DRS(mustNode(t, tr, "b"))
 	assert.Equal(t, -1, a.Compare(b))
-	// Weights 1.000001 apart in thousandths would be past the bound; the largest weight
-	// still compares exactly: 2^61+1 of 2^62+2 ÷ 1000000 against 2^61 of 2^62+1 ÷ 1000000.
+	// Large weights compare exactly: 2^61+1 of 2^62+2 ÷ 1000000 against 2^61 of 2^62+1 ÷
+	// 1000000.
 	_, err = tr.SetWeightByName("a", weight(t, "1000000"))
 	require.NoError(t, err)
 	_, err = tr.SetWeightByName("b", weight(t, "1000000"))
@@ -276,6 +278,23 @@ func TestDRSOverflowSizedQuantities(t *testing.T) {
 	a, b = tr.DRS(mustNode(t, tr, "a")), tr.DRS(mustNode(t, tr, "b"))
 	assert.Equal(t, 1, a.Compare(b))
 	assert.Equal(t, "gpu 2305843009213693953/4611686018427387906 ÷ w1000000 ≈ 0.001", a.String())
+	// So do the largest, a thousandth apart, where the products need all 192 bits:
+	// (2^61+1)/(2^62+2) ÷ w against 2^61/(2^62+1) ÷ (w − 0.001), checked in big.Rat.
+	top, err := WeightOfThousandths(math.MaxInt64)
+	require.NoError(t, err)
+	below, err := WeightOfThousandths(math.MaxInt64 - 1)
+	require.NoError(t, err)
+	_, err = tr.SetWeightByName("a", top)
+	require.NoError(t, err)
+	_, err = tr.SetWeightByName("b", below)
+	require.NoError(t, err)
+	a, b = tr.DRS(mustNode(t, tr, "a")), tr.DRS(mustNode(t, tr, "b"))
+	ratio := func(num, den uint64, w int64) *big.Rat {
+		return new(big.Rat).SetFrac(new(big.Int).SetUint64(num), new(big.Int).Mul(new(big.Int).SetUint64(den), big.NewInt(w)))
+	}
+	want := ratio(1<<61+1, 1<<62+2, math.MaxInt64).Cmp(ratio(1<<61, 1<<62+1, math.MaxInt64-1))
+	assert.Equal(t, want, a.Compare(b))
+	assert.Equal(t, -want, b.Compare(a))
 
 	// A request that would take the total to Unlimited is refused, as Add refuses it.
 	_, err = tr.DRSWith(mustNode(t, tr, "a"), mustNode(t, tr, "a"), []Quantity{Unlimited - p62})

@@ -51,3 +51,66 @@ func cmpU(x, y uint64) int {
 	}
 	return 0
 }
+
+// u128 is an unsigned 128-bit integer: the sum of many weights, each below 2^63.
+type u128 struct{ hi, lo uint64 }
+
+// add returns x + v. Sums of fewer than 2^64 values below 2^64 do not overflow.
+func (x u128) add(v uint64) u128 {
+	lo, carry := bits.Add64(x.lo, v, 0)
+	return u128{x.hi + carry, lo}
+}
+
+// sub returns x − v, for v ≤ x.
+func (x u128) sub(v uint64) u128 {
+	lo, borrow := bits.Sub64(x.lo, v, 0)
+	return u128{x.hi - borrow, lo}
+}
+
+// cmp returns -1, 0 or +1 as x is less than, equal to or greater than y.
+func (x u128) cmp(y u128) int {
+	return cmpLimbs(0, x.hi, x.lo, 0, y.hi, y.lo)
+}
+
+// cmpMulWide compares a·W with c·d, W a 128-bit value: a 192-bit product against a
+// 128-bit one.
+func cmpMulWide(a uint64, W u128, c, d uint64) int {
+	h1, l1 := bits.Mul64(a, W.lo)
+	h2, l2 := bits.Mul64(a, W.hi)
+	mid, carry := bits.Add64(h1, l2, 0)
+	yh, yl := bits.Mul64(c, d)
+	return cmpLimbs(h2+carry, mid, l1, 0, yh, yl)
+}
+
+// divMulWide returns the quotient and remainder of a·b / W, for a·b / W < 2^64 (b ≤ W).
+// Most divisions have W below 2^64 and take one hardware division; a wider W takes
+// long division, bit by bit, on the 128-bit dividend.
+func divMulWide(a, b uint64, W u128) (uint64, u128) {
+	hi, lo := bits.Mul64(a, b)
+	if W.hi == 0 {
+		q, r := bits.Div64(hi, lo, W.lo) // a·b/W < 2^64, so hi < W
+		return q, u128{0, r}
+	}
+	var q uint64
+	r := u128{}
+	for i := 127; i >= 0; i-- {
+		// r = 2r + next bit of the dividend; r < 2W < 2^128 since W < 2^127.
+		bit := lo >> 63
+		if i >= 64 {
+			bit = hi >> 63
+		}
+		r = u128{r.hi<<1 | r.lo>>63, r.lo<<1 | bit}
+		if i >= 64 {
+			hi <<= 1
+		} else {
+			lo <<= 1
+		}
+		q <<= 1
+		if r.cmp(W) >= 0 {
+			lo2, borrow := bits.Sub64(r.lo, W.lo, 0)
+			r = u128{r.hi - W.hi - borrow, lo2}
+			q |= 1
+		}
+	}
+	return q, r
+}

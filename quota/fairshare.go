@@ -2,7 +2,6 @@ package quota
 
 import (
 	"cmp"
-	"math/bits"
 	"slices"
 )
 
@@ -160,7 +159,7 @@ type fillKid struct {
 
 // fillRank orders the children of a whole-unit round by fractional part.
 type fillRank struct {
-	rem uint64 // remainder of left·w / W: the fractional part, in units of 1/W
+	rem u128 // remainder of left·w / W: the fractional part, in units of 1/W
 	pos int32
 	k   int32 // index in kids
 }
@@ -201,9 +200,10 @@ func (w *waterfill) divide(t *Tree, f *FairShares, p, j int) {
 		}
 		return
 	}
-	left, W := uint64(L), uint64(0)
+	// W, the sum of the weights, may pass 2^64 thousandths: it is kept in 128 bits.
+	left, W := uint64(L), u128{}
 	for _, kid := range w.kids {
-		W += kid.w
+		W = W.add(kid.w)
 	}
 	kids := w.kids
 	for round := 0; len(kids) > 0 && left > 0; round++ {
@@ -213,10 +213,10 @@ func (w *waterfill) divide(t *Tree, f *FairShares, p, j int) {
 		}
 		n, nextLeft, nextW := 0, left, W
 		for _, kid := range kids {
-			if cmp128(kid.room, W, left, kid.w) < 0 {
+			if cmpMulWide(kid.room, W, left, kid.w) < 0 {
 				w.give(f, kid, R, j, Quantity(kid.room))
 				nextLeft -= kid.room
-				nextW -= kid.w
+				nextW = nextW.sub(kid.w)
 				continue
 			}
 			kids[n] = kid
@@ -233,8 +233,7 @@ func (w *waterfill) divide(t *Tree, f *FairShares, p, j int) {
 	w.ranks = w.ranks[:0]
 	given := uint64(0)
 	for k, kid := range kids {
-		hi, lo := bits.Mul64(left, kid.w)
-		q, r := bits.Div64(hi, lo, W) // left·w/W ≤ left < 2^63, so hi < W
+		q, r := divMulWide(left, kid.w, W) // left·w/W ≤ left < 2^63
 		w.give(f, kid, R, j, Quantity(q))
 		given += q
 		w.ranks = append(w.ranks, fillRank{rem: r, pos: kid.pos, k: int32(k)})
@@ -243,7 +242,7 @@ func (w *waterfill) divide(t *Tree, f *FairShares, p, j int) {
 		return
 	}
 	slices.SortFunc(w.ranks, func(a, b fillRank) int {
-		if c := cmp.Compare(b.rem, a.rem); c != 0 {
+		if c := b.rem.cmp(a.rem); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.pos, b.pos)
@@ -256,7 +255,7 @@ func (w *waterfill) divide(t *Tree, f *FairShares, p, j int) {
 // sweep finishes the capping rounds in one sort: children in order of room/w (ties in
 // tree order), each capped while room·W < left·w. It returns the children left
 // uncapped, and what is left for them and their weight.
-func (w *waterfill) sweep(f *FairShares, kids []fillKid, R, j int, left, W uint64) ([]fillKid, uint64, uint64) {
+func (w *waterfill) sweep(f *FairShares, kids []fillKid, R, j int, left uint64, W u128) ([]fillKid, uint64, u128) {
 	slices.SortFunc(kids, func(a, b fillKid) int {
 		if c := cmp128(a.room, b.w, b.room, a.w); c != 0 {
 			return c
@@ -264,10 +263,10 @@ func (w *waterfill) sweep(f *FairShares, kids []fillKid, R, j int, left, W uint6
 		return cmp.Compare(a.pos, b.pos)
 	})
 	n := 0
-	for ; n < len(kids) && cmp128(kids[n].room, W, left, kids[n].w) < 0; n++ {
+	for ; n < len(kids) && cmpMulWide(kids[n].room, W, left, kids[n].w) < 0; n++ {
 		w.give(f, kids[n], R, j, Quantity(kids[n].room))
 		left -= kids[n].room
-		W -= kids[n].w
+		W = W.sub(kids[n].w)
 	}
 	return kids[n:], left, W
 }

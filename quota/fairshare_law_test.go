@@ -2,6 +2,7 @@ package quota
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"slices"
 	"testing"
@@ -185,8 +186,21 @@ func TestFairShareWeightMonotone(t *testing.T) {
 // (queue k wants about k·step more), where each round caps only a few and many rounds
 // are needed: shares equal the literal round-by-round reading and keep the laws.
 func TestFairSharesWideCohorts(t *testing.T) {
-	queue := gopter.CombineGens(ggen.Int64Range(0, 4), ggen.Int64Range(-1, 30), gen.Weights(), ggen.Int64Range(0, 60))
-	checkProp(t, 400, "wide cohorts agree with the rounds", prop.ForAll(func(root int64, qs [][]any, step int64) string {
+	wideCohortsAgree(t, 400, "wide cohorts agree with the rounds", gen.Weights())
+}
+
+// TestFairSharesHugeWeights: weights as large as a quantity may be, whose sums pass
+// 2^64 thousandths, divide exactly as the rounds in big.Rat do.
+func TestFairSharesHugeWeights(t *testing.T) {
+	huge := ggen.OneGenOf(gen.Weights(), ggen.Int64Range(1<<60, math.MaxInt64), ggen.Const(int64(math.MaxInt64)))
+	wideCohortsAgree(t, 300, "huge weights agree with the rounds", huge)
+}
+
+// wideCohortsAgree checks, on one cohort of up to 40 queues with weights from weights,
+// that water-filling keeps the laws and gives the shares of the rounds as worded.
+func wideCohortsAgree(t *testing.T, cases int, name string, weights gopter.Gen) {
+	queue := gopter.CombineGens(ggen.Int64Range(0, 4), ggen.Int64Range(-1, 30), weights, ggen.Int64Range(0, 60))
+	checkProp(t, cases, name, prop.ForAll(func(root int64, qs [][]any, step int64) string {
 		spec := TreeSpec{Resources: []string{"gpu"}, Nodes: []NodeSpec{cohortSpec("org", "", gpus(Quantity(root)))}}
 		demand := map[NodeID][]Quantity{}
 		for k, q := range qs {

@@ -1,6 +1,7 @@
 package quota
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,20 +15,20 @@ import (
 //
 // The zero Weight is 1, the default, so a NodeSpec that leaves Weight out gets weight 1.
 // Weights are comparable with ==: equal weights have equal representations. A Weight is
-// at most 1000000, which keeps every exact comparison of shares within 192-bit integer
-// arithmetic.
+// as large as any quantity may be, 9223372036854775.807 (the largest int64 thousandths):
+// shares are compared exactly in 192-bit integers and water-filling sums weights in 128
+// bits, so no bound below that is needed.
 type Weight struct {
 	// off is the weight in thousandths minus 1000, so that the zero value is weight 1.
 	// Invariant: -1000 ≤ off ≤ maxWeightMilli − 1000.
 	off int64
 }
 
-// maxWeightMilli is the largest weight, 1000000, in thousandths. Sums of the weights of
-// up to 2^31 siblings stay below 2^61.
-const maxWeightMilli = 1_000_000_000
+// maxWeightMilli is the largest weight in thousandths.
+const maxWeightMilli = math.MaxInt64
 
 // WeightOf returns the whole-number weight n. It refuses a negative n and one above
-// 1000000.
+// 9223372036854775.
 func WeightOf(n int64) (Weight, error) {
 	if n < 0 || n > maxWeightMilli/1000 {
 		return Weight{}, &ParseError{What: "weight", Input: strconv.FormatInt(n, 10), Reason: weightRangeReason(n)}
@@ -36,10 +37,9 @@ func WeightOf(n int64) (Weight, error) {
 }
 
 // WeightOfThousandths returns the weight m/1000, for hosts that keep weights in
-// thousandths (Kueue's milli-quantities). It refuses a negative m and one above
-// 1000000000 (weight 1000000).
+// thousandths (Kueue's milli-quantities). It refuses a negative m.
 func WeightOfThousandths(m int64) (Weight, error) {
-	if m < 0 || m > maxWeightMilli {
+	if m < 0 {
 		return Weight{}, &ParseError{What: "weight", Input: formatMilli(m), Reason: weightRangeReason(m)}
 	}
 	return Weight{off: m - 1000}, nil
@@ -49,12 +49,13 @@ func weightRangeReason(n int64) string {
 	if n < 0 {
 		return "must not be negative"
 	}
-	return "is above the largest weight, 1000000"
+	return "is above the largest weight, " + formatMilli(maxWeightMilli)
 }
 
 // ParseWeight parses a weight: decimal digits, optionally followed by a point and one to
 // three digits ("2", "0.5", "1.250"). Signs, exponents, spaces, more than three
-// fractional digits and values above 1000000 are refused with a *ParseError.
+// fractional digits and values above 9223372036854775.807 are refused with a
+// *ParseError.
 func ParseWeight(s string) (Weight, error) {
 	bad := func(reason string) (Weight, error) {
 		return Weight{}, &ParseError{What: "weight", Input: s, Reason: reason}
@@ -70,17 +71,14 @@ func ParseWeight(s string) (Weight, error) {
 		return bad("has more than three fractional digits")
 	}
 	whole = strings.TrimLeft(whole, "0")
-	if len(whole) > 7 {
-		return bad(weightRangeReason(1))
-	}
-	var m int64
+	var m uint64
 	for _, c := range whole + (frac + "000")[:3] {
-		m = m*10 + int64(c-'0')
+		if m > (maxWeightMilli-uint64(c-'0'))/10 {
+			return bad(weightRangeReason(1))
+		}
+		m = m*10 + uint64(c-'0')
 	}
-	if m > maxWeightMilli {
-		return bad(weightRangeReason(1))
-	}
-	return Weight{off: m - 1000}, nil
+	return Weight{off: int64(m) - 1000}, nil
 }
 
 func allDigits(s string) bool {
@@ -143,8 +141,8 @@ func (w *Weight) UnmarshalText(text []byte) error {
 
 // FairWeight returns the pool's over-quota weight as the fair-sharing weight of its
 // cohort in a quota tree, where a pool becomes a cohort. A PoolSet holds whole,
-// non-negative weights; one above 1000000, the largest Weight, counts as 1000000, and a
-// negative one, which a PoolSet refuses, as 0.
+// non-negative weights; one above 9223372036854775, the largest whole Weight, counts as
+// that, and a negative one, which a PoolSet refuses, as 0.
 func (c PoolConfig) FairWeight() Weight {
 	return Weight{off: min(max(c.Weight, 0), maxWeightMilli/1000)*1000 - 1000}
 }

@@ -3,6 +3,7 @@ package quota
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -33,6 +34,9 @@ func TestParseWeight(t *testing.T) {
 		{in: "0.001", want: "0.001", milli: 1},
 		{in: "007.10", want: "7.1", milli: 7100},
 		{in: "1000000", want: "1000000", milli: 1_000_000_000},
+		{in: "1000000.001", want: "1000000.001", milli: 1_000_000_001},
+		{in: "9223372036854775.807", want: "9223372036854775.807", milli: math.MaxInt64},
+		{in: "9223372036854775", want: "9223372036854775", milli: math.MaxInt64 - 807},
 		{in: "0000000000001", want: "1", milli: 1000},
 		{in: "", err: `invalid weight "": must be a decimal number such as 2, 0.5 or 1.25`},
 		{in: "-1", err: `invalid weight "-1": must not be negative`},
@@ -43,8 +47,9 @@ func TestParseWeight(t *testing.T) {
 		{in: " 1", err: `invalid weight " 1": must be a decimal number such as 2, 0.5 or 1.25`},
 		{in: "1.2.3", err: `invalid weight "1.2.3": must be a decimal number such as 2, 0.5 or 1.25`},
 		{in: "0.0001", err: `invalid weight "0.0001": has more than three fractional digits`},
-		{in: "1000000.001", err: `invalid weight "1000000.001": is above the largest weight, 1000000`},
-		{in: "99999999999999999999999", err: `invalid weight "99999999999999999999999": is above the largest weight, 1000000`},
+		{in: "9223372036854775.808", err: `invalid weight "9223372036854775.808": is above the largest weight, 9223372036854775.807`},
+		{in: "9223372036854776", err: `invalid weight "9223372036854776": is above the largest weight, 9223372036854775.807`},
+		{in: "99999999999999999999999", err: `invalid weight "99999999999999999999999": is above the largest weight, 9223372036854775.807`},
 	} {
 		w, err := ParseWeight(tc.in)
 		if tc.err != "" {
@@ -68,16 +73,20 @@ func TestWeightConstructors(t *testing.T) {
 	assert.Equal(t, weight(t, "3"), w)
 	_, err = WeightOf(-1)
 	assert.EqualError(t, err, `invalid weight "-1": must not be negative`)
-	_, err = WeightOf(1_000_001)
-	assert.EqualError(t, err, `invalid weight "1000001": is above the largest weight, 1000000`)
+	w, err = WeightOf(1_000_001)
+	require.NoError(t, err)
+	assert.Equal(t, "1000001", w.String())
+	_, err = WeightOf(math.MaxInt64/1000 + 1)
+	assert.EqualError(t, err, `invalid weight "9223372036854776": is above the largest weight, 9223372036854775.807`)
 
 	w, err = WeightOfThousandths(1250)
 	require.NoError(t, err)
 	assert.Equal(t, weight(t, "1.25"), w)
 	_, err = WeightOfThousandths(-5)
 	assert.EqualError(t, err, `invalid weight "-0.005": must not be negative`)
-	_, err = WeightOfThousandths(1_000_000_001)
-	assert.EqualError(t, err, `invalid weight "1000000.001": is above the largest weight, 1000000`)
+	w, err = WeightOfThousandths(math.MaxInt64)
+	require.NoError(t, err)
+	assert.Equal(t, "9223372036854775.807", w.String())
 
 	assert.Equal(t, -1, weight(t, "0.5").Compare(weight(t, "1")))
 	assert.Equal(t, 1, weight(t, "2").Compare(weight(t, "1.999")))
@@ -88,7 +97,8 @@ func TestPoolConfigFairWeight(t *testing.T) {
 	for _, tc := range []struct {
 		pool int64
 		want string
-	}{{1, "1"}, {0, "0"}, {3, "3"}, {1_000_000, "1000000"}, {1_000_001, "1000000"}, {1 << 62, "1000000"}, {-4, "0"}} {
+	}{{1, "1"}, {0, "0"}, {3, "3"}, {1_000_000, "1000000"}, {1_000_001, "1000001"},
+		{math.MaxInt64 / 1000, "9223372036854775"}, {1 << 62, "9223372036854775"}, {-4, "0"}} {
 		c := NewPoolConfig(10)
 		c.Weight = tc.pool
 		assert.Equal(t, tc.want, c.FairWeight().String(), "pool weight %d", tc.pool)
