@@ -69,11 +69,14 @@ func (x u128) sub(v uint64) u128 {
 
 // cmp returns -1, 0 or +1 as x is less than, equal to or greater than y.
 func (x u128) cmp(y u128) int {
-	return cmpLimbs(0, x.hi, x.lo, 0, y.hi, y.lo)
+	if x.hi != y.hi {
+		return cmpU(x.hi, y.hi)
+	}
+	return cmpU(x.lo, y.lo)
 }
 
 // cmpMulWide compares a·W with c·d, W a 128-bit value: a 192-bit product against a
-// 128-bit one.
+// 128-bit one. Callers test W.hi == 0 first and call cmp128, the usual case, directly.
 func cmpMulWide(a uint64, W u128, c, d uint64) int {
 	h1, l1 := bits.Mul64(a, W.lo)
 	h2, l2 := bits.Mul64(a, W.hi)
