@@ -97,7 +97,7 @@ func newSearchCache(off bool, cluster *topology.Cluster) *searchCache {
 // one — so that a third of the work naming its GPU models costs few searches more
 // than work that names none.
 func (c *searchCache) dominates(s, o *placeSig) bool {
-	if !s.dominatesShape(o) {
+	if !s.dominates(o) {
 		return false
 	}
 	if s.sel == o.sel || o.sel == "" {

@@ -137,17 +137,11 @@ func amountsOf(r topology.Resources) []amount {
 	return out
 }
 
-// dominates reports whether a request of signature s needs at least what one of
-// signature o needs on the same nodes: the same frame and node selector, at least as
-// many pods, and at least as much of every resource per pod. A placement of s would then
-// give one of o, so where o has none, s has none either. searchCache.dominates also
-// lets s's nodes be fewer than o's.
+// dominates reports whether a request of signature s needs at least as much room as one
+// of signature o: the same frame, at least as many pods, and at least as much of every
+// resource per pod. On the same nodes, a placement of s would give one of o, so where o
+// has none, s has none either; searchCache.dominates adds which nodes each may use.
 func (s *placeSig) dominates(o *placeSig) bool {
-	return s.sel == o.sel && s.dominatesShape(o)
-}
-
-// dominatesShape is dominates without the node selectors.
-func (s *placeSig) dominatesShape(o *placeSig) bool {
 	if s.frame == "" || s.frame != o.frame || s.pods < o.pods {
 		return false
 	}

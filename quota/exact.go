@@ -76,8 +76,11 @@ func (x u128) cmp(y u128) int {
 }
 
 // cmpMulWide compares a·W with c·d, W a 128-bit value: a 192-bit product against a
-// 128-bit one. Callers test W.hi == 0 first and call cmp128, the usual case, directly.
+// 128-bit one.
 func cmpMulWide(a uint64, W u128, c, d uint64) int {
+	if W.hi == 0 {
+		return cmp128(a, W.lo, c, d)
+	}
 	h1, l1 := bits.Mul64(a, W.lo)
 	h2, l2 := bits.Mul64(a, W.hi)
 	mid, carry := bits.Add64(h1, l2, 0)

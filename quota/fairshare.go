@@ -213,7 +213,7 @@ func (w *waterfill) divide(t *Tree, f *FairShares, p, j int) {
 		}
 		n, nextLeft, nextW := 0, left, W
 		for _, kid := range kids {
-			if W.hi == 0 && cmp128(kid.room, W.lo, left, kid.w) < 0 || W.hi != 0 && cmpMulWide(kid.room, W, left, kid.w) < 0 {
+			if cmpMulWide(kid.room, W, left, kid.w) < 0 {
 				w.give(f, kid, R, j, Quantity(kid.room))
 				nextLeft -= kid.room
 				nextW = nextW.sub(kid.w)
@@ -263,8 +263,7 @@ func (w *waterfill) sweep(f *FairShares, kids []fillKid, R, j int, left uint64, 
 		return cmp.Compare(a.pos, b.pos)
 	})
 	n := 0
-	for ; n < len(kids) && (W.hi == 0 && cmp128(kids[n].room, W.lo, left, kids[n].w) < 0 ||
-		W.hi != 0 && cmpMulWide(kids[n].room, W, left, kids[n].w) < 0); n++ {
+	for ; n < len(kids) && cmpMulWide(kids[n].room, W, left, kids[n].w) < 0; n++ {
 		w.give(f, kids[n], R, j, Quantity(kids[n].room))
 		left -= kids[n].room
 		W = W.sub(kids[n].w)
