@@ -27,11 +27,13 @@ const (
 	poolSetMagic = "poolgate/quota.PoolSet\x00"
 )
 
-// The versions of a tree's snapshot. Version 2 added the roots' capacities; a version 1
-// snapshot, which has none, still decodes.
+// The versions of a tree's snapshot. Version 2 added the roots' capacities and version
+// 3 the flavors with the queues' groups and fungibility; older snapshots, which have
+// none, still decode.
 const (
 	treeVersionNoCapacity = 1
-	treeVersion           = 2
+	treeVersionNoFlavors  = 2
+	treeVersion           = 3
 )
 
 // MarshalBinary encodes the tree — its spec (Tree.Spec) with every node's quotas,
@@ -62,10 +64,12 @@ func (t *Tree) write(w *wire.Writer) {
 	w.Uint(uint64(t.live))
 	at := make([]int32, len(t.kind)) // slot → place in the list, plus one
 	n := int32(0)
+	order := make([]int, 0, t.live)
 	var visit func(i int)
 	visit = func(i int) {
 		n++
 		at[i] = n
+		order = append(order, i)
 		w.String(t.names[i])
 		parent := int32(0)
 		if p := t.parent[i]; p >= 0 {
@@ -97,6 +101,86 @@ func (t *Tree) write(w *wire.Writer) {
 			visit(i)
 		}
 	}
+	t.writeFlavors(w, order)
+}
+
+// writeFlavors writes the flavors, each with its labels in key order, then for each
+// node in the order of slots its groups and fungibility.
+func (t *Tree) writeFlavors(w *wire.Writer, slots []int) {
+	flavors := t.Flavors()
+	w.Uint(uint64(len(flavors)))
+	if len(flavors) == 0 {
+		return
+	}
+	for _, f := range flavors {
+		w.String(f.Name)
+		keys := keysOf(f.Labels)
+		slices.Sort(keys)
+		w.Uint(uint64(len(keys)))
+		for _, k := range keys {
+			w.String(k)
+			w.String(f.Labels[k])
+		}
+	}
+	for _, i := range slots {
+		groups := t.fl.groups[i]
+		w.Uint(uint64(len(groups)))
+		for _, g := range groups {
+			w.Uint(uint64(len(g.Resources)))
+			for _, r := range g.Resources {
+				w.String(r)
+			}
+			w.Uint(uint64(len(g.Flavors)))
+			for _, f := range g.Flavors {
+				w.String(f)
+			}
+		}
+		fg := t.fl.fung[i]
+		w.Uint(uint64(fg.WhenCanBorrow))
+		w.Uint(uint64(fg.WhenCanPreempt))
+		w.Uint(uint64(fg.Preference))
+	}
+}
+
+// readFlavors reads what writeFlavors wrote into spec, whose nodes are read.
+func readFlavors(r *wire.Reader, spec *TreeSpec) {
+	spec.Flavors = make([]Flavor, r.Len(2))
+	if len(spec.Flavors) == 0 {
+		spec.Flavors = nil
+		return
+	}
+	for i := range spec.Flavors {
+		f := &spec.Flavors[i]
+		f.Name = r.String()
+		if n := r.Len(2); n > 0 {
+			f.Labels = make(map[string]string, n)
+			for range n {
+				k := r.String()
+				f.Labels[k] = r.String()
+			}
+		}
+	}
+	for i := range spec.Nodes {
+		n := &spec.Nodes[i]
+		if k := r.Len(2); k > 0 {
+			n.Groups = make([]ResourceGroup, k)
+			for gi := range n.Groups {
+				g := &n.Groups[gi]
+				g.Resources = make([]string, r.Len(1))
+				for j := range g.Resources {
+					g.Resources[j] = r.String()
+				}
+				g.Flavors = make([]string, r.Len(1))
+				for j := range g.Flavors {
+					g.Flavors[j] = r.String()
+				}
+			}
+		}
+		n.Fungibility = Fungibility{WhenCanBorrow: FlavorStep(r.Uint()), WhenCanPreempt: FlavorStep(r.Uint()), Preference: FlavorPreference(r.Uint())}
+		if r.Err() != nil {
+			return
+		}
+	}
 }
 
 // UnmarshalBinary replaces t with the tree data encodes. A foreign, newer, corrupt or
@@ -111,6 +195,9 @@ func (t *Tree) UnmarshalBinary(data []byte) error {
 		return err
 	}
 	spec := readTreeSpec(r, version)
+	if version >= treeVersion && r.Err() == nil {
+		readFlavors(r, &spec)
+	}
 	if err := r.Done(); err != nil {
 		return err
 	}
@@ -151,7 +238,7 @@ func readTreeSpec(r *wire.Reader, version uint64) TreeSpec {
 		n.Weight = weight
 		for _, res := range spec.Resources {
 			c := quotaCell{nom: Quantity(r.Int()), bl: Quantity(r.Int()), ll: Quantity(r.Int()), cap: Unlimited}
-			if p == 0 && version >= treeVersion {
+			if p == 0 && version >= treeVersionNoFlavors {
 				c.cap = Quantity(r.Int())
 			}
 			u := Quantity(r.Int())

@@ -79,7 +79,8 @@ type Tree struct {
 	children [][]int32 // slots of the live children, in the order they were attached
 	height   []int32   // longest downward path to a leaf, in edges (a queue is 0)
 	cfg      []quotaCell
-	live     int // number of live nodes
+	live     int         // number of live nodes
+	fl       *flavorBook // the flavors and the queues' groups; nil without flavors
 
 	// Fair sharing, shared with clones like the configuration above: weight per slot;
 	// pot per (slot, resource), the node's potential, kept equal to Potential so that a

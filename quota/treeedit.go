@@ -42,6 +42,11 @@ func (t *Tree) SetQuota(n NodeID, r ResourceID, q NodeQuota) ([]Overdraft, error
 	if err := t.placeError(op, t.names[i], j, cell, t.parent[i] < 0); err != nil {
 		return nil, err
 	}
+	if t.fl != nil && t.kind[i] == KindQueue && q != (NodeQuota{}) {
+		if _, _, pair := SplitPair(t.resNames[j]); pair && !groupsList(t.fl.groups[i], t.resNames[j]) {
+			return nil, &TreeError{Op: op, Node: t.names[i], Resource: t.resNames[j], Rule: ErrPairOutsideGroups}
+		}
+	}
 	t.cfg = slices.Clone(t.cfg)
 	t.cfg[i*t.numRes()+j] = cell
 	t.recomputeUp(i)
@@ -167,6 +172,7 @@ func (t *Tree) AddNode(spec NodeSpec) (NodeID, []Overdraft, error) {
 	t.height = append(slices.Clip(t.height), 0)
 	t.cfg = append(slices.Clip(t.cfg), cells...)
 	t.weight = append(slices.Clip(t.weight), spec.Weight)
+	t.fl = t.fl.withNode(i, spec)
 	t.usage = append(t.usage, usage...)
 	t.walk = append(t.walk, make([]walkCell, R)...)
 	for j, u := range usage {

@@ -58,6 +58,19 @@ const (
 	ErrQueueInUse
 	// ErrCapacityNotRoot: a capacity caps a whole tree, so only a root carries one.
 	ErrCapacityNotRoot
+	// ErrInvalidFlavor: a flavor has a valid, unique name and non-empty label keys.
+	ErrInvalidFlavor
+	// ErrUnknownFlavor: a resource group lists only flavors the tree defines.
+	ErrUnknownFlavor
+	// ErrInvalidGroup: only queues list resource groups; a group covers at least one
+	// resource with at least one flavor, and no resource or flavor is in two groups of
+	// a queue.
+	ErrInvalidGroup
+	// ErrInvalidFungibility: a fungibility names known steps and a known preference,
+	// and PreemptionOverBorrowing only with both steps TryNextFlavor.
+	ErrInvalidFungibility
+	// ErrPairOutsideGroups: a queue holds quota only on pairs its groups list.
+	ErrPairOutsideGroups
 )
 
 var treeRuleText = [...]string{
@@ -82,6 +95,11 @@ var treeRuleText = [...]string{
 	ErrHasChildren:         "cohort has children",
 	ErrQueueInUse:          "queue holds usage",
 	ErrCapacityNotRoot:     "only a root has a capacity",
+	ErrInvalidFlavor:       "invalid flavor",
+	ErrUnknownFlavor:       "no such flavor",
+	ErrInvalidGroup:        "invalid resource group",
+	ErrInvalidFungibility:  "invalid flavor fungibility",
+	ErrPairOutsideGroups:   "quota on a pair the queue's resource groups do not list",
 }
 
 // Error returns the rule's text.

@@ -14,10 +14,13 @@ func (t *Tree) Spec() TreeSpec {
 		return TreeSpec{}
 	}
 	R := t.numRes()
-	spec := TreeSpec{Resources: append([]string(nil), t.resNames...), Nodes: make([]NodeSpec, 0, t.live)}
+	spec := TreeSpec{Resources: append([]string(nil), t.resNames...), Nodes: make([]NodeSpec, 0, t.live), Flavors: t.Flavors()}
 	var visit func(i int)
 	visit = func(i int) {
 		ns := NodeSpec{Name: t.names[i], Kind: t.kind[i], Weight: t.weight[i]}
+		if t.fl != nil {
+			ns.Groups, ns.Fungibility = cloneGroups(t.fl.groups[i]), t.fl.fung[i]
+		}
 		if p := t.parent[i]; p >= 0 {
 			ns.Parent = t.names[p]
 		}

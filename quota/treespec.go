@@ -78,6 +78,11 @@ type TreeSpec struct {
 	// Nodes lists the nodes in any order; a parent need not come before its children.
 	// Their NodeIDs follow this order.
 	Nodes []NodeSpec
+	// Flavors defines the tree's resource flavors, for queues' resource groups to list.
+	// With flavors, the pairs the groups list (resource@flavor, see PairName) are
+	// resources of the tree: Resources may leave them out, and NewTree appends the
+	// missing ones in the order the nodes' groups give them.
+	Flavors []Flavor
 }
 
 // NodeSpec describes one node of a TreeSpec.
@@ -98,6 +103,14 @@ type NodeSpec struct {
 	// Weight is the node's fair-sharing weight. The zero Weight is 1, so leaving it out
 	// gives the default.
 	Weight Weight
+	// Groups are a queue's resource groups, in order, on a tree with flavors: which
+	// flavors the queue offers for the resources workloads ask for. A queue's quotas on
+	// pairs are keyed by pair name, and a queue holds none on a pair its groups do not
+	// list.
+	Groups []ResourceGroup
+	// Fungibility is how a queue walks its groups' flavors; the zero value is the
+	// default (see Fungibility).
+	Fungibility Fungibility
 }
 
 // NewTree builds a tree from spec, or reports the first rule the spec breaks, in this
@@ -105,8 +118,19 @@ type NodeSpec struct {
 // then parent edges (unknown parents, a queue as parent, limits on a root, a capacity
 // below one); then cycles; then usage sums that would reach Unlimited.
 func NewTree(spec TreeSpec) (*Tree, error) {
-	t := &Tree{resIndex: make(map[string]int32, len(spec.Resources))}
-	for i, r := range spec.Resources {
+	fl, err := newFlavorBook("new tree", spec.Flavors)
+	if err != nil {
+		return nil, err
+	}
+	resources := spec.Resources
+	if fl != nil {
+		resources = slices.Clip(resources)
+		for _, ns := range spec.Nodes {
+			resources = pairsOf(resources, ns.Groups)
+		}
+	}
+	t := &Tree{resIndex: make(map[string]int32, len(resources)), fl: fl}
+	for i, r := range resources {
 		switch _, dup := t.resIndex[r]; {
 		case r == "":
 			return nil, &TreeError{Op: "new tree", Resource: r, Rule: ErrEmptyName, Detail: "resource " + strconv.Itoa(i)}
@@ -115,7 +139,10 @@ func NewTree(spec TreeSpec) (*Tree, error) {
 		}
 		t.resIndex[r] = int32(i)
 	}
-	t.resNames = slices.Clone(spec.Resources)
+	t.resNames = slices.Clone(resources)
+	if fl != nil {
+		fl.groups, fl.fung = make([][]ResourceGroup, len(spec.Nodes)), make([]Fungibility, len(spec.Nodes))
+	}
 	R := len(t.resNames)
 	N := len(spec.Nodes)
 	t.names = make([]string, N)
@@ -144,6 +171,9 @@ func NewTree(spec TreeSpec) (*Tree, error) {
 		t.weight[i] = ns.Weight
 		if err := t.parseNode(ns, "new tree", t.cfg[i*R:(i+1)*R], t.usage[i*R:(i+1)*R]); err != nil {
 			return nil, err
+		}
+		if fl != nil {
+			fl.groups[i], fl.fung[i] = cloneGroups(ns.Groups), ns.Fungibility
 		}
 	}
 	for i, ns := range spec.Nodes {
@@ -202,6 +232,9 @@ func (t *Tree) parseNode(ns NodeSpec, op string, cells []quotaCell, usage []Quan
 	}
 	if name, ok := t.firstUnknown(keysOf(ns.Usage)); !ok {
 		return &TreeError{Op: op, Node: ns.Name, Resource: name, Rule: ErrUnknownResource}
+	}
+	if err := t.checkGroups(op, ns); err != nil {
+		return err
 	}
 	for j, rn := range t.resNames {
 		q := ns.Quotas[rn]
