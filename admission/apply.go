@@ -1,6 +1,9 @@
 package admission
 
-import "strconv"
+import (
+	"maps"
+	"strconv"
+)
 
 // Apply carries out a cycle's result on the gate: it evicts the victims of every plan,
 // then admits each admitted workload at c.Now, in walk order; the victims return to the
@@ -42,7 +45,10 @@ func (g *Gate) Apply(c CycleResult) error {
 		}
 		p := s.rec
 		st := step{victims: victims}
-		st.admit = &record{w: p.w, ask: p.ask, admitted: c.Now, placement: clonePlacement(s.placement)}
+		st.admit = &record{w: p.w, ask: p.ask, fl: p.fl, admitted: c.Now, placement: clonePlacement(s.placement)}
+		if s.ask != nil {
+			st.admit.ask, st.admit.w.Flavors = *s.ask, maps.Clone(s.flavors)
+		}
 		steps = append(steps, st)
 	}
 	if len(steps) > 0 {

@@ -108,7 +108,11 @@ func treeLayout(tree *quota.Tree) (layout, error) {
 			}
 		}
 	}
-	return layout{tree: tree.Clone()}, nil
+	menu, err := newFlavorMenu(tree)
+	if err != nil {
+		return layout{}, err
+	}
+	return layout{tree: tree.Clone(), menu: menu}, nil
 }
 
 func newGate(l layout, book capacityBook, o Options) (*Gate, error) {
@@ -137,7 +141,7 @@ func (g *Gate) install(l layout) {
 		size = max(size, int(n))
 	}
 	g.tree, g.live.books = t, t
-	g.pools = l.pools
+	g.pools, g.menu = l.pools, l.menu
 	g.capacity.guaranteed, g.capacity.roots = l.guaranteed, t.Roots()
 	g.capacity.capTree(t)
 	g.live.guaranteed = make([]quota.Quantity, size*len(g.resources))

@@ -12,6 +12,10 @@ import (
 // keep returns a copy of r that the gate may hold: its own request slices.
 func keep(r record) *record {
 	r.w = r.w.clone()
+	if r.fl != nil {
+		// The menu's vectors are the gate's own already.
+		return &r
+	}
 	if r.w.Gang == nil {
 		r.vec = r.w.Request
 	} else {
@@ -25,6 +29,10 @@ func keep(r record) *record {
 // placement (retired) took it before.
 func requeue(r *record) *record {
 	r.admitted, r.placement, r.foot, r.spread = time.Time{}, nil, topology.Footprint{}, false
+	if r.fl != nil {
+		// Waiting again, the work has no flavor until it is admitted again.
+		r.ask, r.w.Flavors = r.fl.base, nil
+	}
 	return r
 }
 
@@ -118,6 +126,11 @@ func (g *Gate) AddRunning(w Workload, admitted time.Time, placement *topology.Pl
 	}
 	if placement != nil && g.live.cluster == nil {
 		return inputErr(ErrInvalidValue, "placement", string(w.ID), "needs a gate with a cluster")
+	}
+	if r.fl != nil {
+		if err := g.runOn(&r, w.Flavors); err != nil {
+			return err
+		}
 	}
 	k := keep(r)
 	k.admitted, k.placement = admitted, clonePlacement(placement)

@@ -138,6 +138,12 @@ type Decision struct {
 	// without a placement or one a cycle decided from an earlier verdict, one for a gang
 	// placed at once, a few more for a plan that frees nodes.
 	Searches int
+	// Flavors is, on a gate with flavors, what was chosen for each resource group the
+	// workload touches, in its queue's order, with every flavor looked at and why each
+	// was passed over; a pending decision ends with the group no flavor would do for.
+	// Request then charges the chosen flavors' pairs (for pending work, those of the
+	// first flavor of each group), and Placement keeps the pods on their nodes.
+	Flavors []FlavorChoice
 	// Fair says why a cycle with fair sharing took the workload when it did: at each
 	// cohort on its path, root first, the key it won with there. It is nil without fair
 	// sharing, from Decide, and for work a StrictFIFO head held back.
@@ -318,6 +324,11 @@ type sealed struct {
 	plan []WorkloadID
 	// placement is the gang's placement, the gate's own copy.
 	placement *topology.Placement
+	// ask is, for work with a menu of flavors that a cycle admits, the ask of the
+	// flavors chosen, and flavors their names by resource; nil when the record's own
+	// ask is charged.
+	ask     *ask
+	flavors map[string]string
 }
 
 // decided is what Decide decided, sealed where the host cannot reach it: the seal, the

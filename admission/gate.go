@@ -38,6 +38,9 @@ type Gate struct {
 	tree *quota.Tree
 	// resources names the tree's resources, in ResourceID order; it never changes.
 	resources []string
+	// menu is what the tree's queues offer of its flavors, nil on a gate without
+	// flavors: work then asks for menu.asked, and the gate picks the pairs it charges.
+	menu *flavorMenu
 	// leaves holds, by node slot (NodeID − 1), what the gate knows of each node.
 	leaves []leafInfo
 	// route maps each name a workload may target to its queue.
@@ -285,4 +288,5 @@ type ledger interface {
 	Add(q quota.NodeID, v []quota.Quantity) error
 	Remove(q quota.NodeID, v []quota.Quantity) error
 	Borrowing(n quota.NodeID, r quota.ResourceID) bool
+	BorrowingLevel(n quota.NodeID, r quota.ResourceID, v quota.Quantity) (int, bool)
 }

@@ -16,6 +16,8 @@ const RootCohort = "(root)"
 // layout is a quota tree and what the gate knows of its queues beyond the tree.
 type layout struct {
 	tree *quota.Tree
+	// menu is what the tree's queues offer of its flavors, nil without flavors.
+	menu *flavorMenu
 	// exempt holds the queues whose HIGH/NORMAL work is not held to their nominal quota:
 	// the leaves of a pool with an Unlimited quota.
 	exempt map[string]bool

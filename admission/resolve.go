@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 
@@ -13,7 +14,10 @@ import (
 func (g *Gate) runningOf(r *record) RunningWorkload {
 	rw := RunningWorkload{Workload: r.w, Queue: g.tree.Name(r.leaf), Request: slices.Clone(r.vec),
 		Admitted: r.admitted, Placement: clonePlacement(r.placement)}
-	if rw.Workload.Gang == nil {
+	switch {
+	case r.fl != nil:
+		rw.Workload = r.w.clone()
+	case rw.Workload.Gang == nil:
 		rw.Workload.Request = rw.Request
 	}
 	return rw
@@ -31,7 +35,10 @@ func (g *Gate) retired(r *record, req []quota.Quantity) RunningWorkload {
 	} else {
 		rw.Request = slices.Clone(r.vec)
 	}
-	if rw.Workload.Gang == nil {
+	switch {
+	case r.fl != nil:
+		rw.Workload = r.w.clone()
+	case rw.Workload.Gang == nil:
 		rw.Workload.Request = rw.Request
 	}
 	return rw
@@ -55,6 +62,10 @@ func (g *Gate) resolve(w Workload) (record, error) {
 		return record{}, err
 	}
 	r := record{w: w, ask: ask{leaf: leaf, guaranteed: w.Priority.Guaranteed(), vec: w.Request}}
+	r.w.Flavors = nil
+	if g.menu != nil {
+		return r, g.resolveFlavored(&r)
+	}
 	if w.Gang != nil {
 		if len(w.Request) > 0 {
 			return record{}, inputErr(ErrInvalidValue, "workload.request", string(w.ID), "must be empty for a gang, whose request is its minimum requirement")
@@ -104,6 +115,100 @@ func (g *Gate) resolveGang(r *record) error {
 		return inputErr(ErrInvalidValue, "workload.gang", string(r.w.ID), err.Error())
 	}
 	r.place, r.sig = &req, signature(&req)
+	return nil
+}
+
+// resolveFlavored resolves r, a workload on a gate with flavors: its request per
+// asked resource, its placement request unrestricted on a gate with a cluster, and its
+// menu. A positive request of a resource no group of its queue covers is refused.
+func (g *Gate) resolveFlavored(r *record) error {
+	asked := g.menu.asked
+	var gen []quota.Quantity
+	var place *topology.Request
+	if gg := r.w.Gang; gg != nil {
+		if len(r.w.Request) > 0 {
+			return inputErr(ErrInvalidValue, "workload.request", string(r.w.ID), "must be empty for a gang, whose request is its minimum requirement")
+		}
+		if gg.Tree == nil {
+			return inputErr(ErrInvalidValue, "workload.gang.tree", string(r.w.ID), "must be a compiled gang")
+		}
+		min, err := gg.Tree.MinRequest(gg.Requests)
+		if err != nil {
+			return inputErr(ErrInvalidValue, "workload.gang", string(r.w.ID), err.Error())
+		}
+		gen = make([]quota.Quantity, len(asked))
+		for i, name := range min.Resources {
+			if j := slices.Index(asked, name); j >= 0 {
+				gen[j] = quota.Quantity(min.Request[i])
+			} else if min.Request[i] != 0 {
+				return inputErr(ErrUnknownResource, "workload.gang.requests", name, "is asked for by workload "+strconv.Quote(string(r.w.ID))+" but no queue's resource group covers it")
+			}
+		}
+		if g.live.cluster != nil {
+			req, err := g.live.cluster.FromGang(gg.Tree, gg.Requests, topology.GangOptions{Name: gg.Name, Exact: true})
+			if err != nil {
+				return inputErr(ErrInvalidValue, "workload.gang", string(r.w.ID), err.Error())
+			}
+			place = &req
+		}
+	} else {
+		if len(r.w.Request) != len(asked) {
+			return inputErr(ErrInvalidValue, "workload.request", string(r.w.ID),
+				"has "+strconv.Itoa(len(r.w.Request))+" amounts for "+strconv.Itoa(len(asked))+" resources")
+		}
+		gen = slices.Clone(r.w.Request)
+	}
+	if err := checkAmounts(gen, asked); err != nil {
+		return err
+	}
+	fa, err := g.menu.flavored(r.leaf, r.guaranteed, gen, place, len(g.resources))
+	if err != nil {
+		return err
+	}
+	r.fl, r.ask = fa, fa.base
+	return nil
+}
+
+// runOn sets r, a workload with a menu of flavors recorded as running, to run on
+// flavors (resource → flavor): one flavor its queue lists for each group the workload
+// touches, eligible for its pod sets, and nothing else.
+func (g *Gate) runOn(r *record, flavors map[string]string) error {
+	groups := g.menu.groups[r.leaf-1]
+	steps := r.fl.first
+	var last *flavorStep
+	named := 0
+	for _, gi := range r.fl.groups {
+		mg := &groups[gi]
+		want := ""
+		for _, res := range askedOf(mg, r.fl.gen) {
+			f, ok := flavors[res]
+			switch {
+			case !ok:
+				return inputErr(ErrInvalidValue, "workload.flavors", res, "names no flavor for a resource the workload runs with")
+			case want != "" && f != want:
+				return inputErr(ErrInvalidValue, "workload.flavors", res, "names "+strconv.Quote(f)+", but the group's other resources run on "+strconv.Quote(want))
+			}
+			want = f
+			named++
+		}
+		last = nil
+		for i := range steps {
+			if mg.flavors[steps[i].flavor].name == want {
+				last = &steps[i]
+			}
+		}
+		if last == nil || last.eval == nil {
+			return inputErr(ErrInvalidValue, "workload.flavors", want, "is not a flavor queue "+strconv.Quote(g.tree.Name(r.leaf))+" offers the workload")
+		}
+		steps = last.next
+	}
+	if named != len(flavors) {
+		return inputErr(ErrInvalidValue, "workload.flavors", string(r.w.ID), "names a resource the workload does not ask for")
+	}
+	if last != nil {
+		r.ask = *last.full
+	}
+	r.w.Flavors = maps.Clone(flavors)
 	return nil
 }
 

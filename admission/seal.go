@@ -36,7 +36,11 @@ func sealPlan(d *Decision) (plan []WorkloadID, placement *topology.Placement) {
 // edited reports whether d no longer says what s sealed: another workload, outcome,
 // request, plan or placement.
 func (s *sealed) edited(d *Decision) bool {
-	if d.Outcome != s.outcome || !d.Workload.same(s.rec.w) || !slices.Equal(d.Request, s.rec.vec) ||
+	vec := s.rec.vec
+	if s.ask != nil {
+		vec = s.ask.vec
+	}
+	if d.Outcome != s.outcome || !d.Workload.same(s.rec.w) || !slices.Equal(d.Request, vec) ||
 		len(d.Plan) != len(s.plan) || !samePlacement(d.Placement, s.placement) {
 		return true
 	}

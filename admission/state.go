@@ -110,13 +110,20 @@ func (s *state) ownCluster() {
 // account adds (sign +1) or removes (−1) r's request, charged to leaf, to the total
 // usage and, when r is HIGH or NORMAL, to the leaf's HIGH/NORMAL usage.
 func (s *state) account(leaf quota.NodeID, r *record, sign int) {
-	base := (int(leaf) - 1) * len(r.vec)
-	for j, x := range r.vec {
+	s.accountVec(leaf, r.vec, r.w.Priority.Guaranteed(), sign)
+}
+
+// accountAsk is account for an ask, charged to its queue.
+func (s *state) accountAsk(a *ask, sign int) { s.accountVec(a.leaf, a.vec, a.guaranteed, sign) }
+
+func (s *state) accountVec(leaf quota.NodeID, vec []quota.Quantity, guaranteed bool, sign int) {
+	base := (int(leaf) - 1) * len(vec)
+	for j, x := range vec {
 		if sign < 0 {
 			x = -x
 		}
 		s.total[j] += x
-		if r.w.Priority.Guaranteed() {
+		if guaranteed {
 			s.guaranteed[base+j] += x
 		}
 	}
@@ -300,16 +307,17 @@ func emptyNode(n topology.Node) topology.Node {
 }
 
 // admit takes a step of a cycle's working state: the victims' usage and pods off it,
-// then r's admission, whose pods are foot, charged to it. Evictions and admissions
-// count in the search cache, whose verdicts hold only while they do not change.
-func (s *state) admit(r *record, foot topology.Footprint, victims []*record) {
+// then the admission of a, whose pods are foot, charged to it. Evictions and
+// admissions count in the search cache, whose verdicts hold only while they do not
+// change.
+func (s *state) admit(a *ask, foot topology.Footprint, victims []*record) {
 	s.evict(victims)
-	_ = s.books.Add(r.leaf, r.vec)
-	s.account(r.leaf, r, +1)
+	_ = s.books.Add(a.leaf, a.vec)
+	s.accountAsk(a, +1)
 	if !foot.IsZero() {
 		fs := []topology.Footprint{foot}
 		_ = s.cluster.ApplyFootprints(fs)
-		if r.w.Priority.Guaranteed() {
+		if a.guaranteed {
 			_ = s.guarded.ApplyFootprints(fs)
 		} else {
 			s.newLows = append(s.newLows, foot)

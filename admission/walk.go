@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -144,6 +145,7 @@ func (w *walk) decide(r *record, at int) {
 	g, s := w.g, w.s
 	var d *Decision
 	var fresh Decision
+	var chosen *ask // the flavors' ask of work with a menu that is admitted
 	if at >= 0 {
 		d = &fresh // a decision made again replaces the one recorded only if it admits
 	} else {
@@ -156,7 +158,7 @@ func (w *walk) decide(r *record, at int) {
 		var victims []*record
 		if !w.repeat(r, d) {
 			before := s.searches
-			*d, victims = g.decide(s, &w.p, r)
+			*d, victims, chosen = g.decide(s, &w.p, r)
 			d.Searches = s.searches - before
 			if d.Outcome != Admit {
 				w.remember(r, *d)
@@ -164,7 +166,7 @@ func (w *walk) decide(r *record, at int) {
 		}
 		switch {
 		case d.Outcome == Admit:
-			w.admit(r, d, victims)
+			w.admit(r, chosen, d, victims)
 		case at >= 0:
 			return // still waits: the decision already recorded stands
 		case d.Reason == ReasonInadmissible:
@@ -183,15 +185,24 @@ func (w *walk) decide(r *record, at int) {
 	}
 	// One copy serves as both the request and a plain workload's Request; the copies
 	// of a cycle share one allocation.
-	d.Workload, d.Request = r.w, w.copyOf(r.vec)
-	if d.Workload.Gang == nil {
+	vec := r.vec
+	if chosen != nil {
+		vec = chosen.vec
+	}
+	d.Workload, d.Request = r.w, w.copyOf(vec)
+	if d.Workload.Gang == nil && r.fl == nil {
 		d.Workload.Request = d.Request
 	}
+	sl := seal(d, r)
+	if chosen != nil {
+		sl.ask, sl.flavors = chosen, flavorsOf(d.Flavors)
+		d.Workload.Flavors = maps.Clone(sl.flavors)
+	}
 	if at >= 0 {
-		w.res.Decisions[at], w.res.sealed[at] = *d, seal(d, r)
+		w.res.Decisions[at], w.res.sealed[at] = *d, sl
 		return
 	}
-	w.res.sealed = append(w.res.sealed, seal(d, r))
+	w.res.sealed = append(w.res.sealed, sl)
 }
 
 // reconsider decides again, in walk order, the waiting HIGH/NORMAL work that was
@@ -231,15 +242,19 @@ func (w *walk) reconsider() {
 // step before the working tree does: their Drafts read the tree beneath them wherever
 // they changed nothing, and a cell first touched after the tree took the step would
 // count it twice.
-func (w *walk) admit(r *record, d *Decision, victims []*record) {
+func (w *walk) admit(r *record, chosen *ask, d *Decision, victims []*record) {
 	s := w.s
 	var foot topology.Footprint
 	if d.Placement != nil {
 		foot, _ = s.cluster.Footprint(*d.Placement)
 	}
+	a := &r.ask
+	if chosen != nil {
+		a = chosen
+	}
 	from := s.search.changed
-	w.p.step(&r.ask, foot, victims, from)
-	s.admit(r, foot, victims)
+	w.p.step(a, foot, victims, from)
+	s.admit(a, foot, victims)
 	w.p.advance(from)
 }
 

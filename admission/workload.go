@@ -37,6 +37,12 @@ type Workload struct {
 	// Submitted orders pending work within a priority. A preempted workload returns to
 	// the pending queue with it unchanged, ahead of work submitted later.
 	Submitted time.Time
+	// Flavors, on a gate with flavors, names the flavor of each resource asked for
+	// (resource → flavor) of work that runs: the gate sets it on what it admits
+	// (RunningWorkload.Workload) and AddRunning needs it for work already running. The
+	// gate chooses the flavors of work it decides, so Submit and Decide do not read it,
+	// and work that waits again has none.
+	Flavors map[string]string
 }
 
 // Gang is a workload's gang: a compiled PodGroup and the request of one pod of each
@@ -79,9 +85,10 @@ func sameGang(a, b *Gang) bool {
 		slices.EqualFunc(a.Requests.PerPod, b.Requests.PerPod, slices.Equal) && a.Tree.Equal(b.Tree)
 }
 
-// clone returns w with its own Request slice.
+// clone returns w with its own Request slice and Flavors map.
 func (w Workload) clone() Workload {
 	w.Request = slices.Clone(w.Request)
+	w.Flavors = maps.Clone(w.Flavors)
 	return w
 }
 
@@ -124,6 +131,10 @@ type record struct {
 	held holding
 	// spread reports that the placement has pods on more than one node.
 	spread bool
+	// fl is, on a gate with flavors, the workload's menu: every assignment of flavors
+	// to the groups it touches, resolved. Pending, the record's ask is fl.base; running,
+	// the ask of the flavors it was admitted on.
+	fl *flavoredAsk
 	// possible is the gate's configuration count plus one, cut to 32 bits, when the
 	// pending record was found admissible under that configuration (had nothing else
 	// run), 0 before: it is not looked at again until the configuration changes. It is

@@ -364,5 +364,5 @@ func (t *Tree) BorrowingWith(n NodeID, r ResourceID, extra Quantity) bool {
 	if i < 0 || j < 0 || extra < 0 {
 		return false
 	}
-	return t.borrowingWith(i, j, extra)
+	return t.borrowingWith(nil, i, j, extra)
 }

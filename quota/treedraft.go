@@ -96,6 +96,14 @@ func (d *Draft) Borrowing(n NodeID, r ResourceID) bool {
 	return d.usageAt(i, j) > d.t.cfg[i*d.t.numRes()+j].sq
 }
 
+// BorrowingLevel is Tree.BorrowingLevel on the usage d sees.
+func (d *Draft) BorrowingLevel(n NodeID, r ResourceID, v Quantity) (height int, proper bool) {
+	if d == nil {
+		return 0, false
+	}
+	return d.t.borrowingLevel(&d.ov, n, r, v)
+}
+
 // Add is Tree.Add through d: it charges v to queue q in d's view and refuses what
 // Tree.Add refuses, with d then unchanged.
 func (d *Draft) Add(q NodeID, v []Quantity) error {

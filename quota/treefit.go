@@ -188,37 +188,49 @@ func (t *Tree) Potential(n NodeID, r ResourceID) Quantity {
 // and false. Preemption uses it to prefer victims in the lowest subtree that can make
 // room. It returns 0 and false for an unknown node or resource or a negative v.
 func (t *Tree) BorrowingLevel(n NodeID, r ResourceID, v Quantity) (height int, proper bool) {
+	return t.borrowingLevel(nil, n, r, v)
+}
+
+// borrowingLevel is BorrowingLevel on the usage ov sees over t (t's own for a nil ov).
+func (t *Tree) borrowingLevel(ov *overlay, n NodeID, r ResourceID, v Quantity) (height int, proper bool) {
 	i, j := t.slot(n), t.res(r)
 	if i < 0 || j < 0 || v < 0 {
 		return 0, false
 	}
-	if t.parent[i] < 0 || !t.borrowingWith(i, j, v) {
+	if t.parent[i] < 0 || !t.borrowingWith(ov, i, j, v) {
 		return 0, t.parent[i] >= 0
 	}
-	remaining := v.Sub(t.localAvailable(i, j))
+	remaining := v.Sub(t.localAvailable(ov, i, j))
 	for i = int(t.parent[i]); t.parent[i] >= 0; i = int(t.parent[i]) {
-		if !t.borrowingWith(i, j, remaining) {
+		if !t.borrowingWith(ov, i, j, remaining) {
 			return int(t.height[i]), true
 		}
-		remaining = remaining.Sub(t.localAvailable(i, j))
+		remaining = remaining.Sub(t.localAvailable(ov, i, j))
 	}
 	return int(t.height[i]), false
 }
 
+// usageOf is the usage at slot i, resource j that ov sees over t (t's own for a nil ov).
+func (t *Tree) usageOf(ov *overlay, i, j int) Quantity {
+	if ov == nil {
+		return t.usage[i*t.numRes()+j]
+	}
+	return t.usageAt(ov, i, j)
+}
+
 // borrowingWith reports U + v > SQ at slot i, resource j.
-func (t *Tree) borrowingWith(i, j int, v Quantity) bool {
-	k := i*t.numRes() + j
-	return t.usage[k].Add(v) > t.cfg[k].sq
+func (t *Tree) borrowingWith(ov *overlay, i, j int, v Quantity) bool {
+	return t.usageOf(ov, i, j).Add(v) > t.cfg[i*t.numRes()+j].sq
 }
 
 // localAvailable is Kueue's LocalAvailable: a node's unused guaranteed quota, or for a
 // root its unused subtree quota.
-func (t *Tree) localAvailable(i, j int) Quantity {
+func (t *Tree) localAvailable(ov *overlay, i, j int) Quantity {
 	k := i*t.numRes() + j
 	if t.parent[i] < 0 {
-		return max(0, t.cfg[k].sq.Sub(t.usage[k]))
+		return max(0, t.cfg[k].sq.Sub(t.usageOf(ov, i, j)))
 	}
-	return max(0, t.cfg[k].lq.Sub(t.usage[k]))
+	return max(0, t.cfg[k].lq.Sub(t.usageOf(ov, i, j)))
 }
 
 // checkRequest validates the arguments of Add and Remove and returns the queue's slot.

@@ -183,3 +183,20 @@ func (c *Cluster) SelectorWithin(inner, outer Selector) bool {
 	}
 	return true
 }
+
+// HasMatchingNode reports whether a node of c that was not removed matches s (a
+// cordoned node counts: it is still there). An empty selector matches any node; an
+// invalid one matches none.
+func (c *Cluster) HasMatchingNode(s Selector) bool {
+	sel, err := compileSelector(s, "selector")
+	if err != nil || c == nil {
+		return false
+	}
+	m := c.matchAll(sel)
+	for i := range c.names {
+		if !c.gone(int32(i)) && (m == nil || m[i]) {
+			return true
+		}
+	}
+	return false
+}

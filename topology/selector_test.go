@@ -209,3 +209,21 @@ func TestSelectorWithin(t *testing.T) {
 	assert.True(t, nilCluster.SelectorWithin(m0, m01), "no nodes: nothing to break it")
 	assert.False(t, nilCluster.SelectorWithin(topology.Selector{"model": {}}, nil))
 }
+
+func TestHasMatchingNode(t *testing.T) {
+	c, err := topology.NewCluster([]string{"rack"}, []topology.Node{
+		{Name: "n1", Labels: map[string]string{"rack": "r1", "model": "H100"}, Capacity: topology.Resources{"gpu": 8}},
+		{Name: "n2", Labels: map[string]string{"rack": "r2", "model": "A100"}, Capacity: topology.Resources{"gpu": 8}},
+	})
+	require.NoError(t, err)
+	assert.True(t, c.HasMatchingNode(nil))
+	assert.True(t, c.HasMatchingNode(topology.Selector{"model": {"H100"}}))
+	assert.False(t, c.HasMatchingNode(topology.Selector{"model": {"V100"}}))
+	assert.False(t, c.HasMatchingNode(topology.Selector{"model": {}}), "an invalid selector matches nothing")
+	require.NoError(t, c.Cordon("n1"))
+	assert.True(t, c.HasMatchingNode(topology.Selector{"model": {"H100"}}), "a cordoned node is still there")
+	require.NoError(t, c.RemoveNode("n1"))
+	assert.False(t, c.HasMatchingNode(topology.Selector{"model": {"H100"}}))
+	var none *topology.Cluster
+	assert.False(t, none.HasMatchingNode(nil))
+}

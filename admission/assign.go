@@ -1,0 +1,239 @@
+package admission
+
+import (
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// assign decides r, a workload with a menu of flavors, against s: it walks the groups
+// r touches in its queue's order, each with the flavors chosen for the groups before
+// it fixed (no going back), and evaluates the group's flavors in order as decideOpen
+// decides their asks — the group's pairs charged, the gang's touched pod sets kept to
+// the flavor's nodes. Fungibility says where a group's walk may stop and which of the
+// flavors looked at wins. The first group with no flavor that would do ends the
+// decision: pending, for the least severe reason among its flavors. Otherwise the whole
+// assignment is decided at once, with one plan over every pair that needs one, and the
+// ask of that assignment returned for the admission to charge. Nothing is remembered
+// between decisions: equal states give equal assignments.
+func (g *Gate) assign(s *state, p *plans, r *record) (Decision, []*record, *ask) {
+	fa := r.fl
+	groups := g.menu.groups[r.leaf-1]
+	fung := g.menu.fung[r.leaf-1]
+	steps := fa.first
+	choices := make([]FlavorChoice, 0, len(fa.groups))
+	var last *flavorStep
+	var lastEv evaluation
+	for _, gi := range fa.groups {
+		mg := &groups[gi]
+		choice := FlavorChoice{Resources: askedOf(mg, fa.gen)}
+		best, worst := -1, -1
+		var bestEv, passEv evaluation
+		for i := range steps {
+			ev := g.evaluate(s, p, &steps[i], r)
+			name := mg.flavors[steps[i].flavor].name
+			choice.Tried = append(choice.Tried, FlavorTry{Flavor: name, Mode: ev.mode, Preemption: ev.kind, Level: ev.level, Passed: ev.passed})
+			if ev.mode == FlavorNoFit {
+				if worst < 0 || ev.passed.severity() < passEv.passed.severity() {
+					worst, passEv = i, ev
+				}
+				continue
+			}
+			if best < 0 || ev.beats(bestEv, fung.Preference) {
+				best, bestEv = i, ev
+			}
+			if ev.ends(fung) {
+				break
+			}
+		}
+		if best < 0 {
+			choice.Passed = passEv.passed
+			d := passEv.d
+			d.Flavors = append(choices, choice)
+			return d, nil, nil
+		}
+		choice.Flavor = mg.flavors[steps[best].flavor].name
+		choice.Mode, choice.Preemption, choice.Level = bestEv.mode, bestEv.kind, bestEv.level
+		choices = append(choices, choice)
+		last, lastEv = &steps[best], bestEv
+		steps = last.next
+	}
+	d, victims := lastEv.d, lastEv.victims
+	if last.full != last.eval {
+		// Several groups: one decision of the whole assignment, with one plan.
+		d, victims = g.decideOpen(s, p, last.full, r.w)
+	}
+	d.Flavors = choices
+	if d.Outcome != Admit {
+		return d, nil, nil
+	}
+	return d, victims, last.full
+}
+
+// evaluation is what one flavor offers a group: its mode, whose work it evicts, its
+// borrowing level, or why it was passed; with the decision of its ask and the victims
+// of its plan.
+type evaluation struct {
+	mode    FlavorMode
+	kind    FlavorPreemption
+	level   int
+	passed  FlavorPass
+	d       Decision
+	victims []*record
+}
+
+// ends reports whether the walk over a group's flavors stops at e: a fit always; a
+// borrowing fit unless the queue tries further when it can borrow; a preemption
+// unless it tries further when it can preempt, or borrows and tries further when it
+// can borrow.
+func (e evaluation) ends(f quota.Fungibility) bool {
+	switch {
+	case e.mode == FlavorFit:
+		return true
+	case e.mode == FlavorBorrow:
+		return f.WhenCanBorrow != quota.TryNextFlavor
+	case e.mode == FlavorPreempt:
+		return f.WhenCanPreempt != quota.TryNextFlavor && !(e.level > 0 && f.WhenCanBorrow == quota.TryNextFlavor)
+	}
+	return false
+}
+
+// beats reports whether e is strictly better than o under the preference: fewer
+// evictions of the queue's own work (none, then other queues' only, then its own) and
+// then a lower borrowing level, or the other way round for PreemptionOverBorrowing. A
+// tie keeps o, the earlier flavor.
+func (e evaluation) beats(o evaluation, pref quota.FlavorPreference) bool {
+	if pref == quota.PreemptionOverBorrowing {
+		if e.level != o.level {
+			return e.level < o.level
+		}
+		return e.kind < o.kind
+	}
+	if e.kind != o.kind {
+		return e.kind < o.kind
+	}
+	return e.level < o.level
+}
+
+// evaluate evaluates one flavor of a group for r (see assign).
+func (g *Gate) evaluate(s *state, p *plans, st *flavorStep, r *record) evaluation {
+	if st.passed != PassNone {
+		return g.passed(r, st.passed, Decision{})
+	}
+	a := st.eval
+	if s.cluster != nil {
+		for _, sel := range st.sels {
+			if !s.cluster.HasMatchingNode(sel) {
+				return g.passed(r, PassNoNodes, Decision{})
+			}
+		}
+	}
+	for j, v := range a.vec {
+		res := quota.ResourceID(j)
+		if pot := g.tree.Potential(a.leaf, res); v > pot {
+			d := Decision{Outcome: Pending, Reason: ReasonFit, Queue: g.tree.Name(a.leaf), Request: a.vec,
+				Fit: quota.Fit{Node: a.leaf, NodeName: g.tree.Name(a.leaf), Resource: res, ResourceName: g.resources[j], Request: v, Allowed: pot, Shortfall: v - pot}}
+			return g.passed(r, PassExceedsMax, d)
+		}
+	}
+	d, victims := g.decideOpen(s, p, a, r.w)
+	switch {
+	case d.Outcome == Admit && len(victims) == 0:
+		ev := evaluation{mode: FlavorFit, level: g.levelOf(s.books, a), d: d}
+		if ev.level > 0 {
+			ev.mode = FlavorBorrow
+		}
+		return ev
+	case d.Outcome == Admit:
+		ev := evaluation{mode: FlavorPreempt, kind: PreemptReclaim, d: d, victims: victims}
+		for _, v := range victims {
+			if v.leaf == a.leaf {
+				ev.kind = PreemptOwn
+			}
+		}
+		s.ownBooks()
+		s.takeUsage(victims)
+		ev.level = g.levelOf(s.books, a)
+		s.giveUsage(victims)
+		return ev
+	case d.Reason == ReasonQuota:
+		return evaluation{passed: PassQuota, d: d}
+	case d.Reason == ReasonPlacement:
+		return evaluation{passed: PassPlacement, d: d}
+	}
+	return evaluation{passed: PassCapacity, d: d}
+}
+
+// passed is the evaluation of a flavor passed over for why, with the decision d says
+// (a pending decision of r's queue when d is zero).
+func (g *Gate) passed(r *record, why FlavorPass, d Decision) evaluation {
+	if d.Outcome == Admit || d.Queue == "" {
+		d = Decision{Outcome: Pending, Reason: ReasonPlacement, Queue: g.tree.Name(r.leaf), Request: r.vec}
+	}
+	return evaluation{passed: why, d: d}
+}
+
+// levelOf is the borrowing level of a's request on books: the largest over its pairs.
+func (g *Gate) levelOf(books ledger, a *ask) int {
+	level := 0
+	for j, v := range a.vec {
+		if v > 0 {
+			h, _ := books.BorrowingLevel(a.leaf, quota.ResourceID(j), v)
+			level = max(level, h)
+		}
+	}
+	return level
+}
+
+// flavorBarrier is barrierOf for r, a workload with a menu of flavors: it could run,
+// were nothing else running, when each group it touches, in order, has a flavor it
+// could run on with the flavors found for the groups before; otherwise the barrier is
+// that of the group's first flavor that is eligible at all, or a placement barrier
+// naming the eligibility rule when none is.
+func (g *Gate) flavorBarrier(s *state, r *record) (barred, bool) {
+	if g.leaves[r.leaf-1].closed {
+		return barred{barrier: BarrierClosed}, true
+	}
+	steps := r.fl.first
+	for len(steps) > 0 {
+		var first *barred
+		var next []flavorStep
+		found := false
+		for i := range steps {
+			st := &steps[i]
+			if st.passed != PassNone || !g.bareHolds(st) {
+				continue
+			}
+			b, bar := g.barrierOf(s, st.eval)
+			if !bar {
+				found, next = true, st.next
+				break
+			}
+			if first == nil {
+				first = &b
+			}
+		}
+		switch {
+		case found:
+			steps = next
+		case first != nil:
+			return *first, true
+		default:
+			return barred{barrier: BarrierPlacement, reasons: []topology.Reason{{Scope: "", Text: "no flavor of the queue suits the gang's node selectors and labels, or has nodes"}}}, true
+		}
+	}
+	return barred{}, false
+}
+
+// bareHolds reports whether the cluster with nothing running has a node for every
+// touched pod set of st.
+func (g *Gate) bareHolds(st *flavorStep) bool {
+	if g.bare == nil {
+		return true
+	}
+	for _, sel := range st.sels {
+		if !g.bare.HasMatchingNode(sel) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,146 @@
+package admission
+
+import (
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// decideOpen decides a, the ask of workload w, whose queue takes work, against s as
+// decide does. The planners find victims or say why they found none; the decision is
+// made here alone.
+func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload) (Decision, []*record) {
+	d := Decision{Outcome: Pending, Workload: w, Queue: g.tree.Name(a.leaf), Request: a.vec}
+	if q, over := g.overQuota(s, a); over {
+		d.Reason, d.Quota = ReasonQuota, q
+		return d, nil
+	}
+	if f, over := g.overflows(s, a); over {
+		d.Reason, d.Fit = ReasonFit, f
+		return d, nil
+	}
+	var victims []*record
+	var why []VictimReason
+	if f, _ := s.books.Fits(a.leaf, a.vec); !f.OK {
+		d.Fit, d.Reason = f, ReasonFit
+		switch {
+		case g.fair:
+			// Fair sharing's tests replace "LOW never preempts" and the priority plan.
+			if victims, why = g.fairPlan(s, p, a); victims == nil {
+				return d, nil
+			}
+		case !a.guaranteed || s.search.failedQuota(a.leaf, a.vec):
+			return d, nil
+		default:
+			if victims = g.plan(s, a); victims == nil {
+				s.search.noteQuota(a.leaf, a.vec)
+				return d, nil
+			}
+		}
+		d.Reason = ReasonNone
+	}
+	if a.place == nil || s.cluster == nil {
+		return withWhy(g.admitted(d, victims), why), victims
+	}
+	res := g.placeAfter(s, a, victims)
+	if res.Outcome == topology.Placed {
+		d = withWhy(g.admitted(d, victims), why)
+		d.Placement = &res.Placement
+		return d, victims
+	}
+	if !a.guaranteed {
+		d.Reason, d.PlacementReasons = ReasonPlacement, res.Reasons
+		return d, nil
+	}
+	planned := g.nodePlan(s, p, a, res)
+	if planned.cause != planFound {
+		d.Outcome, d.Reason, d.Plan, d.PlacementReasons = Pending, ReasonPlacement, nil, planned.res.Reasons
+		return d, nil
+	}
+	d = g.admitted(d, planned.victims)
+	d.Placement = &planned.placement
+	return d, planned.victims
+}
+
+// admitted turns d into an admission after evicting victims, each for priority (the
+// priority plans: HIGH/NORMAL work evicts LOW work).
+func (g *Gate) admitted(d Decision, victims []*record) Decision {
+	d.Outcome, d.Reason = Admit, ReasonNone
+	if len(victims) > 0 {
+		d.Plan = make([]RunningWorkload, len(victims))
+		for i, v := range victims {
+			d.Plan[i] = g.runningOf(v)
+			d.Plan[i].Why = VictimPriority
+		}
+	}
+	return d
+}
+
+// placeAfter searches a placement of a's gang on s's cluster with the victims' pods
+// given back, and leaves s as it was. Without victims it first asks the cycle's cache
+// whether a search of the same shape already failed on this free capacity, and tells
+// the cache when a search fails.
+func (g *Gate) placeAfter(s *state, a *ask, victims []*record) topology.Result {
+	if len(victims) == 0 {
+		if res, ok := s.search.failedPlacement(a.sig); ok {
+			return res
+		}
+		res := s.place(a.place)
+		if res.Outcome != topology.Placed {
+			s.search.notePlacement(a.sig, res)
+		}
+		return res
+	}
+	s.ownCluster()
+	s.unplace(victims, -1)
+	res := s.place(a.place)
+	s.unplace(victims, +1)
+	return res
+}
+
+// overQuota checks the own-quota rule: HIGH/NORMAL usage of a's queue plus a's request
+// stays within the queue's nominal quota on every resource r asks for.
+func (g *Gate) overQuota(s *state, a *ask) (QuotaCheck, bool) {
+	if !a.guaranteed || g.leaves[a.leaf-1].exempt {
+		return QuotaCheck{}, false
+	}
+	base := (int(a.leaf) - 1) * len(a.vec)
+	for j, x := range a.vec {
+		if x == 0 {
+			continue
+		}
+		q, _ := g.tree.Quota(a.leaf, quota.ResourceID(j))
+		if used := s.guaranteed[base+j]; used.Add(x) > q.Nominal {
+			return QuotaCheck{Resource: g.resources[j], Requested: x, Used: used, Nominal: q.Nominal}, true
+		}
+	}
+	return QuotaCheck{}, false
+}
+
+// overflows reports a request that would take the total usage of a resource to
+// Unlimited, which the tree refuses to hold however much quota is left (no sum of
+// usages may wrap around); the Fit names the root of a's queue. Only absurd requests on
+// a tree of Unlimited quota get here.
+func (g *Gate) overflows(s *state, a *ask) (quota.Fit, bool) {
+	for j, x := range a.vec {
+		if allowed := quota.Unlimited - 1 - s.total[j]; x > allowed {
+			root := a.leaf
+			for p := g.tree.Parent(root); p != 0; p = g.tree.Parent(root) {
+				root = p
+			}
+			return quota.Fit{Node: root, NodeName: g.tree.Name(root), Resource: quota.ResourceID(j), ResourceName: g.resources[j],
+				Request: x, Allowed: allowed, Shortfall: x - allowed}, true
+		}
+	}
+	return quota.Fit{}, false
+}
+
+// withWhy sets the reasons of d's plan, when a fair plan gave them (why is nil for the
+// priority plans, whose victims admitted marks for priority).
+func withWhy(d Decision, why []VictimReason) Decision {
+	if why != nil {
+		for i := range d.Plan {
+			d.Plan[i].Why = why[i]
+		}
+	}
+	return d
+}
