@@ -4,7 +4,7 @@ package admission
 // never run, so that no cycle walks it; the placement it searched for on the cluster
 // with nothing running is remembered for every later request of its form.
 func (g *Gate) judgeNew(r *record) {
-	b, barred := g.barrierOf(nil, &r.ask)
+	b, barred := g.recordBarrier(nil, r)
 	if barred {
 		g.setAside(r, b)
 		return

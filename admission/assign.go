@@ -184,6 +184,15 @@ func (g *Gate) levelOf(books ledger, a *ask) int {
 	return level
 }
 
+// recordBarrier is barrierOf for the pending record r: of its own ask, or of its
+// menu of flavors (flavorBarrier).
+func (g *Gate) recordBarrier(s *state, r *record) (barred, bool) {
+	if r.fl != nil {
+		return g.flavorBarrier(s, r)
+	}
+	return g.barrierOf(s, &r.ask)
+}
+
 // flavorBarrier is barrierOf for r, a workload with a menu of flavors: it could run,
 // were nothing else running, when each group it touches, in order, has a flavor it
 // could run on with the flavors found for the groups before; otherwise the barrier is

@@ -88,7 +88,7 @@ func New(tree *quota.Tree, o Options) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	book, err := newCapacityBook(o.Cluster, l.tree.Resources(), 0)
+	book, err := newCapacityBook(o.Cluster, l.tree.Resources(), 0, l.tree.Flavors()...)
 	if err != nil {
 		return nil, err
 	}

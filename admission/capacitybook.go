@@ -29,6 +29,10 @@ type capacityBook struct {
 	// finite offers and the count of nodes that offer Unlimited.
 	clustered bool
 	names     []string
+	// only holds, for a pair of a flavor with labels, the labels a node carries for
+	// its offer to count toward the pair (names then holds the pair's resource); nil
+	// for a resource that every node offers.
+	only      []map[string]string
 	known     []bool
 	finite    []quota.Quantity
 	unlimited []int
@@ -42,8 +46,10 @@ type capacityBook struct {
 
 // newCapacityBook returns the capacity of a gate whose tree has the resources names:
 // the cluster's when there is one, given otherwise. A cluster and a given capacity are
-// refused together, since they could disagree.
-func newCapacityBook(cluster *topology.Cluster, names []string, given quota.Quantity) (capacityBook, error) {
+// refused together, since they could disagree. With flavors, names are the tree's
+// pairs: a pair resource@flavor counts the resource on the nodes that carry the
+// flavor's labels (flavors gives them, by name).
+func newCapacityBook(cluster *topology.Cluster, names []string, given quota.Quantity, flavors ...quota.Flavor) (capacityBook, error) {
 	if cluster == nil {
 		if given < 0 {
 			return capacityBook{}, inputErr(ErrInvalidConfig, "capacity", given.String(), "must not be negative")
@@ -53,7 +59,20 @@ func newCapacityBook(cluster *topology.Cluster, names []string, given quota.Quan
 	b := capacityBook{clustered: true, names: names, known: make([]bool, len(names)),
 		finite: make([]quota.Quantity, len(names)), unlimited: make([]int, len(names)),
 		offers: map[string][]quota.Quantity{}, cordoned: map[string]bool{}}
-	for j, name := range names {
+	if len(flavors) > 0 {
+		b.names, b.only = make([]string, len(names)), make([]map[string]string, len(names))
+		for j, name := range names {
+			b.names[j] = name
+			if r, f, ok := quota.SplitPair(name); ok {
+				for _, fl := range flavors {
+					if fl.Name == f {
+						b.names[j], b.only[j] = r, fl.Labels
+					}
+				}
+			}
+		}
+	}
+	for j, name := range b.names {
 		b.known[j] = cluster.Knows(name)
 	}
 	for _, n := range cluster.Nodes() {
@@ -90,7 +109,7 @@ func (b *capacityBook) follow(n topology.Node, there bool) {
 func (b *capacityBook) offer(n topology.Node) []quota.Quantity {
 	out := make([]quota.Quantity, len(b.names))
 	for j, name := range b.names {
-		if !b.known[j] {
+		if !b.known[j] || b.only != nil && !carries(n.Labels, b.only[j]) {
 			continue
 		}
 		capacity, free := n.Free[name], n.Free[name]
@@ -166,4 +185,14 @@ func (b *capacityBook) capTree(t *quota.Tree) (moved bool) {
 		}
 	}
 	return moved
+}
+
+// carries reports whether labels hold every one of want.
+func carries(labels, want map[string]string) bool {
+	for k, v := range want {
+		if w, ok := labels[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }

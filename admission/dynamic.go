@@ -153,13 +153,7 @@ func (g *Gate) judge(s *state, r *record, d *Decision) {
 	if r.possible == g.possibleMark() {
 		return
 	}
-	var b barred
-	var barred bool
-	if r.fl != nil {
-		b, barred = g.flavorBarrier(s, r)
-	} else {
-		b, barred = g.barrierOf(s, &r.ask)
-	}
+	b, barred := g.recordBarrier(s, r)
 	if !barred {
 		d.possible = true
 		return

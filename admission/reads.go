@@ -8,11 +8,17 @@ import (
 	"github.com/poolgate/poolgate/topology"
 )
 
-// Resources returns the names of the gate's resources in ResourceID order, the order
-// of Workload.Request.
+// Resources returns the names of the resources work asks for, the order of
+// Workload.Request: the tree's resources in ResourceID order, or on a gate with
+// flavors the resources its queues' groups cover, in the order they list them (the
+// tree's resources are then the pairs the gate charges, which Decision.Request and
+// RunningWorkload.Request follow).
 func (g *Gate) Resources() []string {
 	if !g.usable() {
 		return nil
+	}
+	if g.menu != nil {
+		return slices.Clone(g.menu.asked)
 	}
 	return slices.Clone(g.resources)
 }

@@ -94,6 +94,7 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 		e.writeWorkload(w, r.w)
 		writeTime(w, r.admitted)
 		writePlacement(w, r.placement)
+		writeFlavors(w, r.w.Flavors)
 	}
 	w.Uint(uint64(pending.waitingLen()))
 	g.eachWaiting(func(r *record) {
@@ -104,8 +105,32 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 }
 
 // snapshotVersion is the version of the snapshot's form: 2 since the gate holds its
-// pools and sets inadmissible work aside.
-const snapshotVersion = 2
+// pools and sets inadmissible work aside, 3 since running work keeps its flavors.
+const snapshotVersion = 3
+
+// writeFlavors writes the flavors of a running workload, by resource in byte order.
+func writeFlavors(w *wire.Writer, flavors map[string]string) {
+	keys := slices.Sorted(maps.Keys(flavors))
+	w.Uint(uint64(len(keys)))
+	for _, k := range keys {
+		w.String(k)
+		w.String(flavors[k])
+	}
+}
+
+// readFlavors reads what writeFlavors wrote; nil for none.
+func readFlavors(r *wire.Reader) map[string]string {
+	n := r.Len(2)
+	if n == 0 {
+		return nil
+	}
+	out := make(map[string]string, n)
+	for range n {
+		k := r.String()
+		out[k] = r.String()
+	}
+	return out
+}
 
 // The ways a snapshot records a waiting workload: in the queue, in it and found
 // admissible under the configuration, or set aside as inadmissible.
@@ -259,6 +284,7 @@ func readGate(r *wire.Reader) (*Gate, error) {
 		w, rec := d.readWorkload(r)
 		admitted := readTime(r)
 		placement := d.readPlacement(r)
+		w.Flavors = readFlavors(r)
 		if r.Err() != nil {
 			return nil, r.Err()
 		}
@@ -317,7 +343,7 @@ func readGate(r *wire.Reader) (*Gate, error) {
 	// The work set aside is judged again, now that the nodes are as they were, to
 	// know why it cannot run.
 	for _, k := range aside {
-		if b, barred := g.barrierOf(nil, &k.ask); barred {
+		if b, barred := g.recordBarrier(nil, k); barred {
 			g.setAside(k, b)
 		}
 	}
@@ -333,6 +359,11 @@ func (g *Gate) restoreRunning(w Workload, rec *record, admitted time.Time, place
 	k, err := g.restoreRecord(w, rec)
 	if err != nil {
 		return err
+	}
+	if k.fl != nil {
+		if err := g.runOn(k, w.Flavors); err != nil {
+			return err
+		}
 	}
 	k.admitted, k.placement = admitted, placement
 	if placement != nil {
@@ -816,6 +847,10 @@ func (d *gangDecoder) readWorkload(r *wire.Reader) (Workload, *record) {
 		return Workload{}, nil
 	}
 	w.Gang = d.gangs[g-1]
+	if d.g.menu != nil {
+		// Work with a menu of flavors is resolved on its own: its menu is its own.
+		return w, nil
+	}
 	rec, err := d.resolve(w, d.gangKind[g-1])
 	if err != nil {
 		r.Fail("workload " + strconv.Quote(string(w.ID)) + ": " + err.Error())
