@@ -21,8 +21,8 @@ func flavorSpec() TreeSpec {
 		Nodes: []NodeSpec{
 			{Name: "org", Kind: KindCohort, Quotas: map[string]NodeQuota{"gpu@h100": {Nominal: 8}}},
 			{Name: "train", Parent: "org", Kind: KindQueue,
-				Groups: []ResourceGroup{{Resources: []string{"gpu"}, Flavors: []string{"h100", "a100"}}, {Resources: []string{"cpu"}, Flavors: []string{"std"}}},
-				Quotas: map[string]NodeQuota{"gpu@h100": {Nominal: 16}, "gpu@a100": {Nominal: 8}, "cpu@std": {Nominal: 512}},
+				Groups:      []ResourceGroup{{Resources: []string{"gpu"}, Flavors: []string{"h100", "a100"}}, {Resources: []string{"cpu"}, Flavors: []string{"std"}}},
+				Quotas:      map[string]NodeQuota{"gpu@h100": {Nominal: 16}, "gpu@a100": {Nominal: 8}, "cpu@std": {Nominal: 512}},
 				Fungibility: Fungibility{WhenCanBorrow: TryNextFlavor}},
 			{Name: "serve", Parent: "org", Kind: KindQueue,
 				Groups: []ResourceGroup{{Resources: []string{"gpu"}, Flavors: []string{"a100"}}},
