@@ -42,6 +42,10 @@ type tournament struct {
 	pathOf *record
 	// keys is the arena Decision.Fair slices are carved from.
 	keys []FairKey
+	// vecOf returns what a candidate would be charged if admitted now: its own
+	// request, or for work with a menu of flavors that of the flavors it would get on
+	// the working state. nil: the candidate's own request.
+	vecOf func(*record) []quota.Quantity
 }
 
 // fairQueue is one queue's pending work in queue order, and the index of its head.
@@ -205,8 +209,12 @@ func (t *tournament) refresh(leaf quota.NodeID) {
 // then. One path of shares serves every level at which x is the winner.
 func (t *tournament) keyOf(n quota.NodeID, x *record) (bool, quota.DRS) {
 	if t.pathOf != x {
+		vec := x.vec
+		if t.vecOf != nil {
+			vec = t.vecOf(x)
+		}
 		var err error
-		if t.path, err = t.books.AppendPathDRS(t.path[:0], x.leaf, x.vec); err != nil {
+		if t.path, err = t.books.AppendPathDRS(t.path[:0], x.leaf, vec); err != nil {
 			// A request that would take the total usage to Unlimited: the decision
 			// leaves it pending (overflows); rank it after every other.
 			t.path, t.pathOf = t.path[:0], nil
@@ -263,6 +271,19 @@ func (t *tournament) keysOf(x *record) []FairKey {
 func (w *walk) tournament() {
 	g, s := w.g, w.s
 	t := newTournament(g.tree, s.books.(shareLedger), g.pending.len(), g.pending.ascend)
+	if g.menu != nil {
+		// A candidate's flavors are assigned on the working state before its share is
+		// compared: pairs are never summed across flavors.
+		t.vecOf = func(r *record) []quota.Quantity {
+			if r.fl == nil {
+				return r.vec
+			}
+			if _, _, a := g.assign(s, &w.p, r); a != nil {
+				return a.vec
+			}
+			return r.vec
+		}
+	}
 	for {
 		r := t.winner()
 		if r == nil {

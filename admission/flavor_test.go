@@ -506,3 +506,25 @@ func TestFlavorSnapshotKeepsFlavors(t *testing.T) {
 	assert.Equal(t, want.Decisions[0].Flavors, got.Decisions[0].Flavors)
 	assert.Equal(t, want.Decisions[0].Request, got.Decisions[0].Request)
 }
+
+// With fair sharing on, the tournament orders the queues by share and each winner is
+// admitted on the flavor its walk assigns: the second, since the first is full.
+func TestFlavorFairSharingComparesAssignedPairs(t *testing.T) {
+	g := flavorGate(t, twoModels(t),
+		flavorQueue("a", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 16, "gpu@a100": 16}),
+		flavorQueue("b", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 16, "gpu@a100": 16}))
+	require.NoError(t, g.SetFairSharing(true))
+	// Queue a holds all of h100 with LOW work beyond its share; b holds nothing.
+	for i := 1; i <= 4; i++ {
+		runOnFlavor(t, g, "a-low"+itoa(i), "a", quota.Low, 8, "h"+itoa(i), "h100", i)
+	}
+	submit(t, g, flavorWork(t, "a-next", "a", quota.Low, 1, 8, 5, ""), flavorWork(t, "b-next", "b", quota.Low, 1, 8, 6, ""))
+	c := g.Cycle(at(7))
+	require.Len(t, c.Decisions, 2)
+	assert.Equal(t, WorkloadID("b-next"), c.Decisions[0].Workload.ID, "b's share is the lower")
+	for _, d := range c.Decisions {
+		require.True(t, d.Admitted(), d.Message())
+		assert.Equal(t, "a100", d.Flavors[0].Flavor, "h100 is full")
+		assert.NotEmpty(t, d.Fair)
+	}
+}
