@@ -139,7 +139,8 @@ type FlavorChoice struct {
 	Tried []FlavorTry
 }
 
-// String returns, e.g., "gpu: a100 (Borrow, level 1) after h100 Capacity".
+// String returns, e.g., "gpu: a100 (Borrow, level 1); h100: Capacity": the chosen
+// flavor with its outcome, then every other flavor tried, in order, with its own.
 func (c FlavorChoice) String() string {
 	s := strings.Join(c.Resources, ", ") + ": "
 	if c.Flavor == "" {
@@ -154,14 +155,10 @@ func (c FlavorChoice) String() string {
 		}
 		s += ")"
 	}
-	var passed []string
 	for _, t := range c.Tried {
 		if t.Flavor != c.Flavor {
-			passed = append(passed, t.Flavor+" "+t.tryText())
+			s += "; " + t.Flavor + ": " + t.tryText()
 		}
-	}
-	if len(passed) > 0 {
-		s += " after " + strings.Join(passed, ", ")
 	}
 	return s
 }

@@ -169,7 +169,7 @@ func TestFlavorFallsToTheNextOnCapacity(t *testing.T) {
 	assert.Equal(t, []string{"h100:Capacity", "a100:Fit"}, tried(d.Flavors[0]))
 	assert.Equal(t, map[string]quota.Quantity{"gpu@a100": 16}, charged(g, d))
 	assert.Equal(t, []string{"A100"}, modelsOf(c, d.Placement))
-	assert.Equal(t, "gpu: a100 (Fit) after h100 Capacity", d.Flavors[0].String())
+	assert.Equal(t, "gpu: a100 (Fit); h100: Capacity", d.Flavors[0].String())
 }
 
 // Borrowing on the first flavor ends the walk by default; TryNextFlavor goes on to a

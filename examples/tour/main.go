@@ -57,6 +57,11 @@ var sections = []section{
 			"what it has: the pool list must be the running work, the capacity the nodes', and such work\n" +
 			"must wait aside with its reason instead of costing every cycle.",
 		"admission (NewForPools with a cluster, CreateSubpool, Capacity, Inadmissible)", tourHost},
+	{"flavors", "quota per GPU model, chosen by the gate",
+		"H100 quota is not A100 quota: work asks for GPUs, the queue lists the models it may use in\n" +
+			"order, and the gate picks one, charges that model's quota, keeps the pods on its nodes and\n" +
+			"says which models it tried and why each was passed.",
+		"quota (Flavors, ResourceGroup) and admission (Decision.Flavors)", tourFlavors},
 }
 
 func main() {
@@ -69,7 +74,8 @@ func main() {
 		s.run(w)
 	}
 	fmt.Fprintln(w, "\nEach story in full: go run ./examples/subpools, ./examples/cohorts, ./examples/elastic,")
-	fmt.Fprintln(w, "./examples/topology, ./examples/priority, ./examples/fairshare and ./examples/nodefailure;")
+	fmt.Fprintln(w, "./examples/topology, ./examples/priority, ./examples/fairshare, ./examples/nodefailure and")
+	fmt.Fprintln(w, "./examples/flavors;")
 	fmt.Fprintln(w, "a controller end to end: go run ./examples/host.")
 	fmt.Fprintln(w, "The rules are in each package's doc (go doc ./quota).")
 }
