@@ -209,6 +209,31 @@ func (g *Gate) reconfigure(l layout, drop map[*record]bool) error {
 		}
 		leaves[r] = n
 	}
+	// Work with a menu of flavors gets its menu again, from its queue's groups in the
+	// new tree; running work keeps the pairs it is charged.
+	menus := map[*record]*flavoredAsk{}
+	for r, n := range leaves {
+		if r.fl == nil {
+			continue
+		}
+		if next.menu == nil {
+			return inputErr(ErrInvalidConfig, "tree.flavors", r.w.Queue, "are gone, but workload "+strconv.Quote(string(r.w.ID))+" was resolved with them")
+		}
+		if r.w.Gang == nil && !slices.Equal(next.menu.asked, g.menu.asked) {
+			// Its Request is in the order of the resources work asks for now.
+			return inputErr(ErrInvalidConfig, "tree.groups", joinNames(next.menu.asked), "change the resources work asks for, "+
+				joinNames(g.menu.asked)+", while workload "+strconv.Quote(string(r.w.ID))+" holds a request in their order")
+		}
+		gen, missing := next.menu.regen(r.fl.gen, g.menu.asked)
+		if missing != "" {
+			return inputErr(ErrInvalidConfig, "tree.groups", r.w.Queue, "do not take workload "+strconv.Quote(string(r.w.ID))+": no queue covers "+strconv.Quote(missing))
+		}
+		fa, err := next.menu.flavored(n, r.w.Priority.Guaranteed(), gen, r.fl.base.place, len(g.resources))
+		if err != nil {
+			return inputErr(ErrInvalidConfig, "tree.groups", r.w.Queue, "do not take workload "+strconv.Quote(string(r.w.ID))+": "+err.Error())
+		}
+		menus[r] = fa
+	}
 	for r := range g.runningRecords() {
 		if err := next.tree.Add(leaves[r], r.vec); err != nil {
 			return inputErr(ErrInvalidConfig, "tree", r.w.Queue, err.Error())
@@ -221,10 +246,16 @@ func (g *Gate) reconfigure(l layout, drop map[*record]bool) error {
 	}
 	for r, n := range leaves {
 		r.leaf = n
+		if fa := menus[r]; fa != nil {
+			r.fl = fa
+			if r.held != heldRunning {
+				r.ask = fa.base
+			}
+		}
 	}
 	g.tree = next.tree
 	g.live = state{books: next.tree, guaranteed: next.live.guaranteed, total: next.live.total, cluster: g.live.cluster, guarded: g.live.guarded}
-	g.leaves, g.route, g.pools, g.runs, g.capacity = next.leaves, next.route, next.pools, next.runs, next.capacity
+	g.leaves, g.route, g.pools, g.runs, g.capacity, g.menu = next.leaves, next.route, next.pools, next.runs, next.capacity, next.menu
 	g.lows = newLowIndex()
 	for r := range g.runningRecords() {
 		g.indexLow(r, +1)

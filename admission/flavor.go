@@ -254,6 +254,23 @@ func newFlavorMenu(t *quota.Tree) (*flavorMenu, error) {
 	return m, nil
 }
 
+// regen returns gen, a request per resource of asked, as a request per resource of
+// m.asked; or the name of a resource gen asks for that m has no place for.
+func (m *flavorMenu) regen(gen []quota.Quantity, asked []string) ([]quota.Quantity, string) {
+	out := make([]quota.Quantity, len(m.asked))
+	for i, x := range gen {
+		if x == 0 {
+			continue
+		}
+		j := slices.Index(m.asked, asked[i])
+		if j < 0 {
+			return nil, asked[i]
+		}
+		out[j] = x
+	}
+	return out, ""
+}
+
 // flavoredAsk is a pending workload's menu: every assignment of flavors to the groups
 // it touches, resolved into asks when it was submitted, so that a decision only walks
 // it. It is read-only once built.

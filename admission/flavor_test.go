@@ -528,3 +528,34 @@ func TestFlavorFairSharingComparesAssignedPairs(t *testing.T) {
 		assert.NotEmpty(t, d.Fair)
 	}
 }
+
+// Reconfiguring gives pending work the new tree's menu: the queue's new order decides.
+func TestFlavorReconfigureRebuildsMenus(t *testing.T) {
+	g := flavorGate(t, twoModels(t), flavorQueue("train", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 16, "gpu@a100": 16}))
+	runOnFlavor(t, g, "run", "train", quota.Low, 8, "h1", "h100", 1)
+	submit(t, g, flavorWork(t, "w", "train", quota.Normal, 1, 8, 2, ""))
+	q := flavorQueue("train", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 16, "gpu@a100": 16})
+	q.Groups[0].Flavors = []string{"a100", "h100"}
+	tr, err := quota.NewTree(quota.TreeSpec{Resources: g.Tree().Resources(), Flavors: []quota.Flavor{h100, a100},
+		Nodes: []quota.NodeSpec{{Name: "org", Kind: quota.KindCohort}, q}})
+	require.NoError(t, err)
+	require.NoError(t, g.Reconfigure(tr))
+	c := g.Cycle(at(3))
+	require.Len(t, c.Decisions, 1)
+	require.True(t, c.Decisions[0].Admitted(), c.Decisions[0].Message())
+	assert.Equal(t, "a100", c.Decisions[0].Flavors[0].Flavor)
+	require.NoError(t, g.Apply(c))
+	train, _ := g.Tree().Node("train")
+	pair, _ := g.Tree().Resource("gpu@h100")
+	assert.Equal(t, quota.Quantity(8), g.Tree().Usage(train, pair), "running work stays charged on its flavor")
+
+	// A tree whose queue no longer covers what pending work asks for is refused.
+	q.Groups, q.Quotas = nil, nil
+	tr, err = quota.NewTree(quota.TreeSpec{Resources: g.Tree().Resources(), Flavors: []quota.Flavor{h100, a100},
+		Nodes: []quota.NodeSpec{{Name: "org", Kind: quota.KindCohort}, q}})
+	require.NoError(t, err)
+	submit(t, g, flavorWork(t, "x", "train", quota.Normal, 1, 8, 4, ""))
+	err = g.Reconfigure(tr)
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	assert.ErrorContains(t, err, "do not take workload")
+}
