@@ -186,6 +186,25 @@
 // MB, both dominated by the walk over the running LOW work that priority plans make
 // too.
 //
+// # Resource flavors
+//
+// On a gate whose tree defines flavors (quota.TreeSpec.Flavors), work asks for the
+// resources its queue's groups cover (Gate.Resources: "gpu", not "gpu@h100") and the
+// gate picks one flavor per group it touches, as docs/rules.md, Resource flavors,
+// states: the groups in the queue's order, each group's flavors in its order, each
+// flavor evaluated as the gate decides any work — quota, placement on the flavor's
+// nodes, a plan when the work may preempt — and fungibility saying where the walk stops
+// and which flavor wins. The whole assignment is then decided once, with one plan.
+// Decision.Flavors says what was chosen and why every other flavor looked at was
+// passed; Decision.Request charges the chosen pairs; RunningWorkload.Workload.Flavors
+// keeps the choice, which AddRunning and snapshots take back.
+//
+// Every assignment a workload could get is resolved when it is submitted (its menu:
+// a charge and a placement request per path through its groups' flavors, at most 256
+// per queue), so that a decision only walks it and nothing is resolved under a read
+// that may run concurrently. Eligibility by node selector and label conflicts is known
+// then; whether a flavor has nodes is asked of the cluster at each decision.
+//
 // # Nodes that change, and restarts
 //
 // A gate with a cluster follows the host's nodes. RemoveNode is a failure: every

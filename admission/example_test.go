@@ -166,3 +166,44 @@ func ExampleNewForPools_names() {
 	// true true
 	// admit to team--shared
 }
+
+// Example_flavors gives a queue two GPU models: work asks for gpu, and the gate takes
+// the first model with room, charges its pair and says what it passed.
+func Example_flavors() {
+	tree, err := quota.NewTree(quota.TreeSpec{
+		Flavors: []quota.Flavor{{Name: "h100", Labels: map[string]string{"gpu.model": "H100"}}, {Name: "a100", Labels: map[string]string{"gpu.model": "A100"}}},
+		Nodes: []quota.NodeSpec{{Name: "team", Kind: quota.KindQueue,
+			Groups: []quota.ResourceGroup{{Resources: []string{"gpu"}, Flavors: []string{"h100", "a100"}}},
+			Quotas: map[string]quota.NodeQuota{"gpu@h100": {Nominal: 8}, "gpu@a100": {Nominal: 8}}}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	g, err := admission.New(tree, admission.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("work asks for", g.Resources(), "; the tree charges", g.Tree().Resources())
+	t0 := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	for _, id := range []admission.WorkloadID{"first", "second", "third"} {
+		d, err := g.Decide(admission.Workload{ID: id, Queue: "team", Request: []quota.Quantity{8}})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%s: %s, charged %v — %s\n", id, d.Message(), d.Request, d.Flavors[0])
+		if d.Admitted() {
+			if err := g.Commit(d, t0); err != nil {
+				fmt.Println(err)
+				return
+			}
+		}
+	}
+	// Output:
+	// work asks for [gpu] ; the tree charges [gpu@h100 gpu@a100]
+	// first: admit to team, charged [8 0] — gpu: h100 (Fit)
+	// second: admit to team, charged [0 8] — gpu: a100 (Fit); h100: Quota
+	// third: pending: queue team holds 8 of its 8 gpu@h100 for HIGH/NORMAL work and the workload asks 8, charged [8 0] — gpu: none (Quota); h100: Quota; a100: Quota
+}

@@ -109,6 +109,19 @@
 //   - Edits copy the configuration the tree shares with its clones, O(nodes ×
 //     resources) each: edits are rare, clones happen every admission cycle.
 //
+// # Resource flavors
+//
+// A tree may define flavors (TreeSpec.Flavors): kinds of a resource that work does not
+// name, each a name and node labels. Its resources are then (resource, flavor) pairs,
+// named resource@flavor (PairName, SplitPair), and every rule above applies to each pair
+// as an independent dimension; a cohort may hold quota on any pair. A queue offers its
+// flavors through resource groups (NodeSpec.Groups: covered resources and flavors in
+// order) and walks them by its Fungibility. A resource or flavor in two groups of a
+// queue, an empty group, an unknown flavor, groups on a cohort and quota of a queue on a
+// pair its groups do not list are construction errors; NewTree adds the pairs the groups
+// list to the tree's resources. Choosing a flavor is admission's job: the tree only
+// keeps the menu and the books per pair.
+//
 // # Fair sharing
 //
 // Fair sharing divides idle quota by weight instead of by arrival order: borrowing

@@ -186,3 +186,32 @@ func ExampleNodeSpec_WithCapacity() {
 	// capacity 8: serving may take 0; 4 more: does not fit: node "cluster" allows -2 of 4 "gpu" (short by 6)
 	//   overdraft: cluster uses 10 of 8
 }
+
+// ExampleTreeSpec_flavors builds a tree whose queue offers GPUs in two flavors: its
+// resources are the pairs its groups list, each with quotas of its own.
+func ExampleTreeSpec_flavors() {
+	tr, err := quota.NewTree(quota.TreeSpec{
+		Flavors: []quota.Flavor{{Name: "h100", Labels: map[string]string{"gpu.model": "H100"}}, {Name: "a100", Labels: map[string]string{"gpu.model": "A100"}}},
+		Nodes: []quota.NodeSpec{
+			{Name: "org", Kind: quota.KindCohort, Quotas: map[string]quota.NodeQuota{"gpu@a100": {Nominal: 16}}},
+			{Name: "team", Parent: "org", Kind: quota.KindQueue,
+				Groups:      []quota.ResourceGroup{{Resources: []string{"gpu"}, Flavors: []string{"h100", "a100"}}},
+				Quotas:      map[string]quota.NodeQuota{"gpu@h100": {Nominal: 8}},
+				Fungibility: quota.Fungibility{WhenCanBorrow: quota.TryNextFlavor}},
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	team, _ := tr.Node("team")
+	fmt.Println(tr.Resources(), tr.Groups(team), tr.Fungibility(team).Resolved())
+	for _, pair := range tr.Resources() {
+		r, _ := tr.Resource(pair)
+		fmt.Printf("%s: team may use %s\n", pair, tr.Potential(team, r))
+	}
+	// Output:
+	// [gpu@h100 gpu@a100] [{[gpu] [h100 a100]}] {TryNextFlavor TryNextFlavor BorrowingOverPreemption}
+	// gpu@h100: team may use 8
+	// gpu@a100: team may use 16
+}
