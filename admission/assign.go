@@ -17,6 +17,14 @@ import (
 // between decisions: equal states give equal assignments.
 func (g *Gate) assign(s *state, p *plans, r *record) (Decision, []*record, *ask) {
 	fa := r.fl
+	if len(fa.groups) == 0 {
+		// It asks for nothing a group covers: no flavor to choose, nothing charged.
+		d, victims := g.decideOpen(s, p, &fa.base, r.w)
+		if d.Outcome != Admit {
+			return d, nil, nil
+		}
+		return d, victims, &fa.base
+	}
 	groups := g.menu.groups[r.leaf-1]
 	fung := g.menu.fung[r.leaf-1]
 	steps := fa.first

@@ -331,7 +331,9 @@ func (m *flavorMenu) flavored(leaf quota.NodeID, guaranteed bool, gen []quota.Qu
 		}
 	}
 	b := pathBuilder{m: m, leaf: leaf, guaranteed: guaranteed, fa: fa, base: base, nres: nres}
-	fa.first = b.steps(0, nil)
+	if len(fa.groups) > 0 {
+		fa.first = b.steps(0, nil)
+	}
 	fa.base = ask{leaf: leaf, guaranteed: guaranteed, vec: make([]quota.Quantity, nres), place: base}
 	for _, gi := range fa.groups {
 		b.charge(fa.base.vec, &groups[gi], &groups[gi].flavors[0])

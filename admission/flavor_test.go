@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -67,20 +68,37 @@ func flavorGate(t testing.TB, c *topology.Cluster, queues ...quota.NodeSpec) *Ga
 // when set, is its required topology level, and models its node selector.
 func flavorGang(t testing.TB, pods, gpus int, required string, models ...string) *Gang {
 	t.Helper()
+	g, err := tryFlavorGang(pods, gpus, required, models...)
+	require.NoError(t, err)
+	return g
+}
+
+// tryFlavorGang is flavorGang for input that may not make a gang.
+func tryFlavorGang(pods, gpus int, required string, models ...string) (*Gang, error) {
 	js := `{"minMember": ` + itoa(pods)
 	if required != "" {
 		js += `, "topologyConstraint": {"requiredTopologyLevel": "` + required + `"}`
 	}
 	if len(models) > 0 {
-		js += `, "nodeSelector": {"model": ["` + strings.Join(models, `", "`) + `"]}`
+		sel, err := json.Marshal(models)
+		if err != nil {
+			return nil, err
+		}
+		js += `, "nodeSelector": {"model": ` + string(sel) + `}`
 	}
 	spec, err := gang.ParseSpec([]byte(js + "}"))
-	require.NoError(t, err)
+	if err != nil {
+		return nil, err
+	}
 	tree, err := gang.Compile(spec)
-	require.NoError(t, err)
+	if err != nil {
+		return nil, err
+	}
 	req, err := tree.Requests([]string{"gpu"}, map[string]map[string]int64{"": {"gpu": int64(gpus)}})
-	require.NoError(t, err)
-	return &Gang{Tree: tree, Requests: req, Name: "job"}
+	if err != nil {
+		return nil, err
+	}
+	return &Gang{Tree: tree, Requests: req, Name: "job"}, nil
 }
 
 func flavorWork(t testing.TB, id, queue string, p quota.Priority, pods, gpus, n int, required string, models ...string) Workload {
