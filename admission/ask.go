@@ -22,4 +22,9 @@ type ask struct {
 	// sig its signature, by which the search cache knows it.
 	place *topology.Request
 	sig   *placeSig
+	// flavored reports an ask of chosen flavors: every plan for it, one that frees
+	// nodes included, evicts only work charged on a pair it asks for, since work on
+	// another flavor's pairs frees nothing this flavor may use by the rules, even on
+	// nodes two flavors share.
+	flavored bool
 }

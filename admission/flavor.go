@@ -334,7 +334,7 @@ func (m *flavorMenu) flavored(leaf quota.NodeID, guaranteed bool, gen []quota.Qu
 	if len(fa.groups) > 0 {
 		fa.first = b.steps(0, nil)
 	}
-	fa.base = ask{leaf: leaf, guaranteed: guaranteed, vec: make([]quota.Quantity, nres), place: base}
+	fa.base = ask{leaf: leaf, guaranteed: guaranteed, vec: make([]quota.Quantity, nres), place: base, flavored: true}
 	for _, gi := range fa.groups {
 		b.charge(fa.base.vec, &groups[gi], &groups[gi].flavors[0])
 	}
@@ -378,7 +378,7 @@ func (b *pathBuilder) steps(k int, before []chosen) []flavorStep {
 				continue
 			}
 		}
-		st.eval = &ask{leaf: b.leaf, guaranteed: b.guaranteed, vec: make([]quota.Quantity, b.nres), place: place}
+		st.eval = &ask{leaf: b.leaf, guaranteed: b.guaranteed, vec: make([]quota.Quantity, b.nres), place: place, flavored: true}
 		b.charge(st.eval.vec, g, f)
 		if place != nil {
 			st.eval.sig = signature(place)
@@ -391,7 +391,7 @@ func (b *pathBuilder) steps(k int, before []chosen) []flavorStep {
 			st.full = st.eval
 			continue
 		}
-		st.full = &ask{leaf: b.leaf, guaranteed: b.guaranteed, vec: make([]quota.Quantity, b.nres), place: place, sig: st.eval.sig}
+		st.full = &ask{leaf: b.leaf, guaranteed: b.guaranteed, vec: make([]quota.Quantity, b.nres), place: place, sig: st.eval.sig, flavored: true}
 		for _, c := range path {
 			b.charge(st.full.vec, c.group, c.flavor)
 		}

@@ -62,7 +62,8 @@ func (s *state) fillBackQuota(a *ask, removed []*record) {
 // through, until done reports true (nil: every candidate); it returns
 // the removed ones in order, and the caller gives their usage back. For the quota plan
 // (quotaOnly), candidates are the LOW workloads that use a resource a asks for; for a
-// plan that frees nodes, every LOW workload of a's queue is one too, whatever it uses.
+// plan that frees nodes, every LOW workload of a's queue is one too, whatever it uses,
+// unless a is an ask of chosen flavors: then only work on a pair it asks for.
 //
 // The re-check of a candidate c of another queue: on some resource that c uses — one
 // that a asks for, if c uses any — c's queue borrows, and so does its top-level cohort
@@ -83,7 +84,7 @@ func (g *Gate) pass(s *state, books ledger, a *ask, quotaOnly bool, done func() 
 			return false
 		}
 		asked := overlaps(c.vec, a.vec)
-		if quotaOnly && !asked || c.leaf != a.leaf && !g.eligible(books, c, a, asked) {
+		if (quotaOnly || a.flavored) && !asked || c.leaf != a.leaf && !g.eligible(books, c, a, asked) {
 			return true
 		}
 		_ = books.Remove(c.leaf, c.vec)
