@@ -235,6 +235,11 @@ func (g *Gate) flavorBarrier(s *state, r *record) (barred, bool) {
 		case first != nil:
 			return *first, true
 		default:
+			// No flavor is eligible: say what the work cannot get past without one,
+			// when that is something (its quota, or a selector no node matches).
+			if b, bar := g.barrierOf(s, &r.fl.base); bar {
+				return b, true
+			}
 			return barred{barrier: BarrierPlacement, reasons: []topology.Reason{{Scope: "", Text: "no flavor of the queue suits the gang's node selectors and labels, or has nodes"}}}, true
 		}
 	}
