@@ -13,6 +13,9 @@
 //   - [github.com/poolgate/poolgate/topology]: fitting gangs into zone / block / rack / host trees.
 //   - [github.com/poolgate/poolgate/admission]: the gate that composes the others: the static
 //     OSMO check, usage-aware admission with preemption and reclaim, and pending queues.
+//   - [github.com/poolgate/poolgate/manifests]: Kueue's and KAI's queue objects, as
+//     kubectl prints them, read into a quota tree with flavors and a gate; what poolgate
+//     does not model is reported.
 //
 // # Rules every package keeps
 //

@@ -62,6 +62,10 @@ var sections = []section{
 			"order, and the gate picks one, charges that model's quota, keeps the pods on its nodes and\n" +
 			"says which models it tried and why each was passed.",
 		"quota (Flavors, ResourceGroup) and admission (Decision.Flavors)", tourFlavors},
+	{"Kueue's objects", "ResourceFlavors, ClusterQueues and LocalQueues read as kubectl prints them",
+		"A platform that runs Kueue already has its quotas written down: read them as they are, see\n" +
+			"what poolgate would not do with them, and decide on the gate they describe.",
+		"manifests (ReadKueue, ReadKAI, Config.Build)", tourManifests},
 }
 
 func main() {

@@ -35,6 +35,8 @@ func TestTourIsDeterministic(t *testing.T) {
 		"│  └─ product--shared   1       gpu       2      5      12      5      -",
 		"└─ research             2       gpu       2      8      12      8      -",
 	}, "\n"), "with fair sharing the weights 2 and 1 split the idle GPUs")
+	assert.Contains(t, first, "  job-2: admit to research — nvidia.com/gpu: a100 (Fit); h100: Quota\n", "Kueue's objects decide as read")
+	assert.Contains(t, first, "not modelled: ResourceFlavor \"a100\": spec.nodeTaints", "what poolgate does not model is said")
 	assert.Contains(t, first, "  finetune admit to research on n5, n6\n           gpu: a100 (Fit); h100: Preempt\nIt is charged 16 gpu@a100;",
 		"the fragmented H100 rack sends the gang to A100 in one decision")
 	assert.Contains(t, first, "r2-n4 fails: detector is lost and waits again, submitted 09:00\n")
@@ -46,5 +48,5 @@ func TestTourIsDeterministic(t *testing.T) {
 	}, "\n"), "the pool list of a gate's pools is its running work")
 	assert.Contains(t, first, "  capacity 88 gpu, guaranteed 96, running 64, over-committed true\n")
 	assert.Contains(t, first, `  wide: inadmissible: with nothing running, node "(root)" would allow 88 of the 96 gpu asked (short by 8)`+"\n")
-	assert.Len(t, sections, 10, "one stop per package, fair sharing, faults, the host's seams and flavors")
+	assert.Len(t, sections, 11, "one stop per package, fair sharing, faults, the host's seams, flavors and Kueue's objects")
 }
