@@ -85,12 +85,6 @@ func (c *Cluster) place(r Request, o Options, m mode, counted *[][]string) (Resu
 	if budget == 0 {
 		budget = DefaultBudget
 	}
-	if m == indexed && c.tooFew(q) {
-		// The search would find as much without building its shape indexes first:
-		// most searches of a busy cluster fail so, and each index costs a pass over
-		// every node and a structure that a kind asked once does not repay.
-		return Result{Outcome: NoFit, Reasons: c.explain(q, m, counted)}, nil
-	}
 	s := newSearcher(c, q, budget, m)
 	if s.run() {
 		if o.Extras {
@@ -108,32 +102,6 @@ func (c *Cluster) place(r Request, o Options, m mode, counted *[][]string) (Resu
 		}}}, nil
 	}
 	return Result{Outcome: NoFit, Steps: s.steps, Reasons: c.explain(q, m, counted)}, nil
-}
-
-// tooFew reports, for a request of one group, that the whole cluster holds fewer of
-// its pods than it needs: counted on each node as every search counts, summed. A
-// request of several groups is not looked at here.
-func (c *Cluster) tooFew(q *compiled) bool {
-	if len(q.groups) != 1 || q.groups[0].leaf < 0 {
-		return false
-	}
-	g := &q.groups[0]
-	kd := &q.kinds[g.kind]
-	if kd.never {
-		return false
-	}
-	match := c.matchAll(kd.sel)
-	nr := len(c.res)
-	var total int64
-	for i := range c.names {
-		if !c.usable(int32(i)) || match != nil && !match[i] {
-			continue
-		}
-		if total += nodeFit(c.free[i*nr:(i+1)*nr], c.used[i*nr:(i+1)*nr], kd, maxPods); total >= g.pods {
-			return false
-		}
-	}
-	return true
 }
 
 // Fit returns how many pods of the given shape fit in domain d on the current free
