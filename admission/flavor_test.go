@@ -577,3 +577,129 @@ func TestFlavorReconfigureRebuildsMenus(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInvalidConfig)
 	assert.ErrorContains(t, err, "do not take workload")
 }
+
+// A gang never straddles two models: one pod's room on each is no room for two.
+func TestFlavorOneFlavorPerGang(t *testing.T) {
+	c := flavorCluster(t, "h1:H100:r1:8", "a1:A100:r2:8")
+	g := flavorGate(t, c, flavorQueue("train", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 16, "gpu@a100": 16}))
+	d, err := g.Decide(flavorWork(t, "w", "train", quota.Low, 2, 8, 1, ""))
+	require.NoError(t, err)
+	assert.False(t, d.Admitted(), "8 GPUs free on each model, 16 asked: no flavor holds the gang")
+	assert.Equal(t, []string{"h100:ExceedsMax", "a100:ExceedsMax"}, tried(d.Flavors[0]), "each pair's capacity is its nodes' 8 GPUs")
+}
+
+// Preemption needs a plan that works: quota short with nothing to evict is Capacity.
+func TestFlavorPreemptOnlyWithAPlan(t *testing.T) {
+	g := flavorGate(t, twoModels(t),
+		flavorQueue("train", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 16, "gpu@a100": 8}),
+		flavorQueue("other", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 0}))
+	runOnFlavor(t, g, "n1", "train", quota.Normal, 8, "h1", "h100", 1)
+	runOnFlavor(t, g, "n2", "train", quota.Normal, 8, "a1", "a100", 1)
+	d, err := g.Decide(flavorWork(t, "w", "train", quota.High, 2, 8, 2, ""))
+	require.NoError(t, err)
+	assert.False(t, d.Admitted())
+	// h100: within nominal (8+16 > 16 → quota); a100: 8+16 > 8 → quota. With the
+	// HIGH/NORMAL work fitting its nominal but the tree full of HIGH/NORMAL work, no LOW
+	// victim exists: the outcome is never Preempt.
+	for _, tr := range d.Flavors[0].Tried {
+		assert.NotEqual(t, FlavorPreempt, tr.Mode, tr.Flavor)
+	}
+}
+
+// Of two flavors that both need preemption, the one whose victims are all in other
+// queues wins over the one that evicts the queue's own work, though it comes later.
+func TestFlavorReclaimBeatsOwn(t *testing.T) {
+	g := flavorGate(t, twoModels(t),
+		flavorQueue("train", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 8, "gpu@a100": 8}),
+		flavorQueue("other", quota.Fungibility{}, map[string]quota.Quantity{}))
+	runOnFlavor(t, g, "own", "train", quota.Low, 8, "h1", "h100", 1)
+	runOnFlavor(t, g, "borrowed", "other", quota.Low, 8, "a1", "a100", 2)
+	d, err := g.Decide(flavorWork(t, "w", "train", quota.High, 1, 8, 3, ""))
+	require.NoError(t, err)
+	require.True(t, d.Admitted(), d.Message())
+	assert.Equal(t, []string{"h100:Preempt", "a100:Preempt"}, tried(d.Flavors[0]))
+	assert.Equal(t, "a100", d.Flavors[0].Flavor)
+	assert.Equal(t, PreemptReclaim, d.Flavors[0].Preemption)
+	require.Len(t, d.Plan, 1)
+	assert.Equal(t, WorkloadID("borrowed"), d.Plan[0].Workload.ID)
+}
+
+// A flavor without labels suits every selector; one with labels only selectors that
+// allow its values, compared on its own keys.
+func TestFlavorSelectorOnTheFlavorsKeysOnly(t *testing.T) {
+	anyGPU := quota.Flavor{Name: "any"}
+	tr, err := quota.NewTree(quota.TreeSpec{Flavors: []quota.Flavor{h100, anyGPU},
+		Nodes: []quota.NodeSpec{{Name: "q", Kind: quota.KindQueue,
+			Groups: []quota.ResourceGroup{{Resources: []string{"gpu"}, Flavors: []string{"h100", "any"}}},
+			Quotas: map[string]quota.NodeQuota{"gpu@h100": {Nominal: 8}, "gpu@any": {Nominal: 8}}}}})
+	require.NoError(t, err)
+	c := twoModels(t)
+	g, err := New(tr, Options{Cluster: c})
+	require.NoError(t, err)
+	w := flavorWork(t, "w", "q", quota.Normal, 1, 8, 1, "", "A100")
+	d, err := g.Decide(w)
+	require.NoError(t, err)
+	require.True(t, d.Admitted(), d.Message())
+	assert.Equal(t, []string{"h100:Selector", "any:Fit"}, tried(d.Flavors[0]))
+	assert.Equal(t, []string{"A100"}, modelsOf(c, d.Placement), "the gang's own selector still holds")
+}
+
+// A flavor's plan evicts only work charged on its pairs, even on nodes two flavors
+// share: LOW work on a100 does not make room for the label-less flavor.
+func TestFlavorPlanLeavesOtherFlavorsOnSharedNodes(t *testing.T) {
+	anyGPU := quota.Flavor{Name: "any"}
+	tr, err := quota.NewTree(quota.TreeSpec{Flavors: []quota.Flavor{a100, anyGPU},
+		Nodes: []quota.NodeSpec{{Name: "train", Kind: quota.KindQueue,
+			Groups: []quota.ResourceGroup{{Resources: []string{"gpu"}, Flavors: []string{"any", "a100"}}},
+			Quotas: map[string]quota.NodeQuota{"gpu@any": {Nominal: 8}, "gpu@a100": {Nominal: 8}}}}})
+	require.NoError(t, err)
+	g, err := New(tr, Options{Cluster: flavorCluster(t, "a1:A100:r1:8")})
+	require.NoError(t, err)
+	runOnFlavor(t, g, "low", "train", quota.Low, 8, "a1", "a100", 1)
+	d, err := g.Decide(flavorWork(t, "w", "train", quota.Normal, 1, 8, 2, ""))
+	require.NoError(t, err)
+	require.True(t, d.Admitted(), d.Message())
+	assert.Equal(t, []string{"any:Placement", "a100:Preempt"}, tried(d.Flavors[0]))
+	assert.Equal(t, "a100", d.Flavors[0].Flavor)
+	require.Len(t, d.Plan, 1)
+	assert.Equal(t, "a100", d.Plan[0].Workload.Flavors["gpu"])
+}
+
+// Groups are walked in the queue's order and the first that fails ends the decision:
+// a failing GPU group leaves the CPU group unevaluated. And no group is chosen again
+// for a later one's sake: GPUs take h100, whose label then rules out the only CPU
+// flavor with quota, though a100 would have suited it.
+func TestFlavorGroupsInOrderWithoutGoingBack(t *testing.T) {
+	zoneH := quota.Flavor{Name: "cpu-h", Labels: map[string]string{"model": "H100"}}
+	zoneA := quota.Flavor{Name: "cpu-a", Labels: map[string]string{"model": "A100"}}
+	build := func(gpuQuota quota.Quantity) *Gate {
+		tr, err := quota.NewTree(quota.TreeSpec{Flavors: []quota.Flavor{h100, a100, zoneH, zoneA},
+			Nodes: []quota.NodeSpec{{Name: "q", Kind: quota.KindQueue,
+				Groups: []quota.ResourceGroup{{Resources: []string{"gpu"}, Flavors: []string{"h100", "a100"}}, {Resources: []string{"cpu"}, Flavors: []string{"cpu-a", "cpu-h"}}},
+				Quotas: map[string]quota.NodeQuota{"gpu@h100": {Nominal: gpuQuota}, "gpu@a100": {Nominal: gpuQuota}, "cpu@cpu-a": {Nominal: 64000}}}}})
+		require.NoError(t, err)
+		g, err := New(tr, Options{Cluster: twoModels(t)})
+		require.NoError(t, err)
+		return g
+	}
+	spec, err := gang.ParseSpec([]byte(`{"minMember": 1}`))
+	require.NoError(t, err)
+	gt, err := gang.Compile(spec)
+	require.NoError(t, err)
+	req, err := gt.Requests([]string{"gpu", "cpu"}, map[string]map[string]int64{"": {"gpu": 8, "cpu": 1000}})
+	require.NoError(t, err)
+	w := Workload{ID: "w", Queue: "q", Priority: quota.Normal, Gang: &Gang{Tree: gt, Requests: req, Name: "job"}}
+
+	d, err := build(0).Decide(w)
+	require.NoError(t, err)
+	assert.False(t, d.Admitted())
+	require.Len(t, d.Flavors, 1, "the CPU group is never looked at")
+	assert.Equal(t, "", d.Flavors[0].Flavor)
+
+	d, err = build(8).Decide(w)
+	require.NoError(t, err)
+	assert.False(t, d.Admitted(), d.Message())
+	require.Len(t, d.Flavors, 2)
+	assert.Equal(t, "h100", d.Flavors[0].Flavor, "GPUs fit h100 first, and stay there")
+	assert.Equal(t, []string{"cpu-a:LabelConflict", "cpu-h:ExceedsMax"}, tried(d.Flavors[1]), "cpu-h has no quota at all")
+}
