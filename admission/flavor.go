@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/poolgate/poolgate/internal/enum"
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
@@ -34,7 +35,7 @@ const (
 var flavorModeNames = [...]string{FlavorNoFit: "NoFit", FlavorFit: "Fit", FlavorBorrow: "Borrow", FlavorPreempt: "Preempt"}
 
 // String returns the mode's name.
-func (m FlavorMode) String() string { return nameOf(flavorModeNames[:], int(m), "FlavorMode") }
+func (m FlavorMode) String() string { return enum.Name(flavorModeNames[:], m, "FlavorMode") }
 
 // FlavorPass says why a flavor was passed over.
 type FlavorPass uint8
@@ -67,7 +68,7 @@ var flavorPassNames = [...]string{PassNone: "None", PassSelector: "Selector", Pa
 	PassNoNodes: "NoNodes", PassExceedsMax: "ExceedsMax", PassQuota: "Quota", PassCapacity: "Capacity", PassPlacement: "Placement"}
 
 // String returns the reason's name.
-func (p FlavorPass) String() string { return nameOf(flavorPassNames[:], int(p), "FlavorPass") }
+func (p FlavorPass) String() string { return enum.Name(flavorPassNames[:], p, "FlavorPass") }
 
 // severity ranks a reason: higher is more severe. The three reasons that no change of
 // usage can lift rank alike.
@@ -104,7 +105,7 @@ var flavorPreemptionNames = [...]string{NoPreemption: "None", PreemptReclaim: "R
 
 // String returns the kind's name.
 func (k FlavorPreemption) String() string {
-	return nameOf(flavorPreemptionNames[:], int(k), "FlavorPreemption")
+	return enum.Name(flavorPreemptionNames[:], k, "FlavorPreemption")
 }
 
 // FlavorTry is what one flavor offered a group when the gate looked at it.
@@ -169,14 +170,6 @@ func (t FlavorTry) tryText() string {
 		return t.Passed.String()
 	}
 	return t.Mode.String()
-}
-
-// nameOf returns names[i], or kind(i) for a value without a name.
-func nameOf(names []string, i int, kind string) string {
-	if i >= 0 && i < len(names) && names[i] != "" {
-		return names[i]
-	}
-	return kind + "(" + strconv.Itoa(i) + ")"
 }
 
 // maxFlavorPaths bounds the flavor assignments one queue offers (the product of its

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/poolgate/poolgate/internal/enum"
 	"github.com/poolgate/poolgate/naming"
 )
 
@@ -73,18 +74,10 @@ const (
 	TryNextFlavor
 )
 
+var flavorStepNames = [...]string{StepDefault: "Default", MayStopSearch: "MayStopSearch", TryNextFlavor: "TryNextFlavor"}
+
 // String returns the step's name.
-func (s FlavorStep) String() string {
-	switch s {
-	case StepDefault:
-		return "Default"
-	case MayStopSearch:
-		return "MayStopSearch"
-	case TryNextFlavor:
-		return "TryNextFlavor"
-	}
-	return "FlavorStep(" + strconv.Itoa(int(s)) + ")"
-}
+func (s FlavorStep) String() string { return enum.Name(flavorStepNames[:], s, "FlavorStep") }
 
 // FlavorPreference ranks the flavors a walk looked at when none ended it.
 type FlavorPreference uint8
@@ -102,17 +95,12 @@ const (
 	PreemptionOverBorrowing
 )
 
+var flavorPreferenceNames = [...]string{PreferenceDefault: "Default", BorrowingOverPreemption: "BorrowingOverPreemption",
+	PreemptionOverBorrowing: "PreemptionOverBorrowing"}
+
 // String returns the preference's name.
 func (p FlavorPreference) String() string {
-	switch p {
-	case PreferenceDefault:
-		return "Default"
-	case BorrowingOverPreemption:
-		return "BorrowingOverPreemption"
-	case PreemptionOverBorrowing:
-		return "PreemptionOverBorrowing"
-	}
-	return "FlavorPreference(" + strconv.Itoa(int(p)) + ")"
+	return enum.Name(flavorPreferenceNames[:], p, "FlavorPreference")
 }
 
 // Fungibility is how a queue walks the flavors of its groups. The zero Fungibility is
