@@ -1,7 +1,6 @@
 package admission
 
 import (
-	"maps"
 	"strconv"
 )
 
@@ -47,7 +46,7 @@ func (g *Gate) Apply(c CycleResult) error {
 		st := step{victims: victims}
 		st.admit = &record{w: p.w, ask: p.ask, fl: p.fl, admitted: c.Now, placement: clonePlacement(s.placement)}
 		if s.ask != nil {
-			st.admit.ask, st.admit.w.Flavors = *s.ask, maps.Clone(s.flavors)
+			st.admit.ask, st.admit.w.Flavors = *s.ask, s.flavors
 		}
 		steps = append(steps, st)
 	}

@@ -27,4 +27,8 @@ type ask struct {
 	// another flavor's pairs frees nothing this flavor may use by the rules, even on
 	// nodes two flavors share.
 	flavored bool
+	// names is, for the ask of a whole assignment of flavors, the flavor of each
+	// resource it asks for: what the running workload's Workload.Flavors says. It is
+	// built with the menu and never written, so records share it.
+	names map[string]string
 }

@@ -29,17 +29,25 @@ func (g *Gate) assign(s *state, p *plans, r *record) (Decision, []*record, *ask)
 	fung := g.menu.fung[r.leaf-1]
 	steps := fa.first
 	choices := make([]FlavorChoice, 0, len(fa.groups))
+	// One allocation holds what every group tries.
+	n := 0
+	for _, gi := range fa.groups {
+		n += len(groups[gi].flavors)
+	}
+	tries := make([]FlavorTry, 0, n)
 	var last *flavorStep
 	var lastEv evaluation
 	for _, gi := range fa.groups {
 		mg := &groups[gi]
 		choice := FlavorChoice{Resources: askedOf(mg, fa.gen)}
+		start := len(tries)
 		best, worst := -1, -1
 		var bestEv, passEv evaluation
 		for i := range steps {
 			ev := g.evaluate(s, p, &steps[i], r)
 			name := mg.flavors[steps[i].flavor].name
-			choice.Tried = append(choice.Tried, FlavorTry{Flavor: name, Mode: ev.mode, Preemption: ev.kind, Level: ev.level, Passed: ev.passed})
+			tries = append(tries, FlavorTry{Flavor: name, Mode: ev.mode, Preemption: ev.kind, Level: ev.level, Passed: ev.passed})
+			choice.Tried = tries[start:len(tries):len(tries)]
 			if ev.mode == FlavorNoFit {
 				if worst < 0 || ev.passed.severity() < passEv.passed.severity() {
 					worst, passEv = i, ev
@@ -136,6 +144,9 @@ func (g *Gate) evaluate(s *state, p *plans, st *flavorStep, r *record) evaluatio
 		}
 	}
 	for j, v := range a.vec {
+		if v == 0 {
+			continue
+		}
 		res := quota.ResourceID(j)
 		if pot := g.tree.Potential(a.leaf, res); v > pot {
 			d := Decision{Outcome: Pending, Reason: ReasonFit, Queue: g.tree.Name(a.leaf), Request: a.vec,

@@ -1,7 +1,6 @@
 package admission
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/poolgate/poolgate/quota"
@@ -26,12 +25,14 @@ import (
 //     and re-checks as a quota plan.
 //
 // w may be pending (Commit then takes it out of the queue) but not running; a pending
-// gang's minimum requirement and placement request are not worked out again. Decide
-// returns an error only for malformed input. For a workload without a gang that needs
-// no plan it allocates once: the seal Commit checks the decision against, which holds
-// the gate's copy and the caller's of a request of up to two resources; a plan's trial
-// evictions go to a quota.Draft over the live tree and, for a gang, a copy of the
-// cluster, never to the gate.
+// gang's minimum requirement and placement request, and a pending workload's menu of
+// flavors, are not worked out again. Decide returns an error only for malformed input.
+// For a workload without a gang that needs no plan, on a gate without flavors, it
+// allocates once: the seal Commit checks the decision against, which holds the gate's
+// copy and the caller's of a request of up to two resources; a plan's trial evictions
+// go to a quota.Draft over the live tree and, for a gang, a copy of the cluster, never
+// to the gate. With flavors it also allocates the explanation of the flavors it tried
+// and, for work that is not pending, the menu it walks.
 func (g *Gate) Decide(w Workload) (Decision, error) {
 	var r record
 	if err := g.resolvePending(w, &r); err != nil {
@@ -44,7 +45,7 @@ func (g *Gate) Decide(w Workload) (Decision, error) {
 	d, _, a := g.decide(&s, &p, &r)
 	d.Searches = s.searches
 	if a != nil {
-		r.ask, r.w.Flavors = *a, flavorsOf(d.Flavors)
+		r.ask, r.w.Flavors = *a, a.names
 	}
 	g.sealDecision(&d, &r)
 	return d, nil
@@ -52,13 +53,14 @@ func (g *Gate) Decide(w Workload) (Decision, error) {
 
 // resolvePending resolves w into r, reusing the record of the pending workload of the
 // same ID when w is that workload, so that a gang's minimum requirement and placement
-// request are worked out once per submission. A workload without a gang is resolved
-// again: that is as cheap as the lookup.
+// request, and a workload's menu of flavors, are worked out once per submission. A
+// workload without a gang on a gate without flavors is resolved again: that is as
+// cheap as the lookup.
 func (g *Gate) resolvePending(w Workload, r *record) (err error) {
 	if !g.usable() {
 		return errUnusable()
 	}
-	if w.Gang != nil {
+	if w.Gang != nil || g.menu != nil {
 		if p, ok := g.pending.get(w.ID); ok && p.w.same(w) {
 			*r = *p
 			return nil
@@ -94,24 +96,14 @@ func (g *Gate) decide(s *state, p *plans, r *record) (Decision, []*record, *ask)
 	return d, victims, a
 }
 
-// flavorsOf returns the flavor of every resource the choices name.
-func flavorsOf(choices []FlavorChoice) map[string]string {
-	if len(choices) == 0 {
-		return nil
-	}
-	out := map[string]string{}
-	for _, c := range choices {
-		for _, r := range c.Resources {
-			out[r] = c.Flavor
-		}
-	}
-	return out
-}
-
 // sealDecision seals d, the decision for r, and gives d the host's own copy of the
 // request.
 func (g *Gate) sealDecision(d *Decision, r *record) {
 	s := &decided{gate: g.self, gen: g.usageGen}
+	if r.fl != nil {
+		g.sealFlavored(d, r, s)
+		return
+	}
 	n := len(r.vec)
 	var own, host []quota.Quantity
 	if n <= inlineRequest {
@@ -122,9 +114,9 @@ func (g *Gate) sealDecision(d *Decision, r *record) {
 	}
 	copy(own, r.vec)
 	copy(host, r.vec)
-	s.own.w, s.own.ask, s.own.fl = r.w, r.ask, r.fl
+	s.own.w, s.own.ask = r.w, r.ask
 	s.own.vec = own
-	if r.w.Gang == nil && r.fl == nil {
+	if r.w.Gang == nil {
 		s.own.w.Request = own
 	} else {
 		s.own.w.Request = slices.Clone(r.w.Request)
@@ -133,15 +125,34 @@ func (g *Gate) sealDecision(d *Decision, r *record) {
 	d.seal = s
 	d.Request = host
 	d.Workload = r.w
-	switch {
-	case r.fl != nil:
-		d.Workload.Request = slices.Clone(r.w.Request)
-		d.Workload.Flavors = maps.Clone(r.w.Flavors)
-	case d.Workload.Gang == nil:
+	d.Workload.Request = nil
+	if d.Workload.Gang == nil {
 		d.Workload.Request = host
-	default:
+	}
+}
+
+// sealFlavored is sealDecision for work with a menu of flavors, whose charge (the
+// menu's, or the chosen flavors') is the gate's own and never written: the seal keeps
+// it as it is, and one allocation holds the host's copy of it and both copies of the
+// workload's own request.
+func (g *Gate) sealFlavored(d *Decision, r *record, s *decided) {
+	n, m := len(r.vec), len(r.w.Request)
+	buf := make([]quota.Quantity, n+2*m)
+	host, ownReq, hostReq := buf[:n:n], buf[n:n+m:n+m], buf[n+m:]
+	copy(host, r.vec)
+	copy(ownReq, r.w.Request)
+	copy(hostReq, r.w.Request)
+	s.own = *r
+	s.own.w.Request = ownReq
+	s.sealed = seal(d, &s.own)
+	d.seal = s
+	d.Request = host
+	d.Workload = r.w
+	d.Workload.Request = hostReq
+	if m == 0 {
 		d.Workload.Request = nil
 	}
+	d.Workload.Flavors = nil // Decision.Flavors says them; the running workload carries them
 }
 
 // judge looks, for r left pending by d, at whether r could run at all under the

@@ -380,11 +380,20 @@ func (b *pathBuilder) steps(k int, before []chosen) []flavorStep {
 			st.next = b.steps(k+1, path)
 			continue
 		}
+		names := map[string]string{}
+		for _, c := range path {
+			for i, at := range c.group.at {
+				if b.fa.gen[at] > 0 {
+					names[c.group.res[i]] = c.flavor.name
+				}
+			}
+		}
 		if len(path) == 1 {
 			st.full = st.eval
+			st.full.names = names
 			continue
 		}
-		st.full = &ask{leaf: b.leaf, guaranteed: b.guaranteed, vec: make([]quota.Quantity, b.nres), place: place, sig: st.eval.sig, flavored: true}
+		st.full = &ask{leaf: b.leaf, guaranteed: b.guaranteed, vec: make([]quota.Quantity, b.nres), place: place, sig: st.eval.sig, flavored: true, names: names}
 		for _, c := range path {
 			b.charge(st.full.vec, c.group, c.flavor)
 		}

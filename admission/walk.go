@@ -1,7 +1,6 @@
 package admission
 
 import (
-	"maps"
 	"slices"
 	"time"
 
@@ -195,8 +194,7 @@ func (w *walk) decide(r *record, at int) {
 	}
 	sl := seal(d, r)
 	if chosen != nil {
-		sl.ask, sl.flavors = chosen, flavorsOf(d.Flavors)
-		d.Workload.Flavors = maps.Clone(sl.flavors)
+		sl.ask, sl.flavors = chosen, chosen.names
 	}
 	if at >= 0 {
 		w.res.Decisions[at], w.res.sealed[at] = *d, sl

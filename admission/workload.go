@@ -41,7 +41,8 @@ type Workload struct {
 	// (resource → flavor) of work that runs: the gate sets it on what it admits
 	// (RunningWorkload.Workload) and AddRunning needs it for work already running. The
 	// gate chooses the flavors of work it decides, so Submit and Decide do not read it,
-	// and work that waits again has none.
+	// a decision's Workload has none (its Flavors field says what it chose), and work
+	// that waits again has none.
 	Flavors map[string]string
 }
 

@@ -9,10 +9,11 @@
 // run from its module cache copy by run.sh.
 //
 // Its benchmarks are in its test files: the quota check on Kueue's four reference
-// trees (quota_test.go) and the dominant resource share of fair sharing on the same
-// trees (drs_test.go). tools.go keeps the Kueue packages whose own benchmarks run.sh
-// runs in the module graph. scheduler/poolgate_shapes_bench_test.go.in is the file
-// run.sh adds to a scratch copy of Kueue's scheduler package for the shapes Kueue's
-// own TAS benchmark lacks: its greedy path, a fragmented cluster and a GPU-model
-// selector.
+// trees (quota_test.go), the dominant resource share of fair sharing on the same
+// trees (drs_test.go), and Kueue's flavor assigner choosing among 1, 2 and 8 GPU
+// models (flavors_test.go). tools.go keeps the Kueue packages whose own benchmarks
+// run.sh runs in the module graph. scheduler/poolgate_shapes_bench_test.go.in is the
+// file run.sh adds to a scratch copy of Kueue's scheduler package for the shapes
+// Kueue's own TAS benchmark lacks: its greedy path, a fragmented cluster and a
+// GPU-model selector.
 package kueuepeer

@@ -25,6 +25,10 @@
 #        tas-snapshot  Kueue's own BenchmarkTASFlavorSnapshot, the per-cycle TAS
 #                    snapshot, unmodified (poolgate: bench's BenchmarkTASSnapshot,
 #                    Clone for mode=reuse and NewCluster for mode=invalidate-every-cycle)
+#        flavors     Kueue's flavor assigner (FlavorAssigner.Assign with the scheduler's
+#                    preemption oracle) on 1, 2 and 8 GPU models, fit, borrow and preempt
+#                    (BenchmarkFlavorAssigner in flavors_test.go; poolgate: bench's
+#                    BenchmarkFlavorDecide, Gate.Decide on a gate with the same flavors)
 #   -n count     go test -count, default 5
 #   -t benchtime go test -benchtime, default go's (1s), and 2s for the tas families
 #   -o dir       also keep the raw outputs, one directory per family, in dir
@@ -35,7 +39,7 @@
 # removed on exit (and, with -o, to dir); the module cache is only read.
 set -euo pipefail
 
-usage() { sed -n '4,35p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,39p' "$0" | sed 's/^# \{0,1\}//'; }
 
 families=quota,drs count=5 benchtime= keep= check=1
 while getopts 'f:n:t:o:sh' opt; do
@@ -213,6 +217,10 @@ for family in "${selected[@]}"; do
   tas-snapshot)
     side kueue-v0.19.2 "$here" sigs.k8s.io/kueue/pkg/cache/scheduler '' '^BenchmarkTASFlavorSnapshot$' "$tas_bt"
     side poolgate "$root" ./bench '' '^BenchmarkTASSnapshot$' "$tas_bt" 's#^BenchmarkTASSnapshot/#BenchmarkTASFlavorSnapshot/#'
+    ;;
+  flavors)
+    side kueue-v0.19.2 "$here" . '^TestFlavors$' '^BenchmarkFlavorAssigner$' "$benchtime"
+    side poolgate "$root" ./bench '^TestFlavorFixtures$' '^BenchmarkFlavorDecide$' "$benchtime" 's#^BenchmarkFlavorDecide/#BenchmarkFlavorAssigner/#'
     ;;
   *)
     echo "unknown family $family" >&2
