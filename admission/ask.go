@@ -22,10 +22,10 @@ type ask struct {
 	// sig its signature, by which the search cache knows it.
 	place *topology.Request
 	sig   *placeSig
-	// flavored reports an ask of chosen flavors: every plan for it, one that frees
-	// nodes included, evicts only work charged on a pair it asks for, since work on
-	// another flavor's pairs frees nothing this flavor may use by the rules, even on
-	// nodes two flavors share.
+	// flavored reports an ask of chosen flavors: no plan for it, one that frees nodes
+	// included, evicts work charged on another flavor of a resource it asks for, since
+	// that frees the other flavor's room, not this one's, even on nodes two flavors
+	// share.
 	flavored bool
 	// names is, for the ask of a whole assignment of flavors, the flavor of each
 	// resource it asks for: what the running workload's Workload.Flavors says. It is

@@ -8,13 +8,14 @@ import (
 // assign decides r, a workload with a menu of flavors, against s: it walks the groups
 // r touches in its queue's order, each with the flavors chosen for the groups before
 // it fixed (no going back), and evaluates the group's flavors in order as decideOpen
-// decides their asks — the group's pairs charged, the gang's touched pod sets kept to
-// the flavor's nodes. Fungibility says where a group's walk may stop and which of the
-// flavors looked at wins. The first group with no flavor that would do ends the
-// decision: pending, for the least severe reason among its flavors. Otherwise the whole
-// assignment is decided at once, with one plan over every pair that needs one, and the
-// ask of that assignment returned for the admission to charge. Nothing is remembered
-// between decisions: equal states give equal assignments.
+// decides their asks — the group's pairs and the earlier groups' charged, the gang's
+// touched pod sets kept to the chosen flavors' nodes. Fungibility says where a group's
+// walk may stop and which of the flavors looked at wins. The first group with no
+// flavor that would do ends the decision: pending, for the least severe reason among
+// its flavors. Otherwise the last group's evaluation, which charges every chosen pair
+// and finds one plan for all of them, is the decision, and the ask of that assignment
+// is returned for the admission to charge. Nothing is remembered between decisions:
+// equal states give equal assignments.
 func (g *Gate) assign(s *state, p *plans, r *record) (Decision, []*record, *ask) {
 	fa := r.fl
 	if len(fa.groups) == 0 {
@@ -73,11 +74,9 @@ func (g *Gate) assign(s *state, p *plans, r *record) (Decision, []*record, *ask)
 		last, lastEv = &steps[best], bestEv
 		steps = last.next
 	}
+	// The last group was evaluated with every chosen pair and label: its decision,
+	// with one plan over all of them, is the assignment's.
 	d, victims := lastEv.d, lastEv.victims
-	if last.full != last.eval {
-		// Several groups: one decision of the whole assignment, with one plan.
-		d, victims = g.decideOpen(s, p, last.full, r.w)
-	}
 	d.Flavors = choices
 	if d.Outcome != Admit {
 		return d, nil, nil

@@ -185,6 +185,26 @@ type flavorMenu struct {
 	// fungibility with defaults resolved.
 	groups [][]menuGroup
 	fung   []quota.Fungibility
+	// resOf maps each resource of the tree to the index in asked of the resource it is
+	// a pair of, −1 for a resource that is no pair of an asked one.
+	resOf []int
+}
+
+// otherFlavor reports whether c, what a workload is charged, holds a pair of another
+// flavor of a resource that a, an ask of chosen flavors, asks for: work that a plan for
+// a may not evict, since what it frees is another flavor's.
+func (m *flavorMenu) otherFlavor(c, a []quota.Quantity) bool {
+	for j, x := range c {
+		if x == 0 || a[j] > 0 || m.resOf[j] < 0 {
+			continue
+		}
+		for k, y := range a {
+			if y > 0 && m.resOf[k] == m.resOf[j] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // menuGroup is one resource group of a queue.
@@ -244,6 +264,13 @@ func newFlavorMenu(t *quota.Tree) (*flavorMenu, error) {
 			m.groups[n-1] = append(m.groups[n-1], mg)
 		}
 	}
+	for _, name := range t.Resources() {
+		at := -1
+		if r, _, ok := quota.SplitPair(name); ok {
+			at = slices.Index(m.asked, r)
+		}
+		m.resOf = append(m.resOf, at)
+	}
 	return m, nil
 }
 
@@ -287,15 +314,17 @@ type flavorStep struct {
 	// passed is PassSelector or PassLabelConflict when the flavor is not eligible
 	// whatever the cluster holds.
 	passed FlavorPass
-	// eval is what the gate evaluates the flavor with: this group's pairs charged,
-	// the placement restricted to this flavor's labels and those chosen before.
+	// eval is what the gate evaluates the flavor with: the pairs of this flavor and of
+	// the flavors chosen for the groups before charged, the placement restricted to
+	// their labels. The earlier groups come along so that a plan found for them is
+	// found again, with what this group needs, in one plan: a group's evaluation on
+	// its own would find the room an earlier group's plan frees still taken.
 	eval *ask
 	// sels are the node selectors of the touched pod sets under eval's restriction,
 	// each of which some node must match (else PassNoNodes).
 	sels []topology.Selector
-	// full is, for the last touched group, the whole assignment's ask: every chosen
-	// pair charged, every touched pod set restricted. It is eval when one group is
-	// touched.
+	// full is, for the last touched group, the whole assignment's ask: eval, with
+	// the names of the chosen flavors.
 	full *ask
 	// next are the choices for the next touched group.
 	next []flavorStep
@@ -372,7 +401,9 @@ func (b *pathBuilder) steps(k int, before []chosen) []flavorStep {
 			}
 		}
 		st.eval = &ask{leaf: b.leaf, guaranteed: b.guaranteed, vec: make([]quota.Quantity, b.nres), place: place, flavored: true}
-		b.charge(st.eval.vec, g, f)
+		for _, c := range path {
+			b.charge(st.eval.vec, c.group, c.flavor)
+		}
 		if place != nil {
 			st.eval.sig = signature(place)
 		}
@@ -380,23 +411,15 @@ func (b *pathBuilder) steps(k int, before []chosen) []flavorStep {
 			st.next = b.steps(k+1, path)
 			continue
 		}
-		names := map[string]string{}
+		st.eval.names = map[string]string{}
 		for _, c := range path {
 			for i, at := range c.group.at {
 				if b.fa.gen[at] > 0 {
-					names[c.group.res[i]] = c.flavor.name
+					st.eval.names[c.group.res[i]] = c.flavor.name
 				}
 			}
 		}
-		if len(path) == 1 {
-			st.full = st.eval
-			st.full.names = names
-			continue
-		}
-		st.full = &ask{leaf: b.leaf, guaranteed: b.guaranteed, vec: make([]quota.Quantity, b.nres), place: place, sig: st.eval.sig, flavored: true, names: names}
-		for _, c := range path {
-			b.charge(st.full.vec, c.group, c.flavor)
-		}
+		st.full = st.eval
 	}
 	return out
 }

@@ -703,3 +703,71 @@ func TestFlavorGroupsInOrderWithoutGoingBack(t *testing.T) {
 	assert.Equal(t, "h100", d.Flavors[0].Flavor, "GPUs fit h100 first, and stay there")
 	assert.Equal(t, []string{"cpu-a:LabelConflict", "cpu-h:ExceedsMax"}, tried(d.Flavors[1]), "cpu-h has no quota at all")
 }
+
+// twoGroupGate is a gate of queues q0 and q1 under a cohort, each offering GPUs in one
+// flavor recent and CPUs in std, with the given GPU quotas and ample CPU, on c.
+func twoGroupGate(t *testing.T, c *topology.Cluster, gpus0, gpus1 quota.Quantity) *Gate {
+	t.Helper()
+	q := func(name string, gpus quota.Quantity) quota.NodeSpec {
+		return quota.NodeSpec{Name: name, Parent: "org", Kind: quota.KindQueue,
+			Groups: []quota.ResourceGroup{{Resources: []string{"gpu"}, Flavors: []string{"recent"}}, {Resources: []string{"cpu"}, Flavors: []string{"std"}}},
+			Quotas: map[string]quota.NodeQuota{"gpu@recent": {Nominal: gpus}, "cpu@std": {Nominal: 64000}}}
+	}
+	tr, err := quota.NewTree(quota.TreeSpec{Flavors: []quota.Flavor{{Name: "recent", Labels: map[string]string{"model": "G2"}}, {Name: "std"}},
+		Nodes: []quota.NodeSpec{{Name: "org", Kind: quota.KindCohort}, q("q0", gpus0), q("q1", gpus1)}})
+	require.NoError(t, err)
+	g, err := New(tr, Options{Cluster: c})
+	require.NoError(t, err)
+	return g
+}
+
+// podWith is a one-pod gang asking gpus GPUs and cpus milli-CPU.
+func podWith(t *testing.T, id, queue string, p quota.Priority, gpus, cpus int64, n int) Workload {
+	t.Helper()
+	spec, err := gang.ParseSpec([]byte(`{"minMember": 1}`))
+	require.NoError(t, err)
+	gt, err := gang.Compile(spec)
+	require.NoError(t, err)
+	req, err := gt.Requests([]string{"gpu", "cpu"}, map[string]map[string]int64{"": {"gpu": gpus, "cpu": cpus}})
+	require.NoError(t, err)
+	return Workload{ID: WorkloadID(id), Queue: queue, Priority: p, Gang: &Gang{Tree: gt, Requests: req, Name: "job"}, Submitted: at(n)}
+}
+
+// A later group is evaluated with the earlier groups' pairs: the CPU group's placement
+// counts on the GPU group's reclaim, and the two make one plan. Evaluated alone, the
+// CPU group would find the GPUs still taken and leave HIGH work waiting behind LOW.
+func TestFlavorLaterGroupSeesTheEarlierPlan(t *testing.T) {
+	c, err := topology.NewCluster([]string{"hostname"}, []topology.Node{{Name: "g1",
+		Labels: map[string]string{"hostname": "g1", "model": "G2"}, Free: topology.Resources{"gpu": 2, "cpu": 64000}}})
+	require.NoError(t, err)
+	g := twoGroupGate(t, c, 1, 1)
+	low := podWith(t, "low", "q1", quota.Low, 2, 1000, 1)
+	low.Flavors = map[string]string{"gpu": "recent", "cpu": "std"}
+	pl := topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: "g1", Pods: 1, Shape: topology.Resources{"gpu": 2, "cpu": 1000}}}}
+	require.NoError(t, g.AddRunning(low, at(1), &pl))
+	d, err := g.Decide(podWith(t, "high", "q0", quota.High, 1, 1000, 2))
+	require.NoError(t, err)
+	require.True(t, d.Admitted(), "%s %v", d.Message(), d.Flavors)
+	require.Len(t, d.Flavors, 2)
+	assert.Equal(t, PreemptReclaim, d.Flavors[0].Preemption)
+	require.Len(t, d.Plan, 1)
+	assert.Equal(t, WorkloadID("low"), d.Plan[0].Workload.ID)
+}
+
+// Freeing a node for a flavor may take the queue's LOW work that holds no GPUs of
+// another flavor: here a CPU-only pod that fills the node's CPU.
+func TestFlavorNodePlanTakesWorkOfNoOtherFlavor(t *testing.T) {
+	c, err := topology.NewCluster([]string{"hostname"}, []topology.Node{{Name: "t1",
+		Labels: map[string]string{"hostname": "t1", "model": "G2"}, Free: topology.Resources{"gpu": 1, "cpu": 1000}}})
+	require.NoError(t, err)
+	g := twoGroupGate(t, c, 1, 0)
+	low := podWith(t, "cpu-low", "q0", quota.Low, 0, 1000, 1)
+	low.Flavors = map[string]string{"cpu": "std"}
+	pl := topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: "t1", Pods: 1, Shape: topology.Resources{"cpu": 1000}}}}
+	require.NoError(t, g.AddRunning(low, at(1), &pl))
+	d, err := g.Decide(podWith(t, "high", "q0", quota.High, 1, 500, 2))
+	require.NoError(t, err)
+	require.True(t, d.Admitted(), "%s %v", d.Message(), d.Flavors)
+	require.Len(t, d.Plan, 1)
+	assert.Equal(t, WorkloadID("cpu-low"), d.Plan[0].Workload.ID)
+}

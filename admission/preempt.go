@@ -63,7 +63,8 @@ func (s *state) fillBackQuota(a *ask, removed []*record) {
 // the removed ones in order, and the caller gives their usage back. For the quota plan
 // (quotaOnly), candidates are the LOW workloads that use a resource a asks for; for a
 // plan that frees nodes, every LOW workload of a's queue is one too, whatever it uses,
-// unless a is an ask of chosen flavors: then only work on a pair it asks for.
+// except, for an ask of chosen flavors, work charged on another flavor of a resource
+// it asks for.
 //
 // The re-check of a candidate c of another queue: on some resource that c uses — one
 // that a asks for, if c uses any — c's queue borrows, and so does its top-level cohort
@@ -84,7 +85,13 @@ func (g *Gate) pass(s *state, books ledger, a *ask, quotaOnly bool, done func() 
 			return false
 		}
 		asked := overlaps(c.vec, a.vec)
-		if (quotaOnly || a.flavored) && !asked || c.leaf != a.leaf && !g.eligible(books, c, a, asked) {
+		skip := quotaOnly && !asked
+		if a.flavored && !asked && !quotaOnly {
+			// Freeing nodes for a flavor takes no work of another flavor of what it
+			// asks for: that frees the other flavor's room, not this one's.
+			skip = g.menu.otherFlavor(c.vec, a.vec)
+		}
+		if skip || c.leaf != a.leaf && !g.eligible(books, c, a, asked) {
 			return true
 		}
 		_ = books.Remove(c.leaf, c.vec)
