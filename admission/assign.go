@@ -137,7 +137,7 @@ func (g *Gate) evaluate(s *state, p *plans, st *flavorStep, r *record) evaluatio
 	a := st.eval
 	if s.cluster != nil {
 		for _, sel := range st.sels {
-			if !s.cluster.HasMatchingNode(sel) {
+			if !s.cluster.HasNodeFor(sel) {
 				return g.passed(r, PassNoNodes, Decision{})
 			}
 		}
@@ -263,7 +263,7 @@ func (g *Gate) bareHolds(st *flavorStep) bool {
 		return true
 	}
 	for _, sel := range st.sels {
-		if !g.bare.HasMatchingNode(sel) {
+		if !g.bare.HasNodeFor(sel) {
 			return false
 		}
 	}

@@ -321,8 +321,8 @@ type flavorStep struct {
 	// its own would find the room an earlier group's plan frees still taken.
 	eval *ask
 	// sels are the node selectors of the touched pod sets under eval's restriction,
-	// each of which some node must match (else PassNoNodes).
-	sels []topology.Selector
+	// compiled, each of which some node must match (else PassNoNodes).
+	sels []topology.CompiledSelector
 	// full is, for the last touched group, the whole assignment's ask: eval, with
 	// the names of the chosen flavors.
 	full *ask
@@ -437,9 +437,9 @@ func (b *pathBuilder) charge(vec []quota.Quantity, g *menuGroup, f *menuFlavor) 
 // leaf's own selector excludes one of the flavor's label values (PassSelector), or its
 // labels disagree with those of a flavor chosen for an earlier group the same leaf
 // touches (PassLabelConflict). Keys a flavor does not carry are not compared.
-func restrict(base *topology.Request, path []chosen) (*topology.Request, []topology.Selector, FlavorPass) {
+func restrict(base *topology.Request, path []chosen) (*topology.Request, []topology.CompiledSelector, FlavorPass) {
 	out := *base
-	var sels []topology.Selector
+	var sels []topology.CompiledSelector
 	pass := PassNone
 	var walk func(g *topology.Group) topology.Group
 	walk = func(g *topology.Group) topology.Group {
@@ -480,7 +480,10 @@ func restrict(base *topology.Request, path []chosen) (*topology.Request, []topol
 			c.Selector = sel
 		}
 		if touchedLast {
-			sels = append(sels, c.Selector)
+			// The base selector passed the request's checks and the flavor's labels add
+			// single values: the selector compiles.
+			cs, _ := topology.CompileSelector(c.Selector)
+			sels = append(sels, cs)
 		}
 		return c
 	}

@@ -188,11 +188,33 @@ func (c *Cluster) SelectorWithin(inner, outer Selector) bool {
 // cordoned node counts: it is still there). An empty selector matches any node; an
 // invalid one matches none.
 func (c *Cluster) HasMatchingNode(s Selector) bool {
-	sel, err := compileSelector(s, "selector")
-	if err != nil || c == nil {
+	cs, err := CompileSelector(s)
+	if err != nil {
 		return false
 	}
-	m := c.matchAll(sel)
+	return c.HasNodeFor(cs)
+}
+
+// CompiledSelector is a Selector checked and put in canonical form once, for a host
+// that asks the same question of it many times (HasNodeFor). The zero value matches
+// every node.
+type CompiledSelector struct{ sel *selector }
+
+// CompileSelector checks s, as every search would, and compiles it.
+func CompileSelector(s Selector) (CompiledSelector, error) {
+	sel, err := compileSelector(s, "selector")
+	if err != nil {
+		return CompiledSelector{}, err
+	}
+	return CompiledSelector{sel: sel}, nil
+}
+
+// HasNodeFor is HasMatchingNode of a compiled selector.
+func (c *Cluster) HasNodeFor(cs CompiledSelector) bool {
+	if c == nil {
+		return false
+	}
+	m := c.matchAll(cs.sel)
 	for i := range c.names {
 		if !c.gone(int32(i)) && (m == nil || m[i]) {
 			return true

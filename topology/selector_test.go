@@ -226,4 +226,11 @@ func TestHasMatchingNode(t *testing.T) {
 	assert.False(t, c.HasMatchingNode(topology.Selector{"model": {"H100"}}))
 	var none *topology.Cluster
 	assert.False(t, none.HasMatchingNode(nil))
+
+	cs, err := topology.CompileSelector(topology.Selector{"model": {"A100", "A100"}})
+	require.NoError(t, err)
+	assert.True(t, c.HasNodeFor(cs))
+	assert.True(t, c.HasNodeFor(topology.CompiledSelector{}), "the zero value matches every node")
+	_, err = topology.CompileSelector(topology.Selector{"": {"x"}})
+	assert.Error(t, err)
 }

@@ -23,7 +23,10 @@ const (
 	// placed on it equals its capacity, per resource; every running gang is placed.
 	CheckNodes Check = iota + 1
 	// CheckQueues: every queue's usage equals the sum of its running workloads'
-	// requests, all priorities (Total) and HIGH/NORMAL (Guaranteed).
+	// requests, all priorities (Total) and HIGH/NORMAL (Guaranteed); in flavors mode
+	// each request is charged on the pairs of the flavors its workload runs on, every
+	// resource it asks for has one, and the running work holds no more of a pair than
+	// the nodes of its flavor hold.
 	CheckQueues
 	// CheckWork: the finished, running and pending workloads together are exactly the
 	// submitted ones, each once.
@@ -33,16 +36,20 @@ const (
 	// CheckInversion: no HIGH or NORMAL workload waits for fit or placement while
 	// evicting its candidates would let it run (CheckInversions).
 	CheckInversion
+	// CheckLabels: every pod runs on a node that its node selector (the GPU models it
+	// accepts) and, in flavors mode, the labels of its flavors allow.
+	CheckLabels
 )
 
 var checkText = [...]string{CheckNodes: "node accounting", CheckQueues: "queue accounting",
-	CheckWork: "nothing lost", CheckVictims: "no HIGH/NORMAL victim", CheckInversion: "no priority inversion"}
+	CheckWork: "nothing lost", CheckVictims: "no HIGH/NORMAL victim", CheckInversion: "no priority inversion",
+	CheckLabels: "node labels"}
 
 // String returns the check's name, e.g. "node accounting".
 func (c Check) String() string { return enum.Name(checkText[:], c, "Check") }
 
 // checks lists every Check in order.
-var checks = []Check{CheckNodes, CheckQueues, CheckWork, CheckVictims, CheckInversion}
+var checks = []Check{CheckNodes, CheckQueues, CheckWork, CheckVictims, CheckInversion, CheckLabels}
 
 // Violation is one failed check: which, in which cycle, at what simulated time, and
 // what was wrong.
@@ -75,6 +82,8 @@ type checkRound struct {
 	every      int
 	mark       []uint8
 	inversions inversionCheck
+	// held and charge are the sums per pair and one workload's charge, for check 2.
+	held, charge []quota.Quantity
 }
 
 // newCheckRound returns the buffers of the checks of a replay of jobs jobs.
@@ -95,6 +104,9 @@ func (s *Sim) check(res *admission.CycleResult) {
 	s.checkQueues(running, full)
 	s.checkWork(running, full)
 	s.checkVictims(res)
+	if full {
+		s.checkRunning(running)
+	}
 	t := s.clock()
 	c := &s.checks.inversions
 	c.reset(s.gate, cluster, s.lowInOrder)
@@ -119,6 +131,7 @@ func (s *Sim) checkEnd() {
 	s.checkNodes(s.gate.Cluster(), running, true)
 	s.checkQueues(running, true)
 	s.checkWork(running, true)
+	s.checkRunning(running)
 	s.model.clean()
 }
 
@@ -279,6 +292,64 @@ func (s *Sim) checkQueues(running []admission.RunningWorkload, full bool) {
 	}
 	for _, q := range slices.Sorted(maps.Keys(total)) {
 		s.violate(CheckQueues, "work runs in queue "+q+", which the replay did not create")
+	}
+	held := append(s.checks.held[:0], make([]quota.Quantity, len(s.resources))...)
+	for k := range s.queues {
+		for j, x := range s.model.total[k] {
+			held[j] += x
+		}
+	}
+	for j, x := range held {
+		if int64(x) > s.pairCap[j] {
+			s.violate(CheckQueues, "the running work holds "+x.String()+" "+s.resources[j]+", its nodes "+itoa(s.pairCap[j]))
+		}
+	}
+	s.checks.held = held
+}
+
+// checkRunning is the full pass's part of checks 2 and 6 on the gate's own running
+// work: in flavors mode each workload runs on the flavors (Workload.Flavors) that the
+// cycle admitting it chose, and its charge (RunningWorkload.Request) is its request on
+// their pairs; and every pod runs on a node its node selector and, in flavors mode, its
+// flavors' labels allow.
+func (s *Sim) checkRunning(running []admission.RunningWorkload) {
+	for _, r := range running {
+		i, ok := s.index[r.Workload.ID]
+		if !ok {
+			continue // check 3 reports it
+		}
+		j := &s.jobs[i]
+		if s.fl != nil {
+			q, known := s.model.queueIndex[r.Queue]
+			if !known {
+				q = -1
+			}
+			charge := append(s.checks.charge[:0], make([]quota.Quantity, len(s.resources))...)
+			for _, why := range s.fl.charge(charge, q, j.ask, r.Workload.Flavors) {
+				s.violate(CheckQueues, "running workload "+string(r.Workload.ID)+", which "+why)
+			}
+			if !sameCharge(r.Request, charge) {
+				s.violate(CheckQueues, "running workload "+string(r.Workload.ID)+" holds "+vectorText(s.resources, r.Request)+
+					", its flavors make "+vectorText(s.resources, charge))
+			}
+			s.checks.charge = charge
+			for k, res := range podResources {
+				if f := r.Workload.Flavors[res]; j.state == runningState && f != j.flavors[k] {
+					s.violate(CheckQueues, "running workload "+string(r.Workload.ID)+" runs on flavor "+strconv.Quote(f)+" of "+res+
+						", the cycle that admitted it chose "+strconv.Quote(j.flavors[k]))
+				}
+			}
+		}
+		if r.Placement == nil {
+			continue // check 1 reports it
+		}
+		for _, a := range r.Placement.Assignments {
+			if n, ok := s.nodeIndex[a.Node]; ok {
+				if why := offNodes(s.fl, r.Workload.Flavors, j.models, s.labels[n]); why != "" {
+					s.violate(CheckLabels, "running workload "+string(r.Workload.ID)+" has pods on node "+a.Node+" of "+why)
+				}
+			}
+		}
 	}
 }
 

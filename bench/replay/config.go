@@ -32,6 +32,12 @@ type Config struct {
 	// MaxViolations is how many violations of each check the report describes; every
 	// violation is counted. 0 means 100.
 	MaxViolations int
+	// Flavors builds the gate from a quota tree with two GPU flavors instead of a pool
+	// set: every node is labelled with the GPU class of its model (classOf), each class
+	// is a flavor, and every pool is a queue that offers GPUs in both, its quota a share
+	// of each; work asks for "gpu" and the gate chooses the class. See the package doc,
+	// "Flavors".
+	Flavors bool
 	// SkipChecks turns the checks after each cycle off, for benchmarks that only need
 	// the state a replay reaches; a report then finds no violation because it looked
 	// for none, and says so.

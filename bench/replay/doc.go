@@ -15,8 +15,8 @@
 //
 // # Non-goals
 //
-// It is not a scheduler simulator: it models no pod start-up, no node failures, no
-// per-device GPU sharing and no node selectors, and it replays arrivals and lifetimes
+// It is not a scheduler simulator: it models no pod start-up, no node failures and no
+// per-device GPU sharing, and it replays arrivals and lifetimes
 // as recorded, not the production scheduler's decisions. It does not test the gate's
 // rules one by one (package admission's tests do); it checks invariants that must hold
 // whatever the rules decide, and one rule, no priority inversion, re-derived on its
@@ -61,7 +61,8 @@
 //     leaves over belongs to no pool, so LOW work may borrow it). The gate is
 //     admission.NewForPools on that set with the cluster's total milli-GPU as its
 //     capacity: one resource, "gpu", counted in milli-GPU. Pod i of the list goes to
-//     pool i mod P (its shared leaf), every copy of it too.
+//     pool i mod P (its shared leaf), every copy of it too. Config.Flavors builds the
+//     gate from a quota tree with flavors instead (see Flavors below).
 //   - Time: a pod arrives at creation_time / Squeeze seconds after TraceStart, a fixed
 //     instant; Copies submits the whole trace that many times at once, copy c of pod p
 //     with ID "p#c" (copy 0 included, so IDs look alike). A pod runs for its lifetime
@@ -69,6 +70,46 @@
 //     creation_time for a pod never scheduled — from its admission. A preempted pod
 //     (Apply re-queues it with its original submit time) restarts: admitted again, it
 //     runs its whole lifetime again, and the completion of the run it lost is dropped.
+//
+// # Flavors
+//
+// With Config.Flavors (the command's -flavors) the gate chooses the GPU model class of
+// every GPU pod, as resource flavors (docs/rules.md, Resource flavors):
+//
+//   - Every node carries the label gpuclass with the class of its model: legacy for
+//     NVIDIA's T4, V100 (16 and 32 GB) and P100, recent for every other model (the A10
+//     and Alibaba's G2 and G3, which the trace does not disclose). On the embedded node
+//     list that is 590 nodes with 4,706 GPUs against 623 with 1,506: about even by
+//     node, three to one by GPU (recent = G2, G3, A10 and T4 would leave the other
+//     class 664 GPUs, 11 %).
+//   - Two GPU flavors, recent and legacy, each with its class as its one label, and a
+//     flavor std without labels for CPU and memory.
+//   - The tree: a root cohort "cluster" and one queue per pool, pool0 … pool{P-1}. A
+//     queue lists two resource groups: {gpu} in both GPU flavors, pool i offering class
+//     i mod 2 first (pool0 recent then legacy, pool1 legacy then recent), so that each
+//     class is the first choice of half the pools; then {cpu, memory} in std. Its
+//     nominal quota of gpu@f is its share (Config.Quota, else an equal split, rounded
+//     down) of the milli-GPU of f's nodes, what rounding leaves being the root's; of
+//     cpu@std and memory@std, all the nodes hold, so that they never bind: the pool set
+//     charges GPUs only, and CPU and memory are left to the nodes in both modes. Every
+//     queue has the default fungibility (stop at a flavor that fits by borrowing, look
+//     further past one that needs preemption). The gate is admission.New on that tree
+//     and the same cluster; Workload.Queue names the pool's queue.
+//   - Why a second group rather than asking the gate for GPUs only: a gate with
+//     flavors refuses a positive request of a resource its queue does not cover, and a
+//     gang that asked no CPU or memory would be placed without them, on nodes that the
+//     selectors mode finds full. Putting CPU and memory in the GPU group instead would
+//     keep CPU-only pods on one class.
+//   - Pods keep their node selector on model; the gate chooses the flavor, so a pod
+//     naming only legacy models runs on legacy nodes whatever its pool prefers.
+//
+// The checks follow the pairs: the model charges a running pod's request on the pairs
+// of the flavors its admission chose (Decision.Flavors), not on what the gate says it
+// charged, and a decision whose charge differs, or that leaves a resource asked
+// without a flavor, is a violation of check 2, as is running work whose
+// Workload.Flavors differ from that choice; check 6 holds every pod to the labels of
+// its flavors; the inversion check tries every assignment of flavors (see
+// CheckInversions).
 //
 // # Cycles
 //
@@ -128,7 +169,13 @@
 //     equals the model's sum of its running workloads' requests, and its HIGH/NORMAL
 //     usage (Guaranteed) the sum of its HIGH and NORMAL ones. The full pass also sums
 //     the gate's running workloads' Request by queue, which must give the same, and
-//     reports work running in a queue the replay did not create.
+//     reports work running in a queue the replay did not create. Usage is per resource
+//     of the tree: per pair resource@flavor in flavors mode, where the model's request
+//     of a running workload is its pod's request on the pairs of its flavors, every
+//     resource it asks for must have a flavor its queue offers, and the gate's charge
+//     (Decision.Request; in the full pass RunningWorkload.Request) must equal it. After
+//     every cycle, too, the running work of all queues holds no more of a resource or
+//     pair than the nodes do (of a pair r@f, r on the nodes with f's labels).
 //  3. CheckWork: finished + running + pending = submitted, so that a workload lost,
 //     invented or listed twice shows. After every cycle: the cycle's decisions name
 //     exactly the workloads the model has pending, each once (a cycle decides all
@@ -154,7 +201,14 @@
 //     a CPU-only HIGH pod can reclaim a node from borrowed GPU work; and a workload
 //     that would fit and be placed without any eviction is not an inversion (capacity
 //     that a later plan in the same cycle freed waits for it, and the next cycle,
-//     which victims always bring, admits it).
+//     which victims always bring, admits it). In flavors mode the waiting workload
+//     may run on any assignment of its queue's flavors to the groups it asks for that
+//     its node selector allows and its HIGH/NORMAL quota leaves room for: it is
+//     inverted when evicting the candidates lets one of them fit and be placed on its
+//     flavors' nodes, and none runs without.
+//  6. CheckLabels: every admitted pod, and in the full pass every running one, is on
+//     a node of a model its node selector names (gpu_spec) and, in flavors mode,
+//     carrying the labels of every flavor it runs on.
 //
 // The round after a cycle copies none of the gate's work: apart from the inversion
 // check's copies of the tree and cluster and its placement searches, it costs time in

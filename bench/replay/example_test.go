@@ -47,6 +47,6 @@ func Example() {
 	//   LOW         3 admissions: p50 0, p99 110, max 110
 	// GPU placed    mean 21.2 % of capacity over the replay, 50.0 % over the 100 s that work waited; max 100.0 %
 	// wall time     not measured (no clock)
-	// violations    node accounting 0, queue accounting 0, nothing lost 0, no HIGH/NORMAL victim 0, no priority inversion 0
+	// violations    node accounting 0, queue accounting 0, nothing lost 0, no HIGH/NORMAL victim 0, no priority inversion 0, node labels 0
 	// result        ok: every check held after every cycle and all work ran
 }

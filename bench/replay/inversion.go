@@ -2,6 +2,7 @@ package replay
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -42,7 +43,13 @@ type Inversion struct {
 //     removed, its request fits the tree and its gang is placed (the placement request
 //     the gate builds, exact), unless it fits and is placed without evicting anyone:
 //     then capacity that later decisions of the same cycle freed is waiting for it,
-//     and the next cycle admits it.
+//     and the next cycle admits it;
+//   - on a gate with flavors, its request is whatever an assignment of flavors to the
+//     resource groups of its queue that it asks for charges on their pairs, with every
+//     pod kept to the nodes of its flavors' labels: every such assignment is tried,
+//     except those that a pod's node selector or the labels of the flavors of its other
+//     groups rule out and those its queue's HIGH/NORMAL usage leaves no room for on a
+//     pair; it is inverted when one runs with the candidates evicted and none without.
 //
 // Verdicts are cached by queue and request shape within one call, so a deep queue of
 // identical pods costs one placement search per shape. A placement search that runs
@@ -182,6 +189,9 @@ func (c *inversionCheck) inverted(d *admission.Decision) (bool, error) {
 	if err != nil || v == nil {
 		return false, err
 	}
+	if c.tree.HasFlavors() {
+		return c.invertedFlavored(v, d)
+	}
 	for j, x := range d.Request {
 		if x > 0 && j < len(v.usage.Nominal) && v.usage.Guaranteed[j].Add(x) > v.usage.Nominal[j] {
 			return false, nil
@@ -193,11 +203,15 @@ func (c *inversionCheck) inverted(d *admission.Decision) (bool, error) {
 	key := c.keyOf(d)
 	inv, seen := c.verdicts[string(key)]
 	if !seen {
+		var req *topology.Request
+		if req, err = c.request(d); err != nil {
+			return false, err
+		}
 		// Without evictions in the cycle, the state after it holds no more free capacity
 		// than the workload was decided on, so it cannot run now without a plan.
-		if inv, err = c.runs(v.tree, v.cluster, v.node, d); err == nil && inv && c.evicted {
+		if inv, err = c.runs(v.tree, v.cluster, v.node, d, d.Request, req); err == nil && inv && c.evicted {
 			var now bool
-			now, err = c.runs(c.tree, c.cluster, v.node, d)
+			now, err = c.runs(c.tree, c.cluster, v.node, d, d.Request, req)
 			inv = !now
 		}
 		if err != nil {
@@ -208,25 +222,184 @@ func (c *inversionCheck) inverted(d *admission.Decision) (bool, error) {
 	return inv, nil
 }
 
-// runs reports whether d's request fits queue n of t and its gang is placed on cl.
-func (c *inversionCheck) runs(t *quota.Tree, cl *topology.Cluster, n quota.NodeID, d *admission.Decision) (bool, error) {
-	fit, err := t.Fits(n, d.Request)
+// invertedFlavored judges a pending decision on a gate with flavors. The workload may
+// run on any assignment of its queue's flavors to the resource groups it asks for
+// (alternatives): it is inverted when, on one whose pairs its queue's HIGH/NORMAL usage
+// leaves room for, evicting the candidates lets it fit and be placed on the flavors'
+// nodes, while on none it fits and is placed without an eviction.
+func (c *inversionCheck) invertedFlavored(v *queueView, d *admission.Decision) (bool, error) {
+	if len(v.taken) == 0 {
+		return false, nil
+	}
+	key := c.keyOf(d)
+	if inv, seen := c.verdicts[string(key)]; seen {
+		return inv, nil
+	}
+	alts, err := c.alternatives(v, d)
+	if err != nil {
+		return false, err
+	}
+	inv := false
+	for i := 0; i < len(alts) && !inv && err == nil; i++ {
+		inv, err = c.runs(v.tree, v.cluster, v.node, d, alts[i].vec, alts[i].place)
+	}
+	for i := 0; i < len(alts) && inv && c.evicted && err == nil; i++ {
+		var now bool
+		now, err = c.runs(c.tree, c.cluster, v.node, d, alts[i].vec, alts[i].place)
+		inv = !now
+	}
+	if err != nil {
+		return false, err
+	}
+	c.verdicts[string(key)] = inv
+	return inv, nil
+}
+
+// request returns the placement request of d's gang, exact, or nil without a gang or a
+// cluster.
+func (c *inversionCheck) request(d *admission.Decision) (*topology.Request, error) {
+	g := d.Workload.Gang
+	if g == nil || c.cluster == nil {
+		return nil, nil
+	}
+	req, err := c.cluster.FromGang(g.Tree, g.Requests, topology.GangOptions{Name: g.Name, Exact: true})
+	if err != nil {
+		return nil, &ConfigError{Field: "decision", Value: string(d.Workload.ID), Rule: "has a gang the cluster cannot take", Err: err}
+	}
+	return &req, nil
+}
+
+// runs reports whether the request vec of d fits queue n of t and the placement
+// request req (nil: none) is placed on cl.
+func (c *inversionCheck) runs(t *quota.Tree, cl *topology.Cluster, n quota.NodeID, d *admission.Decision, vec []quota.Quantity, req *topology.Request) (bool, error) {
+	fit, err := t.Fits(n, vec)
 	if err != nil {
 		return false, &ConfigError{Field: "decision", Value: string(d.Workload.ID), Rule: "does not fit-check on the gate's tree", Err: err}
 	}
-	g := d.Workload.Gang
-	if !fit.OK || g == nil || cl == nil {
+	if !fit.OK || req == nil || cl == nil {
 		return fit.OK, nil
 	}
-	req, err := cl.FromGang(g.Tree, g.Requests, topology.GangOptions{Name: g.Name, Exact: true})
-	if err != nil {
-		return false, &ConfigError{Field: "decision", Value: string(d.Workload.ID), Rule: "has a gang the cluster cannot take", Err: err}
-	}
-	res, err := cl.Place(req, topology.Options{})
+	res, err := cl.Place(*req, topology.Options{})
 	if err != nil {
 		return false, &ConfigError{Field: "decision", Value: string(d.Workload.ID), Rule: "has a gang the cluster cannot place", Err: err}
 	}
 	return res.Outcome == topology.Placed, nil
+}
+
+// alternative is one assignment of flavors to the resource groups a workload asks
+// for: what it charges on the tree's pairs, and its placement request with every pod
+// kept to the nodes of its flavors (nil without a cluster or a gang).
+type alternative struct {
+	vec   []quota.Quantity
+	place *topology.Request
+}
+
+// alternatives returns the assignments of flavors that d's workload could get in its
+// queue, by the flavor rules re-derived from the tree: every flavor of each resource
+// group it asks for, in the queue's order, combined with those of the other groups,
+// except the assignments that its queue's HIGH/NORMAL usage leaves no room for on
+// some pair (quota's business, never an inversion) and those that a pod's node
+// selector or the labels of the flavors chosen for its other groups rule out.
+func (c *inversionCheck) alternatives(v *queueView, d *admission.Decision) ([]alternative, error) {
+	asked := map[string]int64{}
+	if g := d.Workload.Gang; g != nil {
+		min, err := g.Tree.MinRequest(g.Requests)
+		if err != nil {
+			return nil, &ConfigError{Field: "decision", Value: string(d.Workload.ID), Rule: "has a gang without a minimum", Err: err}
+		}
+		for i, r := range min.Resources {
+			asked[r] += min.Request[i]
+		}
+	} else {
+		for j, r := range c.gate.Resources() {
+			asked[r] += int64(at(d.Workload.Request, j))
+		}
+	}
+	base, err := c.request(d)
+	if err != nil {
+		return nil, err
+	}
+	var touched []quota.ResourceGroup
+	for _, g := range c.tree.Groups(v.node) {
+		if slices.ContainsFunc(g.Resources, func(r string) bool { return asked[r] > 0 }) {
+			touched = append(touched, g)
+		}
+	}
+	var out []alternative
+	chosen := make([]quota.Flavor, len(touched))
+	var walk func(k int)
+	walk = func(k int) {
+		if k < len(touched) {
+			for _, f := range touched[k].Flavors {
+				chosen[k], _ = c.tree.Flavor(f)
+				walk(k + 1)
+			}
+			return
+		}
+		alt := alternative{vec: make([]quota.Quantity, c.tree.NumResources())}
+		for i, g := range touched {
+			for _, r := range g.Resources {
+				if id, ok := c.tree.Resource(quota.PairName(r, chosen[i].Name)); ok {
+					alt.vec[id] += quota.Quantity(asked[r])
+				}
+			}
+		}
+		for j, x := range alt.vec {
+			if x > 0 && at(v.usage.Guaranteed, j).Add(x) > at(v.usage.Nominal, j) {
+				return
+			}
+		}
+		if base != nil {
+			root, ok := restrict(base.Root, touched, chosen)
+			if !ok {
+				return
+			}
+			alt.place = &topology.Request{Root: root, Sets: base.Sets}
+		}
+		out = append(out, alt)
+	}
+	walk(0)
+	return out, nil
+}
+
+// restrict returns g with every leaf's node selector narrowed to the labels of the
+// flavors chosen for the groups its pods ask for, or false when a leaf's selector
+// excludes one of those labels' values or two of the flavors disagree on a label.
+// Keys a flavor does not carry are not compared.
+func restrict(g topology.Group, groups []quota.ResourceGroup, chosen []quota.Flavor) (topology.Group, bool) {
+	if len(g.Children) > 0 {
+		children := make([]topology.Group, len(g.Children))
+		for i := range g.Children {
+			var ok bool
+			if children[i], ok = restrict(g.Children[i], groups, chosen); !ok {
+				return g, false
+			}
+		}
+		g.Children = children
+		return g, true
+	}
+	sel := maps.Clone(g.Selector)
+	labels := map[string]string{}
+	for i, rg := range groups {
+		if !slices.ContainsFunc(rg.Resources, func(r string) bool { return g.Shape[r] > 0 }) {
+			continue
+		}
+		for k, v := range chosen[i].Labels {
+			if prev, ok := labels[k]; ok && prev != v {
+				return g, false
+			}
+			labels[k] = v
+			if vs, ok := g.Selector[k]; ok && !slices.Contains(vs, v) {
+				return g, false
+			}
+			if sel == nil {
+				sel = topology.Selector{}
+			}
+			sel[k] = []string{v}
+		}
+	}
+	g.Selector = sel
+	return g, true
 }
 
 // view returns the queue's view, building it on first use: walk the candidates in

@@ -32,7 +32,7 @@ func newSmallGate(t *testing.T) *smallGate {
 func newSmallGateOf(t *testing.T, pools *quota.PoolSet) *smallGate {
 	t.Helper()
 	nodes := mustNodes(t, "n1,8000,8192,2,T4", "n2,8000,8192,2,T4")
-	cluster, _, err := clusterOf(nodes)
+	cluster, _, _, err := clusterOf(nodes, false)
 	require.NoError(t, err)
 	g, err := admission.NewForPools(pools, 0, admission.Options{Cluster: cluster})
 	require.NoError(t, err)

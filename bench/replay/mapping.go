@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -28,24 +29,29 @@ const (
 var podResources = []string{resGPU, resCPU, resMemory}
 
 // clusterOf builds the topology of the node list, model above hostname, and returns
-// it with its capacity in milli-GPU.
-func clusterOf(nodes []NodeRow) (*topology.Cluster, int64, error) {
+// it with its capacity in milli-GPU and every node's labels; classes labels every node
+// with the GPU class of its model too (flavors mode).
+func clusterOf(nodes []NodeRow, classes bool) (*topology.Cluster, int64, []map[string]string, error) {
 	tn := make([]topology.Node, len(nodes))
+	labels := make([]map[string]string, len(nodes))
 	var capacity int64
 	for i, n := range nodes {
 		gpu, ok := mul(n.GPU, 1000)
 		if !ok || capacity > math.MaxInt64/2-gpu {
-			return nil, 0, &ConfigError{Field: "nodes", Value: n.SN, Rule: "GPU capacity is out of range"}
+			return nil, 0, nil, &ConfigError{Field: "nodes", Value: n.SN, Rule: "GPU capacity is out of range"}
 		}
 		capacity += gpu
-		tn[i] = topology.Node{Name: n.SN, Labels: map[string]string{levelModel: n.Model, levelHostname: n.SN},
-			Free: nodeCapacity(n)}
+		labels[i] = map[string]string{levelModel: n.Model, levelHostname: n.SN}
+		if classes {
+			labels[i][labelClass] = classOf(n.Model)
+		}
+		tn[i] = topology.Node{Name: n.SN, Labels: maps.Clone(labels[i]), Free: nodeCapacity(n)}
 	}
 	c, err := topology.NewCluster([]string{levelModel, levelHostname}, tn)
 	if err != nil {
-		return nil, 0, &ConfigError{Field: "nodes", Value: strconv.Itoa(len(nodes)) + " nodes", Rule: "do not make a cluster", Err: err}
+		return nil, 0, nil, &ConfigError{Field: "nodes", Value: strconv.Itoa(len(nodes)) + " nodes", Rule: "do not make a cluster", Err: err}
 	}
-	return c, capacity, nil
+	return c, capacity, labels, nil
 }
 
 // nodeCapacity is what a node offers: its GPUs in milli-GPU, its CPU and memory.

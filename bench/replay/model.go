@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,7 +27,9 @@ import (
 //   - free[n] is node n's capacity less the pods of the running jobs placed on it, per
 //     resource in podResources order;
 //   - total[q] and guaranteed[q] are the sums of the charged requests of queue q's
-//     running jobs, all priorities and HIGH/NORMAL, per resource of the gate;
+//     running jobs, all priorities and HIGH/NORMAL, per resource of the gate's tree (a
+//     job's charge is the cycle's Decision.Request, or in flavors mode its pod's
+//     request on the pairs of the flavors the decision chose);
 //   - every running LOW job's current run is in low or fresh, as a candidate of the
 //     inversion check with its placement compiled against the replay's own cluster
 //     (base), of which the gate's and every copy it hands out are clones; low is in
@@ -111,7 +114,11 @@ func (m *model) charge(q int, guaranteed bool, request []quota.Quantity, sign in
 // start records that job i runs from now on, as the cycle's admission d says: its
 // queue, charged request and placement, compiled to pods per node. What the replay
 // cannot account for is a violation: a placement missing or naming an unknown node or
-// resource, a queue the replay did not create.
+// resource, a queue the replay did not create. In flavors mode the charge is the
+// model's own — the pod's request put on the pairs of the flavors the decision gives
+// it — and a decision that charges otherwise, or leaves a resource asked without a
+// flavor, is a violation too; so is a pod placed where its node selector or its
+// flavors' labels do not allow.
 //
 // The job keeps copies of the request and of the placement's assignments: a cycle
 // hands out its requests carved from one array, and a reference would keep every
@@ -119,20 +126,29 @@ func (m *model) charge(q int, guaranteed bool, request []quota.Quantity, sign in
 func (s *Sim) start(i int, d *admission.Decision, now time.Time) {
 	j := &s.jobs[i]
 	j.state, j.run, j.admitted = runningState, j.run+1, now
-	r := s.model.resources
-	j.charged = s.model.requests[i*r : (i+1)*r : (i+1)*r]
-	clear(j.charged)
-	copy(j.charged, d.Request)
-	j.placement = nil
-	if d.Placement != nil {
-		j.place.Assignments = append(j.place.Assignments[:0], d.Placement.Assignments...)
-		j.placement = &j.place
-	}
 	j.queue = -1
 	if q, ok := s.model.queueIndex[d.Queue]; ok {
 		j.queue = q
 	} else {
 		s.violate(CheckQueues, "admits "+string(j.w.ID)+" to queue "+d.Queue+", which the replay did not create")
+	}
+	r := s.model.resources
+	j.charged = s.model.requests[i*r : (i+1)*r : (i+1)*r]
+	var chosen map[string]string
+	if s.fl == nil {
+		clear(j.charged)
+		copy(j.charged, d.Request)
+	} else {
+		chosen = s.chosenFlavors(d)
+		s.chargeFlavored(j, chosen, d.Request, "admits ")
+		for k, res := range podResources {
+			j.flavors[k] = chosen[res]
+		}
+	}
+	j.placement = nil
+	if d.Placement != nil {
+		j.place.Assignments = append(j.place.Assignments[:0], d.Placement.Assignments...)
+		j.placement = &j.place
 	}
 	s.model.charge(j.queue, j.w.Priority.Guaranteed(), j.charged, 1)
 	j.pods = j.pods[:0]
@@ -158,6 +174,9 @@ func (s *Sim) start(i int, d *admission.Decision, now time.Time) {
 					", which asks for more than "+strings.Join(podResources, ", "))
 			}
 			j.pods = append(j.pods, p)
+			if why := offNodes(s.fl, chosen, j.models, s.labels[n]); why != "" {
+				s.violate(CheckLabels, "admits "+string(j.w.ID)+" with pods on node "+a.Node+" of "+why)
+			}
 		}
 	}
 	for _, p := range j.pods {
@@ -178,7 +197,68 @@ func (s *Sim) start(i int, d *admission.Decision, now time.Time) {
 		s.model.lowRun[i] = int32(j.run)
 	}
 	s.running++
-	s.gpuUsed += j.gpu
+	s.gpuUsed += j.ask[0]
+}
+
+// chosenFlavors returns the flavors an admitted decision chose, resource → flavor,
+// from its explanation (Decision.Flavors): a map the Sim reuses.
+func (s *Sim) chosenFlavors(d *admission.Decision) map[string]string {
+	if s.chosen == nil {
+		s.chosen = map[string]string{}
+	}
+	clear(s.chosen)
+	for _, c := range d.Flavors {
+		if c.Flavor == "" {
+			continue
+		}
+		for _, r := range c.Resources {
+			s.chosen[r] = c.Flavor
+		}
+	}
+	return s.chosen
+}
+
+// chargeFlavored sets job j's charge, in flavors mode, to its request on the pairs of
+// flavors, and reports as violations of check 2 what does not add up, and a request
+// (the gate's charge, nil for none) that differs from it. what starts the texts.
+func (s *Sim) chargeFlavored(j *job, flavors map[string]string, request []quota.Quantity, what string) {
+	for _, why := range s.fl.charge(j.charged, j.queue, j.ask, flavors) {
+		s.violate(CheckQueues, what+string(j.w.ID)+", which "+why)
+	}
+	if request != nil && !sameCharge(request, j.charged) {
+		s.violateLazy(CheckQueues, func() string {
+			return what + string(j.w.ID) + " charging " + vectorText(s.resources, request) + ", its flavors make " + vectorText(s.resources, j.charged)
+		})
+	}
+}
+
+// sameCharge reports whether the gate's charge a equals the model's b, entries past
+// either's end read as 0.
+func sameCharge(a, b []quota.Quantity) bool {
+	for j := range max(len(a), len(b)) {
+		if at(a, j) != at(b, j) {
+			return false
+		}
+	}
+	return true
+}
+
+// vectorText writes a charge as its non-zero entries, "gpu@recent 500, cpu@std 1000".
+func vectorText(names []string, v []quota.Quantity) string {
+	var parts []string
+	for j, x := range v {
+		if x != 0 {
+			name := "resource " + strconv.Itoa(j)
+			if j < len(names) {
+				name = names[j]
+			}
+			parts = append(parts, name+" "+x.String())
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // stop records that running job i no longer runs, released or evicted: its pods go
@@ -199,7 +279,7 @@ func (s *Sim) stop(i int) {
 	clear(j.place.Assignments)
 	j.pods, j.charged, j.placement, j.place.Assignments = j.pods[:0], nil, nil, j.place.Assignments[:0]
 	s.running--
-	s.gpuUsed -= j.gpu
+	s.gpuUsed -= j.ask[0]
 }
 
 // lowInOrder returns the model's running LOW work in candidate order. It drops the

@@ -20,7 +20,8 @@ import (
 )
 
 // scenario is a small random replay: a few nodes, a few dozen pods of every QoS
-// arriving over a few minutes, one to three pools, one or two copies.
+// arriving over a few minutes, one to three pools, one or two copies; in flavors mode
+// half the time, on nodes of both GPU classes, with some pods naming their models.
 type scenario struct {
 	nodes []NodeRow
 	pods  []PodRow
@@ -28,7 +29,7 @@ type scenario struct {
 }
 
 func (s scenario) String() string {
-	return fmt.Sprintf("%d nodes, %d pods, %d pools, %d copies", len(s.nodes), len(s.pods), s.cfg.Pools, s.cfg.Copies)
+	return fmt.Sprintf("%d nodes, %d pods, %d pools, %d copies, flavors %t", len(s.nodes), len(s.pods), s.cfg.Pools, s.cfg.Copies, s.cfg.Flavors)
 }
 
 // buildScenario derives a scenario from a seed. Pods are small enough for the largest
@@ -55,6 +56,19 @@ func buildScenario(seed int64) scenario {
 		sc.pods = append(sc.pods, p)
 	}
 	sc.cfg = Config{Squeeze: 1, Pools: 1 + r.Intn(3), Copies: 1 + r.Intn(2)}
+	if r.Intn(2) == 0 {
+		// Every model appears, so that a pod naming one can always run.
+		models := []string{"T4", "G2", "V100M32", "A10"}
+		sc.cfg.Flavors = true
+		for i := range sc.nodes {
+			sc.nodes[i].Model = models[i%len(models)]
+		}
+		for i := range sc.pods {
+			if sc.pods[i].NumGPU > 0 && r.Intn(3) == 0 {
+				sc.pods[i].GPUSpec = []string{models[r.Intn(min(len(models), len(sc.nodes)))]}
+			}
+		}
+	}
 	return sc
 }
 
@@ -149,7 +163,7 @@ func TestModelLaws(t *testing.T) {
 			}
 			r := sim.Report()
 			cycles, preemptions, inversions = cycles+r.Cycles, preemptions+r.Preemptions, inversions+r.Violated(CheckInversion)
-			for _, c := range []Check{CheckNodes, CheckQueues, CheckWork, CheckVictims} {
+			for _, c := range []Check{CheckNodes, CheckQueues, CheckWork, CheckVictims, CheckLabels} {
 				if r.Violated(c) > 0 {
 					return fmt.Sprintf("every %d: %s: %v", every, c, r.Described)
 				}

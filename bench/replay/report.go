@@ -74,8 +74,11 @@ type TraceInfo struct {
 	// Config is the configuration the replay ran with, defaults filled in (without
 	// its clock).
 	Config Config
-	// Quotas are the pools' quotas in milli-GPU.
+	// Quotas are the pools' quotas in milli-GPU: in flavors mode, each pool's quotas of
+	// the flavors added up.
 	Quotas []int64
+	// Flavors describes the GPU flavors of a replay in flavors mode; nil otherwise.
+	Flavors []FlavorInfo
 }
 
 // ReasonCount is how many pending decisions had one reason.
@@ -219,7 +222,7 @@ func (s *Sim) Report() Report {
 	cfg.Quota = slices.Clone(cfg.Quota)
 	r := Report{
 		Trace: TraceInfo{Nodes: len(s.capacities), Pods: len(s.jobs) / s.cfg.Copies, GPUSpec: st.gpuSpec, Capacity: s.capacity,
-			Config: cfg, Quotas: s.cfg.quotas(s.capacity)},
+			Config: cfg, Quotas: s.quotas(), Flavors: cloneFlavors(s.flavors)},
 		Cycles: st.cycles, Ticks: len(st.samples), Submitted: s.next, Admissions: st.admissions, Preemptions: st.preemptions,
 		Finished: s.finished, Pending: s.pending, Running: s.running, Inadmissible: s.aside, MaxPending: st.maxPending, Searches: st.searches,
 		Cycle: latency(st.cycleLat), Apply: latency(st.applyLat), Check: latency(st.checkLat),
@@ -248,6 +251,33 @@ func (s *Sim) Report() Report {
 		r.Violations = append(r.Violations, ViolationCount{c, st.violations[c]})
 	}
 	return r
+}
+
+// quotas returns the pools' GPU quotas in milli-GPU, each pool's flavors' added up in
+// flavors mode.
+func (s *Sim) quotas() []int64 {
+	if s.flavors == nil {
+		return s.cfg.quotas(s.capacity)
+	}
+	out := make([]int64, s.cfg.Pools)
+	for _, f := range s.flavors {
+		for i, q := range f.Quotas {
+			out[i] += q
+		}
+	}
+	return out
+}
+
+// cloneFlavors returns a deep copy of the flavors' descriptions.
+func cloneFlavors(fl []FlavorInfo) []FlavorInfo {
+	if fl == nil {
+		return nil
+	}
+	out := slices.Clone(fl)
+	for i := range out {
+		out[i].Models, out[i].Quotas, out[i].First = slices.Clone(fl[i].Models), slices.Clone(fl[i].Quotas), slices.Clone(fl[i].First)
+	}
+	return out
 }
 
 // waitOf summarises one priority's waits.

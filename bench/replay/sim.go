@@ -8,7 +8,6 @@ import (
 
 	"github.com/poolgate/poolgate/admission"
 	"github.com/poolgate/poolgate/gang"
-	"github.com/poolgate/poolgate/naming"
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
@@ -32,10 +31,22 @@ type Sim struct {
 	nodeNames  []string
 	capacities [][3]int64
 	placed     [][3]int64
-	queues     []string
-	resources  []string
-	model      model
-	checks     checkRound
+	// labels are the nodes' labels as the replay gave them to the cluster.
+	labels []map[string]string
+	// queues are the leaf queues, pool by pool; resources the quota tree's resources,
+	// which usage and charged requests follow (pairs resource@flavor in flavors mode),
+	// and pairCap what the nodes hold of each.
+	queues    []string
+	resources []string
+	pairCap   []int64
+	// fl is flavors mode as the replay defines it, nil in the selectors mode; flavors
+	// describes its GPU flavors for the report; chosen holds the flavors of the
+	// admission the model is following (chosenFlavors).
+	fl      *flavorBook
+	flavors []FlavorInfo
+	chosen  map[string]string
+	model   model
+	checks  checkRound
 
 	jobs     []job
 	index    map[admission.WorkloadID]int
@@ -74,14 +85,19 @@ type job struct {
 	w        admission.Workload
 	arrival  time.Duration
 	lifetime time.Duration
-	gpu      int64
-	state    jobState
-	run      int
+	// ask is what the pod asks of each of podResources; models the GPU models it
+	// accepts (gpu_spec), nil for any.
+	ask    [3]int64
+	models []string
+	state  jobState
+	run    int
 	// While the job runs, what the model knows of it: its queue (an index into
-	// Sim.queues, -1 for one the replay did not create), the request the gate charged,
+	// Sim.queues, -1 for one the replay did not create), in flavors mode the flavor of
+	// each of podResources ("" for none), the request the gate charged,
 	// the admission time, the placement (&place, or nil when the cycle gave none) and
 	// its pods per node.
 	queue     int
+	flavors   [3]string
 	charged   []quota.Quantity
 	admitted  time.Time
 	placement *topology.Placement
@@ -97,9 +113,10 @@ func TraceStart() time.Time { return time.Date(2023, time.July, 10, 0, 0, 0, 0, 
 // New builds a replay of pods on the cluster of nodes: the cluster (levels model and
 // hostname), the pools and the gate, and every pod as a one-pod gang, Copies times,
 // waiting for its arrival. It returns a *ConfigError for a Config out of range, a
-// node list that makes no cluster, quotas that make no pool set, and pods whose
-// requests make no gang. Rows that did not come from ParseNodes and ParsePods may
-// still break the parsers' rules; the gate then refuses them during Step.
+// node list that makes no cluster, quotas that make no pool set (or no quota tree, in
+// flavors mode), and pods whose requests make no gang. Rows that did not come from
+// ParseNodes and ParsePods may still break the parsers' rules; the gate then refuses
+// them during Step.
 func New(cfg Config, nodes []NodeRow, pods []PodRow) (*Sim, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -108,41 +125,64 @@ func New(cfg Config, nodes []NodeRow, pods []PodRow) (*Sim, error) {
 	if len(nodes) == 0 {
 		return nil, &ConfigError{Field: "nodes", Value: "", Rule: "must list at least one node"}
 	}
-	cluster, capacity, err := clusterOf(nodes)
+	cluster, capacity, labels, err := clusterOf(nodes, cfg.Flavors)
 	if err != nil {
 		return nil, err
 	}
-	pools, names, err := poolsOf(cfg.quotas(capacity))
-	if err != nil {
-		return nil, err
-	}
-	gate, err := admission.NewForPools(pools, 0, admission.Options{Cluster: cluster})
-	if err != nil {
-		return nil, &ConfigError{Field: "quota", Value: formatFractions(cfg.Quota), Rule: "does not make a gate", Err: err}
-	}
-	s := &Sim{cfg: cfg, gate: gate, capacity: capacity, nodeIndex: map[string]int{},
+	s := &Sim{cfg: cfg, capacity: capacity, nodeIndex: map[string]int{}, labels: labels,
 		index: map[admission.WorkloadID]int{}, epoch: TraceStart()}
+	// targets are what workloads name as their queue, pool by pool.
+	var targets []string
+	var spec quota.TreeSpec
+	if cfg.Flavors {
+		spec, s.flavors = flavorTree(cfg, nodes)
+		tree, err := quota.NewTree(spec)
+		if err == nil {
+			s.gate, err = admission.New(tree, admission.Options{Cluster: cluster})
+		}
+		if err != nil {
+			return nil, &ConfigError{Field: "quota", Value: formatFractions(cfg.Quota), Rule: "does not make a gate with flavors", Err: err}
+		}
+		for i := range cfg.Pools {
+			s.queues = append(s.queues, poolName(i))
+		}
+		targets = s.queues
+	} else {
+		pools, names, err := poolsOf(cfg.quotas(capacity))
+		if err != nil {
+			return nil, err
+		}
+		if s.gate, err = admission.NewForPools(pools, 0, admission.Options{Cluster: cluster}); err != nil {
+			return nil, &ConfigError{Field: "quota", Value: formatFractions(cfg.Quota), Rule: "does not make a gate", Err: err}
+		}
+		for _, p := range names {
+			s.queues = append(s.queues, admission.SharedLeaf(p))
+			targets = append(targets, p.String())
+		}
+	}
 	for i, n := range nodes {
 		s.nodeIndex[n.SN] = i
 		s.nodeNames = append(s.nodeNames, n.SN)
 		s.capacities = append(s.capacities, [3]int64{n.GPU * 1000, n.CPUMilli, n.MemoryMiB})
 	}
 	s.placed = make([][3]int64, len(nodes))
-	for _, p := range names {
-		s.queues = append(s.queues, admission.SharedLeaf(p))
-	}
-	if err := s.addJobs(pods, names); err != nil {
+	if err := s.addJobs(pods, targets); err != nil {
 		return nil, err
 	}
-	s.resources = gate.Resources()
+	s.resources = s.gate.Tree().Resources()
+	if cfg.Flavors {
+		s.fl = newFlavorBook(spec, s.resources, s.queues)
+	}
+	s.pairCap = pairCapacities(s.resources, s.capacities, labels, s.fl)
 	s.model = newModel(cluster, s.capacities, s.queues, len(s.resources), len(s.jobs))
 	s.checks = newCheckRound(len(s.jobs))
 	s.stats = newStats(cfg.MaxViolations, countGPUSpec(pods))
 	return s, nil
 }
 
-// addJobs turns every copy of every pod into a job, ordered by arrival.
-func (s *Sim) addJobs(pods []PodRow, pools []naming.Name) error {
+// addJobs turns every copy of every pod into a job, ordered by arrival; pod i goes to
+// queues[i mod len(queues)].
+func (s *Sim) addJobs(pods []PodRow, queues []string) error {
 	// Pods that accept the same GPU models share one tree, and pods of one tree and
 	// shape one Requests value.
 	type kind struct {
@@ -150,6 +190,7 @@ func (s *Sim) addJobs(pods []PodRow, pools []naming.Name) error {
 		shape  shape
 	}
 	trees := map[string]*gang.Tree{}
+	accepts := map[string][]string{}
 	requests := map[kind]int{}
 	var shapes []gang.Requests
 	var kinds []*gang.Tree
@@ -168,6 +209,7 @@ func (s *Sim) addJobs(pods []PodRow, pools []naming.Name) error {
 					return &ConfigError{Field: "pods", Value: p.Name, Rule: "does not make a one-pod PodGroup", Err: err}
 				}
 				trees[models] = tree
+				accepts[models] = slices.Clone(p.GPUSpec)
 			}
 			k, ok := requests[kind{models, sh}]
 			if !ok {
@@ -187,10 +229,10 @@ func (s *Sim) addJobs(pods []PodRow, pools []naming.Name) error {
 			}
 			s.index[id] = len(s.jobs)
 			s.jobs = append(s.jobs, job{
-				w: admission.Workload{ID: id, Queue: pools[i%len(pools)].String(), Priority: priorityOf(p.QoS),
+				w: admission.Workload{ID: id, Queue: queues[i%len(queues)], Priority: priorityOf(p.QoS),
 					Gang:      &admission.Gang{Tree: kinds[k], Requests: shapes[k], Name: p.Name},
 					Submitted: s.epoch.Add(arrival)},
-				arrival: arrival, lifetime: lifetime(p), gpu: sh.gpu,
+				arrival: arrival, lifetime: lifetime(p), ask: [3]int64{sh.gpu, sh.cpu, sh.memory}, models: accepts[models],
 			})
 		}
 	}

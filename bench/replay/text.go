@@ -25,7 +25,31 @@ func (r Report) WriteText(w io.Writer) error {
 	for i, q := range r.Trace.Quotas {
 		pools[i] = "pool" + strconv.Itoa(i) + " " + milliGPU(q)
 	}
-	fmt.Fprintf(&b, "pools         %s GPUs of quota (all in milli-GPU inside the gate)\n", strings.Join(pools, ", "))
+	if fl := r.Trace.Flavors; fl != nil {
+		kinds := make([]string, len(fl))
+		for i, f := range fl {
+			kinds[i] = f.Name + " (no node)"
+			if f.Nodes > 0 {
+				kinds[i] = f.Name + " (" + strings.Join(f.Models, ", ") + ": " + count(f.Nodes, "node", "nodes") + ", " + milliGPU(f.Capacity) + " GPUs)"
+			}
+		}
+		fmt.Fprintf(&b, "flavors       gpu in %s, by the node label %s; cpu and memory in %s, without quota\n",
+			strings.Join(kinds, " or "), labelClass, flavorStd)
+		for i := range pools {
+			var parts []string
+			for _, name := range flavorOrder(i) {
+				for _, f := range fl {
+					if f.Name == name && i < len(f.Quotas) {
+						parts = append(parts, milliGPU(f.Quotas[i])+" "+f.Name)
+					}
+				}
+			}
+			pools[i] = "pool" + strconv.Itoa(i) + " " + strings.Join(parts, " then ")
+		}
+		fmt.Fprintf(&b, "pools         %s GPUs of quota, in the order each pool offers its flavors (all in milli-GPU inside the gate)\n", strings.Join(pools, ", "))
+	} else {
+		fmt.Fprintf(&b, "pools         %s GPUs of quota (all in milli-GPU inside the gate)\n", strings.Join(pools, ", "))
+	}
 	if r.Trace.GPUSpec > 0 {
 		fmt.Fprintf(&b, "note          %s pods name the GPU models they accept (gpu_spec), and run on nodes of those models only\n",
 			group(int64(r.Trace.GPUSpec)))

@@ -8,6 +8,7 @@
 //
 //	go run ./bench/replay/cmd/replay
 //	go run ./bench/replay/cmd/replay -copies 4 -svg bench/replay-gpushare40-4x.svg
+//	go run ./bench/replay/cmd/replay -trace gpushare40_models -copies 4 -flavors
 //	go run ./bench/replay/cmd/replay -pods my_pods.csv -nodes my_nodes.csv -pools 3 -quota 0.5,0.3,0.2
 //
 // See bench/README.md, "Replaying a production trace", for what is checked and how to
@@ -47,6 +48,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		maxViol  = fs.Int("max-violations", 20, "violations described per check (all are counted)")
 		svg      = fs.String("svg", "", "write the chart of pending depth, cycle latency and GPU use to this file")
 		progress = fs.Duration("progress", 0, "print a progress line to stderr this often in wall time (0: never)")
+		flavors  = fs.Bool("flavors", false, "label nodes with their GPU class and let the gate choose one of two GPU flavors per pod, from a quota tree, instead of a pool set")
 		noChecks = fs.Bool("no-checks", false, "skip the checks after each cycle, to time the gate alone (nothing is then verified)")
 		cpuProf  = fs.String("cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof reads it)")
 	)
@@ -90,7 +92,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	clock := func() time.Duration { return time.Since(start) }
 	sim, err := replay.New(replay.Config{Pools: *pools, Quota: fractions, Squeeze: *squeeze, Copies: *copies,
-		Period: *period, Clock: clock, MaxViolations: *maxViol, SkipChecks: *noChecks}, nodes, pods)
+		Period: *period, Clock: clock, MaxViolations: *maxViol, Flavors: *flavors, SkipChecks: *noChecks}, nodes, pods)
 	if err != nil {
 		fmt.Fprintln(stderr, "replay:", err)
 		return 2

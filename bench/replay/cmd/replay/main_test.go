@@ -36,6 +36,14 @@ func TestRunFromFiles(t *testing.T) {
 	assert.Equal(t, 0, code, errOut.String())
 	assert.Contains(t, out.String(), "result        all work ran; nothing was checked")
 	assert.NotContains(t, out.String(), "inversion check")
+
+	// -flavors lets the gate choose the GPU class: T4 is legacy, and the list has no
+	// recent node.
+	out.Reset()
+	code = run([]string{"-pods", pods, "-nodes", nodes, "-copies", "2", "-flavors"}, &out, &errOut)
+	assert.Equal(t, 0, code, errOut.String())
+	assert.Contains(t, out.String(), "flavors       gpu in recent (no node) or legacy (T4: 1 node, 2 GPUs)")
+	assert.Contains(t, out.String(), "result        ok")
 }
 
 // TestRunRefusesBadInput checks the exit code 2 and the message for bad flags and
