@@ -44,8 +44,8 @@ func runFlavorSequence(t *testing.T, seed int64, seen map[string]int) bool {
 	std := quota.Flavor{Name: "std"}
 	q := func(name string, order []string, h, a quota.Quantity) quota.NodeSpec {
 		return quota.NodeSpec{Name: name, Parent: "org", Kind: quota.KindQueue,
-			Groups: []quota.ResourceGroup{{Resources: []string{"gpu"}, Flavors: order}, {Resources: []string{"cpu"}, Flavors: []string{"std"}}},
-			Quotas: map[string]quota.NodeQuota{"gpu@h100": {Nominal: h}, "gpu@a100": {Nominal: a}, "cpu@std": {Nominal: 200000}},
+			Groups:      []quota.ResourceGroup{{Resources: []string{"gpu"}, Flavors: order}, {Resources: []string{"cpu"}, Flavors: []string{"std"}}},
+			Quotas:      map[string]quota.NodeQuota{"gpu@h100": {Nominal: h}, "gpu@a100": {Nominal: a}, "cpu@std": {Nominal: 200000}},
 			Fungibility: quota.Fungibility{WhenCanBorrow: quota.FlavorStep(rng.IntN(3)), WhenCanPreempt: quota.FlavorStep(rng.IntN(3))}}
 	}
 	tr, err := quota.NewTree(quota.TreeSpec{Flavors: []quota.Flavor{h100, a100, std},
