@@ -38,25 +38,31 @@ func (g *Gate) assign(s *state, p *plans, r *record) (Decision, []*record, *ask)
 	tries := make([]FlavorTry, 0, n)
 	var last *flavorStep
 	var lastEv evaluation
+	// Three slots hold the flavor being evaluated, the best so far and the least
+	// severe reason so far; they trade places instead of copying decisions.
+	var slots [3]evaluation
 	for _, gi := range fa.groups {
 		mg := &groups[gi]
 		choice := FlavorChoice{Resources: askedOf(mg, fa.gen)}
 		start := len(tries)
 		best, worst := -1, -1
-		var bestEv, passEv evaluation
+		cur, bestEv, passEv := &slots[0], &slots[1], &slots[2]
 		for i := range steps {
-			ev := g.evaluate(s, p, &steps[i], r)
+			*cur = g.evaluate(s, p, &steps[i], r)
+			ev := cur
 			name := mg.flavors[steps[i].flavor].name
 			tries = append(tries, FlavorTry{Flavor: name, Mode: ev.mode, Preemption: ev.kind, Level: ev.level, Passed: ev.passed})
 			choice.Tried = tries[start:len(tries):len(tries)]
 			if ev.mode == FlavorNoFit {
 				if worst < 0 || ev.passed.severity() < passEv.passed.severity() {
-					worst, passEv = i, ev
+					worst = i
+					cur, passEv = passEv, cur
 				}
 				continue
 			}
-			if best < 0 || ev.beats(bestEv, fung.Preference) {
-				best, bestEv = i, ev
+			if best < 0 || ev.beats(*bestEv, fung.Preference) {
+				best = i
+				cur, bestEv = bestEv, cur
 			}
 			if ev.ends(fung) {
 				break
@@ -71,7 +77,7 @@ func (g *Gate) assign(s *state, p *plans, r *record) (Decision, []*record, *ask)
 		choice.Flavor = mg.flavors[steps[best].flavor].name
 		choice.Mode, choice.Preemption, choice.Level = bestEv.mode, bestEv.kind, bestEv.level
 		choices = append(choices, choice)
-		last, lastEv = &steps[best], bestEv
+		last, lastEv = &steps[best], *bestEv
 		steps = last.next
 	}
 	// The last group was evaluated with every chosen pair and label: its decision,
