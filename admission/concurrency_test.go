@@ -73,3 +73,37 @@ func TestConcurrentNodePlans(t *testing.T) {
 	assert.Equal(t, nodes, g.Cluster().Nodes())
 	assert.Equal(t, tree.Mermaid(), g.Tree().Mermaid())
 }
+
+// TestConcurrentFlavorReads: on a gate with flavors, Decide of pending and new work,
+// plans included, and Cycle read the menus resolved at submission and the cluster's
+// shared memo of selector matches only, so they may run together (run with -race).
+func TestConcurrentFlavorReads(t *testing.T) {
+	g := flavorGate(t, twoModels(t), flavorQueue("train", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 16, "gpu@a100": 16}))
+	runOnFlavor(t, g, "low", "train", quota.Low, 8, "h1", "h100", 1)
+	runOnFlavor(t, g, "low2", "train", quota.Low, 8, "h2", "h100", 2)
+	pending := flavorWork(t, "p", "train", quota.Normal, 2, 8, 3, "rack")
+	submit(t, g, pending, flavorWork(t, "q", "train", quota.Low, 1, 8, 4, "", "A100"))
+	want := g.Cycle(at(5))
+	high := flavorWork(t, "h", "train", quota.High, 2, 8, 6, "rack", "H100")
+	var wg sync.WaitGroup
+	results := make([]string, 8)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, err := g.Decide(pending)
+			h, err2 := g.Decide(high)
+			c := g.Cycle(at(5))
+			if err != nil || err2 != nil || len(c.Decisions) != len(want.Decisions) {
+				results[i] = "failed"
+				return
+			}
+			results[i] = d.Flavors[0].String() + " | " + h.Flavors[0].String() + " | " + c.Decisions[0].Flavors[0].String()
+		}()
+	}
+	wg.Wait()
+	for _, r := range results[1:] {
+		assert.Equal(t, results[0], r)
+	}
+	assert.Equal(t, "gpu: a100 (Fit); h100: Preempt | gpu: h100 (Preempt Own); a100: Selector | gpu: a100 (Fit); h100: Preempt", results[0])
+}
