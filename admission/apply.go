@@ -46,7 +46,7 @@ func (g *Gate) Apply(c CycleResult) error {
 		st := step{victims: victims}
 		st.admit = &record{w: p.w, ask: p.ask, fl: p.fl, admitted: c.Now, placement: clonePlacement(s.placement)}
 		if s.ask != nil {
-			st.admit.ask, st.admit.w.Flavors = *s.ask, s.flavors
+			st.admit.ask, st.admit.w.Flavors = *s.ask, s.ask.names
 		}
 		steps = append(steps, st)
 	}

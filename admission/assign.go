@@ -87,7 +87,7 @@ func (g *Gate) assign(s *state, p *plans, r *record) (Decision, []*record, *ask)
 	if d.Outcome != Admit {
 		return d, nil, nil
 	}
-	return d, victims, last.full
+	return d, victims, last.eval
 }
 
 // evaluation is what one flavor offers a group: its mode, whose work it evicts, its
@@ -190,7 +190,7 @@ func (g *Gate) evaluate(s *state, p *plans, st *flavorStep, r *record) evaluatio
 // passed is the evaluation of a flavor passed over for why, with the decision d says
 // (a pending decision of r's queue when d is zero).
 func (g *Gate) passed(r *record, why FlavorPass, d Decision) evaluation {
-	if d.Outcome == Admit || d.Queue == "" {
+	if d.Queue == "" {
 		d = Decision{Outcome: Pending, Reason: ReasonPlacement, Queue: g.tree.Name(r.leaf), Request: r.vec}
 	}
 	return evaluation{passed: why, d: d}

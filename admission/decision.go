@@ -325,10 +325,8 @@ type sealed struct {
 	// placement is the gang's placement, the gate's own copy.
 	placement *topology.Placement
 	// ask is, for work with a menu of flavors that a cycle admits, the ask of the
-	// flavors chosen, and flavors their names by resource; nil when the record's own
-	// ask is charged.
-	ask     *ask
-	flavors map[string]string
+	// flavors chosen (its names say them); nil when the record's own ask is charged.
+	ask *ask
 }
 
 // decided is what Decide decided, sealed where the host cannot reach it: the seal, the

@@ -96,16 +96,17 @@ func fairBefore(a, b *fairEntry) bool {
 }
 
 // newTournament returns the tournament of the n pending workloads that order lists (in
-// walk order, which is every queue's own order) on books, a cycle's working tree. Its
+// walk order, which is every queue's own order) on books, a cycle's working tree, each
+// candidate measured on what vecOf says it would be charged (nil: its own request). Its
 // memory is a few blocks: the queues' lists are cut from one slice, the nodes from
 // chunks, and the btrees share one free list.
-func newTournament(tree *quota.Tree, books shareLedger, n int, order func(func(*record) bool)) *tournament {
+func newTournament(tree *quota.Tree, books shareLedger, n int, order func(func(*record) bool), vecOf func(*record) []quota.Quantity) *tournament {
 	size := 0
 	for _, node := range tree.Nodes() {
 		size = max(size, int(node))
 	}
 	t := &tournament{tree: tree, books: books, queues: make([]*fairQueue, size), nodes: make([]*fairNode, size),
-		free: btree.NewFreeListG[*fairEntry](btree.DefaultFreeListSize)}
+		free: btree.NewFreeListG[*fairEntry](btree.DefaultFreeListSize), vecOf: vecOf}
 	t.top = btree.NewWithFreeListG(fairDegree, fairBefore, t.free)
 	all := make([]*record, 0, n)
 	count := make([]int32, size)
@@ -270,11 +271,11 @@ func (t *tournament) keysOf(x *record) []FairKey {
 // evictions free room, since its turn in the order has passed.
 func (w *walk) tournament() {
 	g, s := w.g, w.s
-	t := newTournament(g.tree, s.books.(shareLedger), g.pending.len(), g.pending.ascend)
+	var vecOf func(*record) []quota.Quantity
 	if g.menu != nil {
 		// A candidate's flavors are assigned on the working state before its share is
 		// compared: pairs are never summed across flavors.
-		t.vecOf = func(r *record) []quota.Quantity {
+		vecOf = func(r *record) []quota.Quantity {
 			if r.fl == nil {
 				return r.vec
 			}
@@ -284,6 +285,7 @@ func (w *walk) tournament() {
 			return r.vec
 		}
 	}
+	t := newTournament(g.tree, s.books.(shareLedger), g.pending.len(), g.pending.ascend, vecOf)
 	for {
 		r := t.winner()
 		if r == nil {

@@ -84,7 +84,7 @@ func BenchmarkFairTournament(b *testing.B) {
 			var t *tournament
 			reset := func() {
 				tree = base.Clone()
-				t = newTournament(tree, tree, len(records), order)
+				t = newTournament(tree, tree, len(records), order, nil)
 			}
 			reset()
 			b.ReportAllocs()

@@ -182,7 +182,7 @@ func TestTournamentAgreesWithNaive(t *testing.T) {
 					return
 				}
 			}
-		})
+		}, nil)
 		admitted := map[quota.NodeID][][]quota.Quantity{}
 		for step := 0; ; step++ {
 			want, got := naive.winner(), inc.winner()

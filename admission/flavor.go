@@ -323,10 +323,8 @@ type flavorStep struct {
 	// sels are the node selectors of the touched pod sets under eval's restriction,
 	// compiled, each of which some node must match (else PassNoNodes).
 	sels []topology.CompiledSelector
-	// full is, for the last touched group, the whole assignment's ask: eval, with
-	// the names of the chosen flavors.
-	full *ask
-	// next are the choices for the next touched group.
+	// next are the choices for the next touched group; none for the last, whose
+	// eval is the whole assignment's ask, with the names of the chosen flavors.
 	next []flavorStep
 }
 
@@ -419,7 +417,6 @@ func (b *pathBuilder) steps(k int, before []chosen) []flavorStep {
 				}
 			}
 		}
-		st.full = st.eval
 	}
 	return out
 }

@@ -525,26 +525,36 @@ func TestFlavorSnapshotKeepsFlavors(t *testing.T) {
 	assert.Equal(t, want.Decisions[0].Request, got.Decisions[0].Request)
 }
 
-// With fair sharing on, the tournament orders the queues by share and each winner is
-// admitted on the flavor its walk assigns: the second, since the first is full.
+// With fair sharing on, a candidate is measured on the flavors it would get. H100 is
+// full (b borrows half of it), A100 has one node free (a borrows a quarter of it): both
+// next workloads can only get A100, where a borrows and b does not, so b goes first.
+// Measured on their first flavor, H100, b would be the one borrowing, and a would win
+// (as it did while the tournament built its first keys from the first flavors).
 func TestFlavorFairSharingComparesAssignedPairs(t *testing.T) {
 	g := flavorGate(t, twoModels(t),
 		flavorQueue("a", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 16, "gpu@a100": 16}),
 		flavorQueue("b", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 16, "gpu@a100": 16}))
 	require.NoError(t, g.SetFairSharing(true))
-	// Queue a holds all of h100 with LOW work beyond its share; b holds nothing.
 	for i := 1; i <= 4; i++ {
-		runOnFlavor(t, g, "a-low"+itoa(i), "a", quota.Low, 8, "h"+itoa(i), "h100", i)
+		runOnFlavor(t, g, "b-low"+itoa(i), "b", quota.Low, 8, "h"+itoa(i), "h100", i)
+	}
+	for i := 1; i <= 3; i++ {
+		runOnFlavor(t, g, "a-low"+itoa(i), "a", quota.Low, 8, "a"+itoa(i), "a100", i)
 	}
 	submit(t, g, flavorWork(t, "a-next", "a", quota.Low, 1, 8, 5, ""), flavorWork(t, "b-next", "b", quota.Low, 1, 8, 6, ""))
 	c := g.Cycle(at(7))
 	require.Len(t, c.Decisions, 2)
-	assert.Equal(t, WorkloadID("b-next"), c.Decisions[0].Workload.ID, "b's share is the lower")
-	for _, d := range c.Decisions {
-		require.True(t, d.Admitted(), d.Message())
-		assert.Equal(t, "a100", d.Flavors[0].Flavor, "h100 is full")
-		assert.NotEmpty(t, d.Fair)
-	}
+	first := c.Decisions[0]
+	assert.Equal(t, WorkloadID("b-next"), first.Workload.ID, "b does not borrow the A100 it would get")
+	require.True(t, first.Admitted(), first.Message())
+	assert.Equal(t, "a100", first.Flavors[0].Flavor)
+	assert.NotEmpty(t, first.Fair)
+	// Then A100 is full, and a takes H100 back from b, which borrows it.
+	second := c.Decisions[1]
+	require.True(t, second.Admitted(), second.Message())
+	assert.Equal(t, "h100", second.Flavors[0].Flavor)
+	require.NotEmpty(t, second.Plan)
+	assert.Equal(t, "b", second.Plan[0].Queue)
 }
 
 // Reconfiguring gives pending work the new tree's menu: the queue's new order decides.
@@ -588,22 +598,19 @@ func TestFlavorOneFlavorPerGang(t *testing.T) {
 	assert.Equal(t, []string{"h100:ExceedsMax", "a100:ExceedsMax"}, tried(d.Flavors[0]), "each pair's capacity is its nodes' 8 GPUs")
 }
 
-// Preemption needs a plan that works: quota short with nothing to evict is Capacity.
+// Preemption needs a plan that works: HIGH work within its nominal quota that the tree
+// cannot hold — the H100 node holds less than the quota promises, and what runs there
+// is NORMAL — has nothing to evict, so the flavor is Capacity, never Preempt.
 func TestFlavorPreemptOnlyWithAPlan(t *testing.T) {
-	g := flavorGate(t, twoModels(t),
-		flavorQueue("train", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 16, "gpu@a100": 8}),
-		flavorQueue("other", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 0}))
+	g := flavorGate(t, flavorCluster(t, "h1:H100:r1:8", "a1:A100:r2:8"),
+		flavorQueue("train", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 16}))
 	runOnFlavor(t, g, "n1", "train", quota.Normal, 8, "h1", "h100", 1)
-	runOnFlavor(t, g, "n2", "train", quota.Normal, 8, "a1", "a100", 1)
-	d, err := g.Decide(flavorWork(t, "w", "train", quota.High, 2, 8, 2, ""))
+	d, err := g.Decide(flavorWork(t, "w", "train", quota.High, 1, 8, 2, ""))
 	require.NoError(t, err)
 	assert.False(t, d.Admitted())
-	// h100: within nominal (8+16 > 16 → quota); a100: 8+16 > 8 → quota. With the
-	// HIGH/NORMAL work fitting its nominal but the tree full of HIGH/NORMAL work, no LOW
-	// victim exists: the outcome is never Preempt.
-	for _, tr := range d.Flavors[0].Tried {
-		assert.NotEqual(t, FlavorPreempt, tr.Mode, tr.Flavor)
-	}
+	assert.Equal(t, []string{"h100:Capacity", "a100:ExceedsMax"}, tried(d.Flavors[0]))
+	assert.Equal(t, PassCapacity, d.Flavors[0].Passed, "the least severe reason")
+	assert.Empty(t, d.Plan)
 }
 
 // Of two flavors that both need preemption, the one whose victims are all in other

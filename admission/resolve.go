@@ -67,54 +67,80 @@ func (g *Gate) resolve(w Workload) (record, error) {
 		return r, g.resolveFlavored(&r)
 	}
 	if w.Gang != nil {
-		if len(w.Request) > 0 {
-			return record{}, inputErr(ErrInvalidValue, "workload.request", string(w.ID), "must be empty for a gang, whose request is its minimum requirement")
-		}
 		if err := g.resolveGang(&r); err != nil {
 			return record{}, err
 		}
 		return r, nil
 	}
-	if len(w.Request) != len(g.resources) {
-		return record{}, inputErr(ErrInvalidValue, "workload.request", string(w.ID),
-			"has "+strconv.Itoa(len(w.Request))+" amounts for "+strconv.Itoa(len(g.resources))+" resources")
-	}
-	if err := checkAmounts(w.Request, g.resources); err != nil {
+	if _, _, err := g.request(&r, g.resources, nil); err != nil {
 		return record{}, err
 	}
 	return r, nil
 }
 
-// resolveGang sets r's charged vector to the gang's minimum requirement and, on a gate
-// with a cluster, its placement request.
-func (g *Gate) resolveGang(r *record) error {
+// request returns what r's workload asks for per resource of names — a gang's minimum
+// requirement, or its Request as it is — and, for a gang on a gate with a cluster, its
+// placement request. A gang's positive request of a resource that names lack goes to
+// unknown, which refuses it or lets it through (it then limits placement only).
+func (g *Gate) request(r *record, names []string, unknown func(name string) error) ([]quota.Quantity, *topology.Request, error) {
 	gg := r.w.Gang
-	if gg.Tree == nil {
-		return inputErr(ErrInvalidValue, "workload.gang.tree", string(r.w.ID), "must be a compiled gang")
+	if gg == nil {
+		if len(r.w.Request) != len(names) {
+			return nil, nil, inputErr(ErrInvalidValue, "workload.request", string(r.w.ID),
+				"has "+strconv.Itoa(len(r.w.Request))+" amounts for "+strconv.Itoa(len(names))+" resources")
+		}
+		return r.w.Request, nil, checkAmounts(r.w.Request, names)
+	}
+	switch {
+	case len(r.w.Request) > 0:
+		return nil, nil, inputErr(ErrInvalidValue, "workload.request", string(r.w.ID), "must be empty for a gang, whose request is its minimum requirement")
+	case gg.Tree == nil:
+		return nil, nil, inputErr(ErrInvalidValue, "workload.gang.tree", string(r.w.ID), "must be a compiled gang")
 	}
 	min, err := gg.Tree.MinRequest(gg.Requests)
 	if err != nil {
-		return inputErr(ErrInvalidValue, "workload.gang", string(r.w.ID), err.Error())
+		return nil, nil, inputErr(ErrInvalidValue, "workload.gang", string(r.w.ID), err.Error())
 	}
-	r.vec = make([]quota.Quantity, len(g.resources))
+	vec := make([]quota.Quantity, len(names))
 	for i, name := range min.Resources {
-		if j := slices.Index(g.resources, name); j >= 0 {
-			r.vec[j] = quota.Quantity(min.Request[i])
-		} else if min.Request[i] != 0 && !g.live.cluster.Knows(name) {
-			return g.unknownResource(r.w.ID, name)
+		if j := slices.Index(names, name); j >= 0 {
+			vec[j] = quota.Quantity(min.Request[i])
+		} else if min.Request[i] != 0 {
+			if err := unknown(name); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
-	if err := checkAmounts(r.vec, g.resources); err != nil {
-		return err
+	if err := checkAmounts(vec, names); err != nil {
+		return nil, nil, err
 	}
 	if g.live.cluster == nil {
-		return nil
+		return vec, nil, nil
 	}
 	req, err := g.live.cluster.FromGang(gg.Tree, gg.Requests, topology.GangOptions{Name: gg.Name, Exact: true})
 	if err != nil {
-		return inputErr(ErrInvalidValue, "workload.gang", string(r.w.ID), err.Error())
+		return nil, nil, inputErr(ErrInvalidValue, "workload.gang", string(r.w.ID), err.Error())
 	}
-	r.place, r.sig = &req, signature(&req)
+	return vec, &req, nil
+}
+
+// resolveGang sets r's charged vector to the gang's minimum requirement and, on a gate
+// with a cluster, its placement request. A resource the tree does not charge but the
+// cluster's nodes hold limits placement only.
+func (g *Gate) resolveGang(r *record) error {
+	vec, place, err := g.request(r, g.resources, func(name string) error {
+		if g.live.cluster.Knows(name) {
+			return nil
+		}
+		return g.unknownResource(r.w.ID, name)
+	})
+	if err != nil {
+		return err
+	}
+	r.vec, r.place = vec, place
+	if place != nil {
+		r.sig = signature(place)
+	}
 	return nil
 }
 
@@ -122,44 +148,14 @@ func (g *Gate) resolveGang(r *record) error {
 // asked resource, its placement request unrestricted on a gate with a cluster, and its
 // menu. A positive request of a resource no group of its queue covers is refused.
 func (g *Gate) resolveFlavored(r *record) error {
-	asked := g.menu.asked
-	var gen []quota.Quantity
-	var place *topology.Request
-	if gg := r.w.Gang; gg != nil {
-		if len(r.w.Request) > 0 {
-			return inputErr(ErrInvalidValue, "workload.request", string(r.w.ID), "must be empty for a gang, whose request is its minimum requirement")
-		}
-		if gg.Tree == nil {
-			return inputErr(ErrInvalidValue, "workload.gang.tree", string(r.w.ID), "must be a compiled gang")
-		}
-		min, err := gg.Tree.MinRequest(gg.Requests)
-		if err != nil {
-			return inputErr(ErrInvalidValue, "workload.gang", string(r.w.ID), err.Error())
-		}
-		gen = make([]quota.Quantity, len(asked))
-		for i, name := range min.Resources {
-			if j := slices.Index(asked, name); j >= 0 {
-				gen[j] = quota.Quantity(min.Request[i])
-			} else if min.Request[i] != 0 {
-				return inputErr(ErrUnknownResource, "workload.gang.requests", name, "is asked for by workload "+strconv.Quote(string(r.w.ID))+" but no queue's resource group covers it")
-			}
-		}
-		if g.live.cluster != nil {
-			req, err := g.live.cluster.FromGang(gg.Tree, gg.Requests, topology.GangOptions{Name: gg.Name, Exact: true})
-			if err != nil {
-				return inputErr(ErrInvalidValue, "workload.gang", string(r.w.ID), err.Error())
-			}
-			place = &req
-		}
-	} else {
-		if len(r.w.Request) != len(asked) {
-			return inputErr(ErrInvalidValue, "workload.request", string(r.w.ID),
-				"has "+strconv.Itoa(len(r.w.Request))+" amounts for "+strconv.Itoa(len(asked))+" resources")
-		}
-		gen = slices.Clone(r.w.Request)
-	}
-	if err := checkAmounts(gen, asked); err != nil {
+	gen, place, err := g.request(r, g.menu.asked, func(name string) error {
+		return inputErr(ErrUnknownResource, "workload.gang.requests", name, "is asked for by workload "+strconv.Quote(string(r.w.ID))+" but no queue's resource group covers it")
+	})
+	if err != nil {
 		return err
+	}
+	if r.w.Gang == nil {
+		gen = slices.Clone(gen) // the caller's Request: the menu keeps its own
 	}
 	fa, err := g.menu.flavored(r.leaf, r.guaranteed, gen, place, len(g.resources))
 	if err != nil {
@@ -206,7 +202,7 @@ func (g *Gate) runOn(r *record, flavors map[string]string) error {
 		return inputErr(ErrInvalidValue, "workload.flavors", string(r.w.ID), "names a resource the workload does not ask for")
 	}
 	if last != nil {
-		r.ask = *last.full
+		r.ask = *last.eval
 	}
 	r.w.Flavors = maps.Clone(flavors)
 	return nil

@@ -194,7 +194,7 @@ func (w *walk) decide(r *record, at int) {
 	}
 	sl := seal(d, r)
 	if chosen != nil {
-		sl.ask, sl.flavors = chosen, chosen.names
+		sl.ask = chosen
 	}
 	if at >= 0 {
 		w.res.Decisions[at], w.res.sealed[at] = *d, sl

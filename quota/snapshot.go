@@ -176,7 +176,17 @@ func readFlavors(r *wire.Reader, spec *TreeSpec) {
 				}
 			}
 		}
-		n.Fungibility = Fungibility{WhenCanBorrow: FlavorStep(r.Uint()), WhenCanPreempt: FlavorStep(r.Uint()), Preference: FlavorPreference(r.Uint())}
+		var f [3]uint8
+		for i := range f {
+			// A value past a byte is no step or preference: refuse it rather than let
+			// it wrap to a valid one.
+			if v := r.Uint(); v > 255 {
+				r.Fail("node " + strconv.Quote(n.Name) + " has fungibility " + strconv.FormatUint(v, 10))
+			} else {
+				f[i] = uint8(v)
+			}
+		}
+		n.Fungibility = Fungibility{WhenCanBorrow: FlavorStep(f[0]), WhenCanPreempt: FlavorStep(f[1]), Preference: FlavorPreference(f[2])}
 		if r.Err() != nil {
 			return
 		}
