@@ -42,6 +42,11 @@ type Options struct {
 // ACTIVE or DELETING subpool plus the pool's shared leaf. Workloads name a pool (its
 // shared leaf) or a subpool; the one resource is the GPU (Options.GPUResource).
 //
+// Pools with flavors (quota.NewPoolSet) give each leaf one resource group, the GPU in
+// the flavors its pool offers in the pool's order, and the gate picks the flavor as on
+// any tree with flavors; such a gate needs Options.Cluster, whose nodes carrying a
+// flavor's labels give that flavor's capacity.
+//
 // The gate's capacity is the node set's GPUs: with Options.Cluster, what the
 // cluster's schedulable nodes hold, followed through every node change, and capacity
 // must then be 0; without one, capacity, which SetCapacity changes. Quotas may add up
@@ -57,7 +62,11 @@ func NewForPools(pools *quota.PoolSet, capacity quota.Quantity, o Options) (*Gat
 	if gpu == "" {
 		gpu = GPU
 	}
-	book, err := newCapacityBook(o.Cluster, []string{gpu}, capacity)
+	res := poolResources(pools, gpu)
+	if pools.HasFlavors() && o.Cluster == nil {
+		return nil, inputErr(ErrInvalidConfig, "options.cluster", "", "must be given for pools with flavors: each flavor's capacity is the GPUs of the nodes carrying its labels")
+	}
+	book, err := newCapacityBook(o.Cluster, res, capacity, pools.Flavors()...)
 	if err != nil {
 		return nil, err
 	}
@@ -65,9 +74,11 @@ func NewForPools(pools *quota.PoolSet, capacity quota.Quantity, o Options) (*Gat
 	if book.clustered {
 		// The GPUs are what a pool set's capacity counts, whether or not a node lists
 		// them now: a cluster whose nodes all failed offers none.
-		book.known[0] = true
+		for j := range book.known {
+			book.known[j] = true
+		}
 	}
-	l, err := poolLayout(pools, gpu, book.total(0))
+	l, err := poolLayout(pools, gpu, book.totals())
 	if err != nil {
 		return nil, err
 	}
@@ -189,6 +200,30 @@ func (g *Gate) Reconfigure(tree *quota.Tree) error {
 	return g.reconfigure(l, nil)
 }
 
+// unlistedPair returns a pair of t on which vec, the charge of running work in queue n,
+// is positive but that n's resource groups do not list, and "" when there is none: the
+// queue would hold usage of a flavor it no longer offers, which no later decision could
+// account for.
+func unlistedPair(t *quota.Tree, n quota.NodeID, vec []quota.Quantity) string {
+	if !t.HasFlavors() {
+		return ""
+	}
+	groups := t.Groups(n)
+	for j, x := range vec {
+		name := t.ResourceName(quota.ResourceID(j))
+		r, f, ok := quota.SplitPair(name)
+		if x == 0 || !ok {
+			continue
+		}
+		if !slices.ContainsFunc(groups, func(g quota.ResourceGroup) bool {
+			return slices.Contains(g.Resources, r) && slices.Contains(g.Flavors, f)
+		}) {
+			return name
+		}
+	}
+	return ""
+}
+
 // reconfigure makes l the gate's layout and charges the running work to it. The
 // pending records in drop leave the gate (their queue goes); every other record must
 // have a queue in l. On failure nothing changes.
@@ -235,6 +270,10 @@ func (g *Gate) reconfigure(l layout, drop map[*record]bool) error {
 		menus[r] = fa
 	}
 	for r := range g.runningRecords() {
+		if pair := unlistedPair(next.tree, leaves[r], r.vec); pair != "" {
+			return inputErr(ErrInvalidConfig, "tree.groups", r.w.Queue, "do not list "+pair+", which running workload "+
+				strconv.Quote(string(r.w.ID))+" holds; release it first")
+		}
 		if err := next.tree.Add(leaves[r], r.vec); err != nil {
 			return inputErr(ErrInvalidConfig, "tree", r.w.Queue, err.Error())
 		}

@@ -18,9 +18,9 @@ import (
 type capacityBook struct {
 	// fromPools reports a gate built from pools, whose root's nominal quota is the
 	// capacity that no pool is guaranteed: the capacity less guaranteed, the pools'
-	// finite quotas.
+	// finite quotas, per resource.
 	fromPools  bool
-	guaranteed quota.Quantity
+	guaranteed []quota.Quantity
 	// given is the capacity of a gate from pools without a cluster.
 	given quota.Quantity
 	// clustered reports that the capacity is the cluster's. names are the tree's
@@ -157,6 +157,15 @@ func (b *capacityBook) total(j int) quota.Quantity {
 	return b.finite[j]
 }
 
+// totals returns the capacity of every resource.
+func (b *capacityBook) totals() []quota.Quantity {
+	out := make([]quota.Quantity, max(len(b.names), 1))
+	for j := range out {
+		out[j] = b.total(j)
+	}
+	return out
+}
+
 // capTree gives the roots of t the book's capacity, and the root of a pool set's tree
 // the capacity no pool is guaranteed as its nominal quota. A gate from a tree without
 // a cluster keeps its tree's quotas. It changes nothing that is right already, and
@@ -172,7 +181,7 @@ func (b *capacityBook) capTree(t *quota.Tree) (moved bool) {
 			next := q
 			switch {
 			case b.fromPools:
-				next = rootQuota(b.total(j), b.guaranteed)
+				next = rootQuota(b.total(j), b.guaranteed[j])
 			case b.known[j]:
 				next.Capacity = quota.LimitOf(b.total(j))
 			}

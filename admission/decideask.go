@@ -100,12 +100,13 @@ func (g *Gate) placeAfter(s *state, a *ask, victims []*record) topology.Result {
 // overQuota checks the own-quota rule: HIGH/NORMAL usage of a's queue plus a's request
 // stays within the queue's nominal quota on every resource r asks for.
 func (g *Gate) overQuota(s *state, a *ask) (QuotaCheck, bool) {
-	if !a.guaranteed || g.leaves[a.leaf-1].exempt {
+	if !a.guaranteed {
 		return QuotaCheck{}, false
 	}
+	info := &g.leaves[a.leaf-1]
 	base := (int(a.leaf) - 1) * len(a.vec)
 	for j, x := range a.vec {
-		if x == 0 {
+		if x == 0 || info.exemptOn(j) {
 			continue
 		}
 		q, _ := g.tree.Quota(a.leaf, quota.ResourceID(j))

@@ -121,13 +121,18 @@ type leafInfo struct {
 	// cohort in a pool set's tree), or the node itself when its parent is a root or it
 	// has none. Preemption across pools looks at whether it borrows.
 	pool quota.NodeID
-	// exempt reports that HIGH/NORMAL work here is not held to the nominal quota.
-	exempt bool
+	// exempt holds, per resource, that HIGH/NORMAL work here is not held to the
+	// nominal quota of it; nil when it is held on every one.
+	exempt []bool
 	// closed reports that the queue takes no new work: a DELETING subpool's, whose
 	// running work drains.
 	closed   bool
 	strategy Strategy
 }
+
+// exemptOn reports whether HIGH/NORMAL work here is not held to the nominal quota of
+// resource j.
+func (l *leafInfo) exemptOn(j int) bool { return l.exempt != nil && l.exempt[j] }
 
 func (g *Gate) strategyOf(queue string) Strategy {
 	if s, ok := g.strategies[queue]; ok {

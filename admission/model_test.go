@@ -180,7 +180,7 @@ func (c modelCommand) Run(sut commands.SystemUnderTest) commands.Result {
 	run.held = held(s.g)
 	for q := range admitted {
 		u, _ := s.g.Usage(q)
-		if !s.g.leaves[mustLeaf(s.g, q)-1].exempt && u.Guaranteed[0] > u.Nominal[0] {
+		if info := s.g.leaves[mustLeaf(s.g, q)-1]; !info.exemptOn(0) && u.Guaranteed[0] > u.Nominal[0] {
 			run.problems = append(run.problems, fmt.Sprintf("queue %s holds %s of HIGH/NORMAL work over its quota %s after an admission", q, u.Guaranteed[0], u.Nominal[0]))
 		}
 	}

@@ -98,6 +98,18 @@ func (g *Gate) UpdateSubpool(name naming.Name, q quota.Quantity) (PoolChange, er
 	return g.editPools(func(p *quota.PoolSet) ([]quota.Event, error) { return one(p.UpdateSubpool(name, q)) })
 }
 
+// CreateSubpoolFlavors creates a subpool of pools with flavors, or reactivates an
+// ARCHIVED one, with its quota of each flavor (quota.PoolSet.CreateSubpoolFlavors).
+func (g *Gate) CreateSubpoolFlavors(name naming.Name, quotas map[string]quota.Quantity) (PoolChange, error) {
+	return g.editPools(func(p *quota.PoolSet) ([]quota.Event, error) { return one(p.CreateSubpoolFlavors(name, quotas)) })
+}
+
+// UpdateSubpoolFlavors sets an ACTIVE subpool's quota of each flavor
+// (quota.PoolSet.UpdateSubpoolFlavors); a decrease is soft.
+func (g *Gate) UpdateSubpoolFlavors(name naming.Name, quotas map[string]quota.Quantity) (PoolChange, error) {
+	return g.editPools(func(p *quota.PoolSet) ([]quota.Event, error) { return one(p.UpdateSubpoolFlavors(name, quotas)) })
+}
+
 // DeleteSubpool deletes an ACTIVE subpool (quota.PoolSet.DeleteSubpool). Its quota
 // returns to the parent at once. With work of its running in the gate it becomes
 // DELETING: its queue stays, with nominal quota 0, so that the work finishes — or is
@@ -148,7 +160,7 @@ func (g *Gate) editPools(edit func(p *quota.PoolSet) ([]quota.Event, error)) (Po
 	if err != nil {
 		return PoolChange{}, err
 	}
-	l, err := poolLayout(p, g.resources[0], g.capacity.total(0))
+	l, err := poolLayout(p, g.poolGPU(), g.capacity.totals())
 	if err != nil {
 		return PoolChange{}, err
 	}
@@ -200,6 +212,20 @@ func (g *Gate) ledgerOf(name naming.Name) quota.Ledger {
 	if !ok {
 		return quota.Ledger{}
 	}
-	used := g.live.guaranteed[int(n-1)*len(g.resources)]
-	return quota.Ledger{Used: used, LowUsed: g.tree.Usage(n, 0) - used, Running: int(g.runs[n-1])}
+	// With flavors, the ledger sums the flavors' pairs, as the pool set's totals do.
+	var used, all quota.Quantity
+	for j := range g.resources {
+		used = used.Add(g.live.guaranteed[int(n-1)*len(g.resources)+j])
+		all = all.Add(g.tree.Usage(n, quota.ResourceID(j)))
+	}
+	return quota.Ledger{Used: used, LowUsed: all - used, Running: int(g.runs[n-1])}
+}
+
+// poolGPU returns the GPU resource of a gate from pools, as its host named it: the
+// resource, or with flavors the resource of its pairs.
+func (g *Gate) poolGPU() string {
+	if r, _, ok := quota.SplitPair(g.resources[0]); ok && g.pools.HasFlavors() {
+		return r
+	}
+	return g.resources[0]
 }

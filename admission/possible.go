@@ -16,8 +16,11 @@ func (g *Gate) barrierOf(s *state, a *ask) (barred, bool) {
 	if info.closed {
 		return barred{barrier: BarrierClosed}, true
 	}
-	if a.guaranteed && !info.exempt {
+	if a.guaranteed {
 		for j, x := range a.vec {
+			if info.exemptOn(j) {
+				continue
+			}
 			if q, _ := g.tree.Quota(a.leaf, quota.ResourceID(j)); x > q.Nominal {
 				return barred{barrier: BarrierNominal, quota: QuotaCheck{Resource: g.resources[j], Requested: x, Nominal: q.Nominal}}, true
 			}

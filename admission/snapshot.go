@@ -57,7 +57,7 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.String(g.resources[0])
+		w.String(g.poolGPU())
 		w.Uint(uint64(g.capacity.given))
 		w.Bytes(pools)
 	} else {

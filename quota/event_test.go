@@ -2,6 +2,7 @@ package quota
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -76,7 +77,7 @@ func TestEventJSON(t *testing.T) {
 		t.Fatalf("%s, %v", out, err)
 	}
 	var back Event
-	if err := json.Unmarshal(out, &back); err != nil || back != ev {
+	if err := json.Unmarshal(out, &back); err != nil || !reflect.DeepEqual(back, ev) {
 		t.Fatalf("round trip: %+v, %v", back, err)
 	}
 }

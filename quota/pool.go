@@ -87,6 +87,10 @@ type PoolConfig struct {
 	Weight int64
 	// Status is set by the host.
 	Status Status
+	// Flavors, in a pool set with flavors, gives the pool's quota and maximum of each
+	// flavor it offers, in the order it offers them; Quota and Maximum are then their
+	// sums. Nil in a pool set without flavors.
+	Flavors []FlavorQuota `json:",omitempty"`
 }
 
 // NewPoolConfig returns the configuration of an ONLINE pool with the given quota, no
@@ -134,6 +138,12 @@ type PoolSet struct {
 	// runs holds the running workflows. Each one's pool is in pools or is an entry of
 	// subs that is ACTIVE or DELETING, and that pool's ledger includes it.
 	runs map[WorkflowID]Workflow
+	// fl is the set's flavors, nil without; shares holds, with flavors, every entry of
+	// subs' configured quota per flavor, indexed as fl.flavors, summing to its quota.
+	// A share slice is never written in place: an update stores a new one, so clones
+	// may share them.
+	fl     *poolFlavors
+	shares map[naming.Name][]Quantity
 }
 
 // poolRec is a top-level pool.
@@ -220,10 +230,11 @@ func (p *PoolSet) AddPool(name naming.Name, cfg PoolConfig) (Event, error) {
 	if _, ok := p.pools[name]; ok {
 		return Event{}, poolErr(op, name, ErrPoolExists, "")
 	}
-	if rule, detail := cfg.check(); rule != 0 {
+	if rule, detail := p.checkConfig(cfg); rule != 0 {
 		return Event{}, poolErr(op, name, rule, detail)
 	}
 	p.init()
+	cfg.Flavors = slices.Clone(cfg.Flavors)
 	r := poolRec{cfg: cfg}
 	p.pools[name] = r
 	p.names = insertSorted(p.names, name)
@@ -240,9 +251,13 @@ func (p *PoolSet) UpdatePool(name naming.Name, cfg PoolConfig) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	if rule, detail := cfg.check(); rule != 0 {
+	if rule, detail := p.checkConfig(cfg); rule != 0 {
 		return Event{}, poolErr(op, name, rule, detail)
 	}
+	if rule, detail := p.checkSubpoolsFit(name, cfg); rule != 0 {
+		return Event{}, poolErr(op, name, rule, detail)
+	}
+	cfg.Flavors = slices.Clone(cfg.Flavors)
 	if r.live > 0 {
 		if cfg.Quota.IsUnlimited() {
 			return Event{}, poolErr(op, name, ErrHasSubpools, strconv.Itoa(r.live)+" ACTIVE or DELETING; an Unlimited quota needs none")
@@ -291,10 +306,12 @@ func (p *PoolSet) Clone() *PoolSet {
 		return &PoolSet{}
 	}
 	c := &PoolSet{
-		pools: maps.Clone(p.pools),
-		names: slices.Clone(p.names),
-		subs:  maps.Clone(p.subs),
-		runs:  maps.Clone(p.runs),
+		pools:  maps.Clone(p.pools),
+		names:  slices.Clone(p.names),
+		subs:   maps.Clone(p.subs),
+		runs:   maps.Clone(p.runs),
+		fl:     p.fl,
+		shares: maps.Clone(p.shares),
 	}
 	if p.kids != nil {
 		c.kids = make(map[naming.Name][]naming.Name, len(p.kids))
@@ -311,6 +328,9 @@ func (p *PoolSet) init() {
 		p.subs = make(map[naming.Name]subRec)
 		p.kids = make(map[naming.Name][]naming.Name)
 		p.runs = make(map[WorkflowID]Workflow)
+	}
+	if p.fl != nil && p.shares == nil {
+		p.shares = make(map[naming.Name][]Quantity)
 	}
 }
 

@@ -8,8 +8,9 @@ import "github.com/poolgate/poolgate/naming"
 // subpools can be neither Unlimited (rule 10) nor below its subpools' quotas (rule 5),
 // and the maximum must stay at least the quota. For a subpool it is UpdateSubpool
 // (rule 4): only ACTIVE, and an increase must fit the parent's unallocated GPUs. A
-// decrease is soft either way. Errors name the operation "set quota"; a failed call
-// changes nothing.
+// decrease is soft either way. A pool set with flavors has no one quota to set: it
+// refuses with ErrFlavorMismatch (use UpdatePool or UpdateSubpoolFlavors). Errors name
+// the operation "set quota"; a failed call changes nothing.
 func (p *PoolSet) SetQuota(name naming.Name, quota Quantity) (Event, error) {
 	const op = "set quota"
 	if name.IsSubpool() {
@@ -17,6 +18,9 @@ func (p *PoolSet) SetQuota(name naming.Name, quota Quantity) (Event, error) {
 	}
 	r, err := p.lookupPool(op, name)
 	if err != nil {
+		return Event{}, err
+	}
+	if err := p.refuseScalar(op, name); err != nil {
 		return Event{}, err
 	}
 	cfg := r.cfg

@@ -67,6 +67,14 @@ const (
 	// ErrInvalidLedger: a ledger given whole (WithLedgers) holds negative or Unlimited
 	// amounts, or usage with no running workflow.
 	ErrInvalidLedger
+	// ErrFlavorMismatch: quotas given per flavor on a pool set without flavors, or one
+	// quota where the pool set keeps them per flavor; a flavor the pool set does not
+	// have, listed twice, or that the subpool's parent does not offer; or a pool that
+	// stops offering a flavor its subpools hold.
+	ErrFlavorMismatch
+	// ErrFlavorTotals: with flavors, a pool's Quota and Maximum are the sums of its
+	// flavors' (NewFlavoredPoolConfig fills them in).
+	ErrFlavorTotals
 )
 
 var poolRuleText = [...]string{
@@ -93,6 +101,8 @@ var poolRuleText = [...]string{
 	ErrWorkflowNotRunning: "workflow is not running",
 	ErrOverflow:           "ledger would overflow",
 	ErrInvalidLedger:      "invalid ledger",
+	ErrFlavorMismatch:     "quotas per flavor do not match the pool set's flavors",
+	ErrFlavorTotals:       "quota and maximum must be the sums of the flavors'",
 }
 
 // Error returns the rule's text.

@@ -22,6 +22,10 @@ type Target struct {
 	Unallocated Quantity
 	// HasSubpools reports whether the top-level pool has ACTIVE or DELETING subpools.
 	HasSubpools bool
+	// flavorCap is Cap in a pool set with flavors (perFlavor): the largest of the
+	// caps of the flavors the pool offers.
+	perFlavor bool
+	flavorCap Quantity
 }
 
 // Open reports whether the target accepts new work: a top-level pool, or an ACTIVE
@@ -31,8 +35,14 @@ func (t Target) Open() bool { return !t.Name.IsSubpool() || t.State == Active }
 // Cap returns the most GPUs one task group may request at HIGH or NORMAL priority (see
 // docs/rules.md, Static gate): the subpool's quota for a subpool, the unallocated GPUs
 // for a parent with subpools, and the quota otherwise; Unlimited for a pool with an
-// Unlimited quota. A group above Cap is rejected; LOW is never capped.
+// Unlimited quota. In a pool set with flavors, the cap is taken per flavor — the
+// subpool's quota of it, the parent's unallocated GPUs of it, or the pool's quota of
+// it — and a group passes when some flavor allows it, so Cap is the largest of them. A
+// group above Cap is rejected; LOW is never capped.
 func (t Target) Cap() Quantity {
+	if t.perFlavor {
+		return t.flavorCap
+	}
 	if t.HasSubpools && !t.Name.IsSubpool() {
 		return t.Unallocated
 	}
@@ -65,7 +75,33 @@ func (p *PoolSet) Lookup(name naming.Name) (Target, bool) {
 		t.Quota = r.cfg.Quota
 	}
 	t.Status, t.Unallocated, t.HasSubpools = r.cfg.Status, r.unallocated(), r.live > 0
+	if p.HasFlavors() {
+		t.perFlavor, t.flavorCap = true, p.flavorCap(name, r)
+	}
 	return t, true
+}
+
+// flavorCap returns the cap of the pool or subpool name, whose top-level pool is r, in
+// a pool set with flavors: the largest over the flavors r offers of the subpool's
+// effective quota of it, or the pool's unallocated GPUs of it when the pool has
+// subpools, or else the pool's quota of it.
+func (p *PoolSet) flavorCap(name naming.Name, r poolRec) Quantity {
+	var best Quantity
+	for _, f := range r.cfg.Flavors {
+		i := p.fl.index[f.Flavor]
+		c := f.Quota
+		switch {
+		case name.IsSubpool():
+			c = 0
+			if p.subs[name].state == Active {
+				c = p.shares[name][i]
+			}
+		case r.live > 0:
+			c = f.Quota.Sub(p.allocatedOf(name, i))
+		}
+		best = max(best, c)
+	}
+	return best
 }
 
 // Pools yields the top-level pools in name order. With LiveSubpools it gives what the

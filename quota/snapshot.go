@@ -108,19 +108,9 @@ func (t *Tree) write(w *wire.Writer) {
 // node in the order of slots its groups and fungibility.
 func (t *Tree) writeFlavors(w *wire.Writer, slots []int) {
 	flavors := t.Flavors()
-	w.Uint(uint64(len(flavors)))
+	writeFlavorList(w, flavors)
 	if len(flavors) == 0 {
 		return
-	}
-	for _, f := range flavors {
-		w.String(f.Name)
-		keys := keysOf(f.Labels)
-		slices.Sort(keys)
-		w.Uint(uint64(len(keys)))
-		for _, k := range keys {
-			w.String(k)
-			w.String(f.Labels[k])
-		}
 	}
 	for _, i := range slots {
 		groups := t.fl.groups[i]
@@ -142,15 +132,29 @@ func (t *Tree) writeFlavors(w *wire.Writer, slots []int) {
 	}
 }
 
-// readFlavors reads what writeFlavors wrote into spec, whose nodes are read.
-func readFlavors(r *wire.Reader, spec *TreeSpec) {
-	spec.Flavors = make([]Flavor, r.Len(2))
-	if len(spec.Flavors) == 0 {
-		spec.Flavors = nil
-		return
+// writeFlavorList writes flavors, each with its labels in key order.
+func writeFlavorList(w *wire.Writer, flavors []Flavor) {
+	w.Uint(uint64(len(flavors)))
+	for _, f := range flavors {
+		w.String(f.Name)
+		keys := keysOf(f.Labels)
+		slices.Sort(keys)
+		w.Uint(uint64(len(keys)))
+		for _, k := range keys {
+			w.String(k)
+			w.String(f.Labels[k])
+		}
 	}
-	for i := range spec.Flavors {
-		f := &spec.Flavors[i]
+}
+
+// readFlavorList reads what writeFlavorList wrote; nil for none.
+func readFlavorList(r *wire.Reader) []Flavor {
+	flavors := make([]Flavor, r.Len(2))
+	if len(flavors) == 0 {
+		return nil
+	}
+	for i := range flavors {
+		f := &flavors[i]
 		f.Name = r.String()
 		if n := r.Len(2); n > 0 {
 			f.Labels = make(map[string]string, n)
@@ -159,6 +163,15 @@ func readFlavors(r *wire.Reader, spec *TreeSpec) {
 				f.Labels[k] = r.String()
 			}
 		}
+	}
+	return flavors
+}
+
+// readFlavors reads what writeFlavors wrote into spec, whose nodes are read.
+func readFlavors(r *wire.Reader, spec *TreeSpec) {
+	spec.Flavors = readFlavorList(r)
+	if len(spec.Flavors) == 0 {
+		return
 	}
 	for i := range spec.Nodes {
 		n := &spec.Nodes[i]
@@ -272,15 +285,28 @@ func readTreeSpec(r *wire.Reader, version uint64) TreeSpec {
 	return spec
 }
 
+// The versions of a pool set's snapshot. Version 2 adds the flavors, with the pools'
+// and subpools' quotas of each; a pool set without flavors is still written in version
+// 1, which every reader reads.
+const (
+	poolSetVersionNoFlavors = 1
+	poolSetVersion          = 2
+)
+
 // MarshalBinary encodes the pool set — pools with their configuration, every subpool
-// ever created with its state and quota (the archived history included), and the
-// running workflows — in poolgate's snapshot form (see Tree.MarshalBinary). Ledgers are
-// not written: they are the sums of the running workflows.
+// ever created with its state and quota (the archived history included), the running
+// workflows, and with flavors the flavors and every quota per flavor — in poolgate's
+// snapshot form (see Tree.MarshalBinary). Ledgers are not written: they are the sums of
+// the running workflows.
 func (p *PoolSet) MarshalBinary() ([]byte, error) {
-	w := wire.NewWriter(poolSetMagic, 1)
 	if p == nil {
 		p = &PoolSet{}
 	}
+	version := uint64(poolSetVersionNoFlavors)
+	if p.HasFlavors() {
+		version = poolSetVersion
+	}
+	w := wire.NewWriter(poolSetMagic, version)
 	w.Uint(uint64(len(p.names)))
 	for _, name := range p.names {
 		c := p.pools[name].cfg
@@ -314,7 +340,105 @@ func (p *PoolSet) MarshalBinary() ([]byte, error) {
 		w.Int(int64(wf.Priority))
 		w.Int(int64(wf.GPUs))
 	}
+	if p.HasFlavors() {
+		p.writeFlavorQuotas(w, subs)
+	}
 	return w.Finish(), nil
+}
+
+// writeFlavorQuotas writes the flavors, then per pool in name order the flavors it offers
+// with their quotas and maxima, then per subpool in the order of subs its quota of
+// every flavor.
+func (p *PoolSet) writeFlavorQuotas(w *wire.Writer, subs []naming.Name) {
+	writeFlavorList(w, p.fl.flavors)
+	for _, name := range p.names {
+		fs := p.pools[name].cfg.Flavors
+		w.Uint(uint64(len(fs)))
+		for _, f := range fs {
+			w.String(f.Flavor)
+			w.Int(int64(f.Quota))
+			w.Int(int64(f.Maximum))
+		}
+	}
+	for _, name := range subs {
+		for _, q := range p.shares[name] {
+			w.Int(int64(q))
+		}
+	}
+}
+
+// readFlavorQuotas reads what writeFlavorQuotas wrote into p, whose pools, subpools and
+// workflows are read, and checks the rules per flavor: configurations, subpools'
+// quotas within their parents' of each flavor and summing to their quotas.
+func (p *PoolSet) readFlavorQuotas(r *wire.Reader) {
+	flavors := readFlavorList(r)
+	if r.Err() != nil {
+		return
+	}
+	set, err := NewPoolSet(flavors...)
+	if err != nil || !set.HasFlavors() {
+		r.Fail("the flavors are not valid: " + errText(err, "none"))
+		return
+	}
+	p.fl, p.shares = set.fl, make(map[naming.Name][]Quantity, len(p.subs))
+	for _, name := range p.names {
+		rec := p.pools[name]
+		rec.cfg.Flavors = make([]FlavorQuota, r.Len(3))
+		for i := range rec.cfg.Flavors {
+			rec.cfg.Flavors[i] = FlavorQuota{Flavor: r.String(), Quota: Quantity(r.Int()), Maximum: Quantity(r.Int())}
+		}
+		if r.Err() != nil {
+			return
+		}
+		if rule, detail := p.checkConfig(rec.cfg); rule != 0 {
+			r.Fail("pool " + name.String() + ": " + rule.Error() + " (" + detail + ")")
+			return
+		}
+		p.pools[name] = rec
+	}
+	subs := make([]naming.Name, 0, len(p.subs))
+	for name := range p.subs {
+		subs = append(subs, name)
+	}
+	slices.SortFunc(subs, naming.Compare)
+	for _, name := range subs {
+		shares := make([]Quantity, len(p.fl.flavors))
+		var sum Quantity
+		for i := range shares {
+			shares[i] = Quantity(r.Int())
+			sum = sum.Add(shares[i])
+		}
+		if r.Err() != nil {
+			return
+		}
+		parent, ok := p.pools[name.Parent()]
+		for i, v := range shares {
+			_, offered := parent.cfg.FlavorQuota(p.fl.flavors[i].Name)
+			if v < 0 || v > 0 && ok && !offered && p.subs[name].state.Live() {
+				r.Fail("subpool " + name.String() + " has quota " + v.String() + " of flavor " + strconv.Quote(p.fl.flavors[i].Name))
+				return
+			}
+		}
+		if sum != p.subs[name].quota {
+			r.Fail("subpool " + name.String() + " has quota " + p.subs[name].quota.String() + " and the sum of its flavors' " + sum.String())
+			return
+		}
+		p.shares[name] = shares
+	}
+	for _, name := range p.names {
+		if rule, detail := p.checkSubpoolsFit(name, p.pools[name].cfg); rule != 0 {
+			r.Fail("pool " + name.String() + ": " + rule.Error() + " (" + detail + ")")
+			return
+		}
+	}
+}
+
+// errText returns err's text, or none for a nil error.
+func errText(err error, none string) string {
+	if err == nil {
+		return none
+	}
+	return err.Error()
 }
 
 // UnmarshalBinary replaces p with the pool set data encodes, after checking every rule
@@ -326,7 +450,7 @@ func (p *PoolSet) UnmarshalBinary(data []byte) error {
 	if p == nil {
 		return &PoolError{Op: "decode", Rule: ErrNilPoolSet}
 	}
-	r, _, err := wire.NewReader(data, poolSetMagic, 1)
+	r, version, err := wire.NewReader(data, poolSetMagic, poolSetVersionNoFlavors, poolSetVersion)
 	if err != nil {
 		return err
 	}
@@ -418,6 +542,9 @@ func (p *PoolSet) UnmarshalBinary(data []byte) error {
 		}
 		q.setLedger(wf.Pool, l)
 		q.runs[wf.ID] = wf
+	}
+	if version >= poolSetVersion {
+		q.readFlavorQuotas(r)
 	}
 	if err := r.Done(); err != nil {
 		return err

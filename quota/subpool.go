@@ -154,9 +154,19 @@ func (p *PoolSet) CreateSubpool(name naming.Name, quota Quantity) (Event, error)
 	if err := checkSubpoolName(p, op, name); err != nil {
 		return Event{}, err
 	}
+	if err := p.refuseScalar(op, name); err != nil {
+		return Event{}, err
+	}
 	if quota < 0 {
 		return Event{}, poolErr(op, name, ErrNegative, "quota "+quota.String())
 	}
+	return p.createSubpool(op, name, quota, nil)
+}
+
+// createSubpool creates or reactivates the subpool name with the given quota and, in a
+// pool set with flavors, its quota per flavor (shares, checked against the parent's
+// unallocated GPUs of each flavor already).
+func (p *PoolSet) createSubpool(op string, name naming.Name, quota Quantity, shares []Quantity) (Event, error) {
 	parent := name.Parent()
 	pr, ok := p.pools[parent]
 	if !ok {
@@ -180,6 +190,9 @@ func (p *PoolSet) CreateSubpool(name naming.Name, quota Quantity) (Event, error)
 		p.kids[parent] = insertSorted(p.kids[parent], name)
 	}
 	p.subs[name] = subRec{state: Active, quota: quota} // an ARCHIVED subpool's ledger is empty
+	if shares != nil {
+		p.shares[name] = shares
+	}
 	pr.allocated += quota
 	pr.live++
 	p.pools[parent] = pr
@@ -192,13 +205,23 @@ func (p *PoolSet) CreateSubpool(name naming.Name, quota Quantity) (Event, error)
 // evicted, and Available is negative until usage drains below the new quota.
 func (p *PoolSet) UpdateSubpool(name naming.Name, quota Quantity) (Event, error) {
 	const op = "update subpool"
-	r, pr, err := p.lookupActive(op, name)
+	r, _, err := p.lookupActive(op, name)
 	if err != nil {
+		return Event{}, err
+	}
+	if err := p.refuseScalar(op, name); err != nil {
 		return Event{}, err
 	}
 	if quota < 0 {
 		return Event{}, poolErr(op, name, ErrNegative, "quota "+quota.String())
 	}
+	return p.updateSubpool(op, name, r, quota, nil)
+}
+
+// updateSubpool sets the quota of the ACTIVE subpool name, r, and in a pool set with
+// flavors its quota per flavor (shares, checked already).
+func (p *PoolSet) updateSubpool(op string, name naming.Name, r subRec, quota Quantity, shares []Quantity) (Event, error) {
+	pr := p.pools[name.Parent()]
 	free := pr.unallocated()
 	if quota > r.quota && quota-r.quota > free {
 		return Event{}, poolErr(op, name, ErrExceedsUnallocated, "increase of "+quota.Sub(r.quota).String()+" requested, "+free.String()+" unallocated in "+strconv.Quote(name.Parent().String()))
@@ -207,6 +230,9 @@ func (p *PoolSet) UpdateSubpool(name naming.Name, quota Quantity) (Event, error)
 	pr.allocated += quota - r.quota
 	r.quota = quota
 	p.subs[name] = r
+	if shares != nil {
+		p.shares[name] = shares
+	}
 	p.pools[name.Parent()] = pr
 	ev.UnallocatedAfter = pr.unallocated()
 	return ev, nil
