@@ -16,7 +16,7 @@ import (
 )
 
 // TestFlavorHostSequences runs random sequences of what a host does on a gate with
-// flavors — submissions of gangs asking GPUs and CPU (some naming GPU models), cycles it
+// flavors, from a tree or from pools — submissions of gangs asking GPUs and CPU (some naming GPU models), cycles it
 // applies, releases, evictions, lost and returning nodes, restarts from a snapshot —
 // and checks after every step that the books follow the work: each queue's usage of
 // each pair is the sum of what its running work is charged there; running work is
@@ -31,7 +31,7 @@ func TestFlavorHostSequences(t *testing.T) {
 		}, ggen.Int64()))
 	properties.TestingRun(t)
 	// The sequences must have exercised what they check.
-	for _, k := range []string{"h100", "a100", "placed", "evicted", "node lost", "restored"} {
+	for _, k := range []string{"h100", "a100", "placed", "evicted", "node lost", "restored", "pools"} {
 		assert.Positive(t, seen[k], "no sequence reached %q: %v", k, seen)
 	}
 }
@@ -57,6 +57,26 @@ func runFlavorSequence(t *testing.T, seed int64, seen map[string]int) bool {
 	nodes := c.Nodes()
 	g, err := New(tr, Options{Cluster: c, FairSharing: rng.IntN(3) == 0})
 	require.NoError(t, err)
+	queues := []string{"q0", "q1"}
+	if rng.IntN(2) == 0 {
+		// The same on a gate from pools with flavors, whose pools offer the flavors in
+		// either order and whose subpool holds some of each; CPU is placed, not charged.
+		pools, err := quota.NewPoolSet(h100, a100)
+		require.NoError(t, err)
+		n := func() quota.Quantity { return quota.Quantity(rng.IntN(3) * 8) }
+		_, err = pools.AddPool(mustName("team"), quota.NewFlavoredPoolConfig(
+			quota.FlavorQuota{Flavor: "h100", Quota: 8 + n(), Maximum: quota.Unlimited}, quota.FlavorQuota{Flavor: "a100", Quota: 8 + n(), Maximum: quota.Unlimited}))
+		require.NoError(t, err)
+		_, err = pools.AddPool(mustName("research"), quota.NewFlavoredPoolConfig(
+			quota.FlavorQuota{Flavor: "a100", Quota: n(), Maximum: quota.Unlimited}, quota.FlavorQuota{Flavor: "h100", Quota: n(), Maximum: 16 + n()}))
+		require.NoError(t, err)
+		_, err = pools.CreateSubpoolFlavors(mustName("team--a"), map[string]quota.Quantity{"h100": quota.Quantity(rng.IntN(9)), "a100": quota.Quantity(rng.IntN(9))})
+		require.NoError(t, err)
+		g, err = NewForPools(pools, 0, Options{Cluster: c, FairSharing: rng.IntN(3) == 0})
+		require.NoError(t, err)
+		queues = []string{"team", "team--a", "research"}
+		seen["pools"]++
+	}
 	removed := map[string]topology.Node{}
 	next := 0
 	for step := range 60 {
@@ -67,7 +87,7 @@ func runFlavorSequence(t *testing.T, seed int64, seen map[string]int) bool {
 			if rng.IntN(3) == 0 {
 				models = []string{[]string{"H100", "A100"}[rng.IntN(2)]}
 			}
-			w := podWith(t, "w"+itoa(next), []string{"q0", "q1"}[rng.IntN(2)], quota.Priority(rng.IntN(3)-1),
+			w := podWith(t, "w"+itoa(next), queues[rng.IntN(len(queues))], quota.Priority(rng.IntN(3)-1),
 				int64(1+rng.IntN(8)), int64(rng.IntN(3)*1000), step)
 			if len(models) > 0 || rng.IntN(2) == 0 {
 				pods := 1 + rng.IntN(2)
@@ -126,7 +146,12 @@ func runFlavorSequence(t *testing.T, seed int64, seen map[string]int) bool {
 func checkFlavorBooks(t *testing.T, g *Gate, seed int64, step int) bool {
 	tr, cl := g.Tree(), g.Cluster()
 	res := tr.Resources()
-	want := map[string][]quota.Quantity{"q0": make([]quota.Quantity, len(res)), "q1": make([]quota.Quantity, len(res))}
+	want := map[string][]quota.Quantity{}
+	for _, n := range tr.Nodes() {
+		if tr.Kind(n) == quota.KindQueue {
+			want[tr.Name(n)] = make([]quota.Quantity, len(res))
+		}
+	}
 	for _, r := range g.Running() {
 		for j, x := range r.Request {
 			if x == 0 {

@@ -258,3 +258,39 @@ func TestPoolFlavorsSnapshot(t *testing.T) {
 	assert.Equal(t, want.Decisions[0].Flavors, got.Decisions[0].Flavors)
 	assert.Equal(t, want.Decisions[0].Request, got.Decisions[0].Request)
 }
+
+// A new tree whose queue no longer offers the flavor its running work holds is
+// refused, changing nothing: the usage would sit on a pair no decision accounts for.
+func TestFlavorReconfigureKeepsRunningPairsListed(t *testing.T) {
+	g := flavorGate(t, twoModels(t), flavorQueue("train", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 8, "gpu@a100": 8}))
+	runOnFlavor(t, g, "r", "train", quota.Normal, 8, "h1", "h100", 1)
+	before, err := g.MarshalBinary()
+	require.NoError(t, err)
+	q := flavorQueue("train", quota.Fungibility{}, map[string]quota.Quantity{"gpu@a100": 8})
+	q.Groups[0].Flavors = []string{"a100"}
+	tr, err := quota.NewTree(quota.TreeSpec{Resources: g.resources, Flavors: []quota.Flavor{h100, a100},
+		Nodes: []quota.NodeSpec{{Name: "org", Kind: quota.KindCohort}, q}})
+	require.NoError(t, err)
+	err = g.Reconfigure(tr)
+	assert.True(t, errors.Is(err, ErrInvalidConfig), "%v", err)
+	assert.Contains(t, err.Error(), "gpu@h100")
+	after, err := g.MarshalBinary()
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+}
+
+// On pools with flavors, as without, a resource the nodes hold but the pools do not
+// count limits placement only: CPU is placed, never charged.
+func TestPoolFlavorsPlaceWhatTheyDoNotCharge(t *testing.T) {
+	g := pooledFlavorGate(t)
+	d, err := g.Decide(podWith(t, "w", "team", quota.Normal, 2, 1000, 1))
+	require.NoError(t, err)
+	require.True(t, d.Admitted(), d.Message())
+	assert.Equal(t, map[string]quota.Quantity{"gpu@h100": 2}, charged(g, d))
+	require.NotNil(t, d.Placement)
+	assert.Equal(t, int64(1000), d.Placement.Assignments[0].Shape["cpu"])
+
+	d, err = g.Decide(podWith(t, "x", "team", quota.Normal, 2, 64001, 1))
+	require.NoError(t, err)
+	assert.False(t, d.Admitted(), "no node holds 64001 CPU: %s", d.Message())
+}

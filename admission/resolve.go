@@ -146,9 +146,14 @@ func (g *Gate) resolveGang(r *record) error {
 
 // resolveFlavored resolves r, a workload on a gate with flavors: its request per
 // asked resource, its placement request unrestricted on a gate with a cluster, and its
-// menu. A positive request of a resource no group of its queue covers is refused.
+// menu. A positive request of a resource no group of its queue covers is refused —
+// except on a gate from pools, whose quotas count GPUs only: there, as without flavors,
+// a resource the cluster's nodes hold (CPU, memory) limits placement only.
 func (g *Gate) resolveFlavored(r *record) error {
 	gen, place, err := g.request(r, g.menu.asked, func(name string) error {
+		if g.pools != nil && g.live.cluster != nil && g.live.cluster.Knows(name) {
+			return nil
+		}
 		return inputErr(ErrUnknownResource, "workload.gang.requests", name, "is asked for by workload "+strconv.Quote(string(r.w.ID))+" but no queue's resource group covers it")
 	})
 	if err != nil {

@@ -128,8 +128,56 @@ func checkPoolInvariants(p *PoolSet) error {
 		if u := r.unallocated(); u < 0 || !u.IsUnlimited() && effective+u != r.cfg.Quota {
 			return fmt.Errorf("%s: unallocated %s, effective %s, quota %s", n, u, effective, r.cfg.Quota)
 		}
-		if rule, _ := r.cfg.check(); rule != 0 {
+		if rule, _ := p.checkConfig(r.cfg); rule != 0 {
 			return fmt.Errorf("%s config %+v breaks %v", n, r.cfg, rule)
+		}
+	}
+	return checkFlavorInvariants(p)
+}
+
+// checkFlavorInvariants checks the quotas per flavor: without flavors there are none;
+// with them, every subpool's shares sum to its quota, and the ACTIVE subpools of a pool
+// hold no more of a flavor than the pool's quota of it and nothing of a flavor it does
+// not offer, nor do DELETING ones.
+func checkFlavorInvariants(p *PoolSet) error {
+	if p.fl == nil {
+		if len(p.shares) > 0 {
+			return fmt.Errorf("shares %v without flavors", p.shares)
+		}
+		return nil
+	}
+	for n, s := range p.subs {
+		shares, ok := p.shares[n]
+		if !ok || len(shares) != len(p.fl.flavors) {
+			return fmt.Errorf("%s has shares %v for %d flavors", n, shares, len(p.fl.flavors))
+		}
+		var sum Quantity
+		for _, q := range shares {
+			if q < 0 {
+				return fmt.Errorf("%s has shares %v", n, shares)
+			}
+			sum += q
+		}
+		if sum != s.quota {
+			return fmt.Errorf("%s has quota %s and shares %v", n, s.quota, shares)
+		}
+	}
+	for n, r := range p.pools {
+		for i, f := range p.fl.flavors {
+			var held Quantity
+			for _, k := range p.kids[n] {
+				if s := p.subs[k]; s.state.Live() && p.shares[k][i] > 0 {
+					if _, offered := r.cfg.FlavorQuota(f.Name); !offered {
+						return fmt.Errorf("%s holds %s of %s, which %s does not offer", k, p.shares[k][i], f.Name, n)
+					}
+					if s.state == Active {
+						held += p.shares[k][i]
+					}
+				}
+			}
+			if fq, _ := r.cfg.FlavorQuota(f.Name); held > fq.Quota {
+				return fmt.Errorf("%s: subpools hold %s of %s, quota %s", n, held, f.Name, fq.Quota)
+			}
 		}
 	}
 	return nil

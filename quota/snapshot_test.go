@@ -202,9 +202,13 @@ func FuzzPoolSetSnapshot(f *testing.F) {
 	_, _ = p.Start(Workflow{ID: "w", Pool: team, Priority: Low, GPUs: 2})
 	data, _ := p.MarshalBinary()
 	f.Add(data)
+	data, _ = flavoredSeed(f).MarshalBinary()
+	f.Add(data)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 0 && data[0]%4 != 0 {
-			w := wire.NewWriter(poolSetMagic, 1)
+			// Bytes after a valid header of either version, the flavors' when the
+			// first byte says so.
+			w := wire.NewWriter(poolSetMagic, uint64(poolSetVersionNoFlavors+int(data[0]%4)/3))
 			w.Raw(data[1:])
 			data = w.Finish()
 		}
