@@ -205,6 +205,13 @@
 // that may run concurrently. Eligibility by node selector and label conflicts is known
 // then; whether a flavor has nodes is asked of the cluster at each decision.
 //
+// A gate from pools with flavors (quota.NewPoolSet) is built the same way: its tree
+// keeps the pool-set tree's quotas per pair gpu@flavor, each leaf offers the GPU in its
+// pool's flavors and order, and each flavor's capacity is the GPUs of the cluster's
+// nodes carrying its labels, so such a gate needs Options.Cluster. CPU and memory are
+// placed, not charged, as on any gate from pools. Subpools change per flavor through
+// CreateSubpoolFlavors and UpdateSubpoolFlavors.
+//
 // # Nodes that change, and restarts
 //
 // A gate with a cluster follows the host's nodes. RemoveNode is a failure: every

@@ -266,6 +266,16 @@
 // give `osmo pool list`; Subpools gives the history, ARCHIVED included. Usage gives the
 // ledger of a pool reference whether it names a pool (its direct usage) or a subpool.
 //
+// Flavors. A pool set from NewPoolSet(flavors...) keeps its quotas per flavor — an
+// OSMO platform, say, whose node selector is the flavor's labels: a pool's quota and
+// maximum of each flavor it offers (PoolConfig.Flavors, NewFlavoredPoolConfig), a
+// subpool's quota of each (CreateSubpoolFlavors, UpdateSubpoolFlavors), and the static
+// cap per flavor, a group passing when some flavor allows it. Every rule above holds on
+// each flavor alone; the scalar quantities (quotas, ledgers, events, the pool list, KAI
+// queues) are the sums over the flavors, and the scalar SetQuota, CreateSubpool and
+// UpdateSubpool are refused (ErrFlavorMismatch). PoolFlavors and SubpoolFlavors read the
+// quotas per flavor.
+//
 // Editing. UpdatePool replaces a pool's whole configuration; SetQuota changes only the
 // quota of a pool or, like UpdateSubpool, of a subpool, and SetStatus only a pool's
 // status, so the host need not read, edit and write back a PoolConfig.

@@ -153,3 +153,32 @@ func ExamplePoolSet_SetQuota() {
 	// team: used 0, running 0
 	// team--a: used 3, running 1
 }
+
+// A pool set with flavors keeps every quota per flavor: here OSMO platforms, each a
+// GPU model. A subpool's quota of a flavor must fit its parent's unallocated GPUs of
+// that flavor, even where the total would fit.
+func ExampleNewPoolSet() {
+	pools, _ := quota.NewPoolSet(
+		quota.Flavor{Name: "dgx-h100", Labels: map[string]string{"nvidia.com/gpu.product": "H100"}},
+		quota.Flavor{Name: "ovx-l40", Labels: map[string]string{"nvidia.com/gpu.product": "L40"}})
+	team, _ := naming.ParsePool("team")
+	_, _ = pools.AddPool(team, quota.NewFlavoredPoolConfig(
+		quota.FlavorQuota{Flavor: "dgx-h100", Quota: 16, Maximum: 32},
+		quota.FlavorQuota{Flavor: "ovx-l40", Quota: 64, Maximum: quota.Unlimited}))
+	llm, _ := naming.Parse("team--llm")
+	_, err := pools.CreateSubpoolFlavors(llm, map[string]quota.Quantity{"dgx-h100": 24})
+	fmt.Println(err)
+	ev, _ := pools.CreateSubpoolFlavors(llm, map[string]quota.Quantity{"dgx-h100": 12, "ovx-l40": 8})
+	fmt.Println(ev)
+	for _, f := range pools.PoolFlavors(team) {
+		fmt.Printf("%s: quota %s, allocated %s, unallocated %s\n", f.Flavor, f.Quota, f.Allocated, f.Unallocated)
+	}
+	t, _ := pools.Lookup(team)
+	fmt.Println("largest NORMAL task group at team:", t.Cap())
+	// Output:
+	// create subpool "team--llm": quota exceeds the parent's unallocated GPUs (flavor "dgx-h100": 24 more requested, 16 unallocated in "team")
+	// SUBPOOL_CREATED team--llm: - → ACTIVE, quota 0 → 20, unallocated 80 → 60
+	// dgx-h100: quota 16, allocated 12, unallocated 4
+	// ovx-l40: quota 64, allocated 8, unallocated 56
+	// largest NORMAL task group at team: 56
+}

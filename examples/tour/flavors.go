@@ -7,6 +7,7 @@ import (
 
 	"github.com/poolgate/poolgate/admission"
 	"github.com/poolgate/poolgate/gang"
+	"github.com/poolgate/poolgate/naming"
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
@@ -85,6 +86,54 @@ func tourFlavors(w io.Writer) {
 	}
 	show(d)
 	fmt.Fprintf(w, "It is charged %s; nothing of another model is touched.\n", chargedPairs(gate, d))
+	tourPoolFlavors(w, c, t0, job)
+}
+
+// tourPoolFlavors shows the same nodes under OSMO-style pools whose quotas are kept per
+// platform: a pool guarantees GPUs of each flavor, a subpool takes its share of each,
+// and the static gate and the gate's decisions hold work to them.
+func tourPoolFlavors(w io.Writer, c *topology.Cluster, t0 time.Time, job func(string, quota.Priority, int, int) admission.Workload) {
+	research, _ := naming.ParsePool("research")
+	llm, _ := naming.Parse("research--llm")
+	pools, err := quota.NewPoolSet(
+		quota.Flavor{Name: "h100", Labels: map[string]string{"gpu.model": "H100"}},
+		quota.Flavor{Name: "a100", Labels: map[string]string{"gpu.model": "A100"}})
+	if err == nil {
+		_, err = pools.AddPool(research, quota.NewFlavoredPoolConfig(
+			quota.FlavorQuota{Flavor: "h100", Quota: 16, Maximum: 32}, quota.FlavorQuota{Flavor: "a100", Quota: 16, Maximum: quota.Unlimited}))
+	}
+	if err == nil {
+		_, err = pools.CreateSubpoolFlavors(llm, map[string]quota.Quantity{"h100": 8, "a100": 8})
+	}
+	var gate *admission.Gate
+	if err == nil {
+		gate, err = admission.NewForPools(pools, 0, admission.Options{Cluster: c})
+	}
+	if err != nil {
+		fmt.Fprintln(w, err)
+		return
+	}
+	fmt.Fprintln(w, "The same nodes as pools: research guarantees 16 H100 and 16 A100 GPUs; its subpool llm 8 of each.")
+	for _, f := range gate.Pools().PoolFlavors(research) {
+		fmt.Fprintf(w, "  research %s: quota %s, maximum %s, %s allocated to subpools, %s unallocated\n", f.Flavor, f.Quota, f.Maximum, f.Allocated, f.Unallocated)
+	}
+	check, err := gate.Check(admission.Submission{Pool: "research--llm", Priority: quota.Normal, Groups: []admission.TaskGroup{{Name: "train", GPUs: 16}}})
+	if err != nil {
+		fmt.Fprintln(w, err)
+		return
+	}
+	fmt.Fprintf(w, "  static gate, 16 GPUs in one group to research--llm: %s\n", check.Message())
+	x := job("llm-8", quota.Normal, 1, 8)
+	x.Queue = "research--llm"
+	d, err := gate.Decide(x)
+	if err != nil {
+		fmt.Fprintln(w, err)
+		return
+	}
+	fmt.Fprintf(w, "  %s: %s, charged %s\n", x.ID, d.Message(), chargedPairs(gate, d))
+	for _, f := range d.Flavors {
+		fmt.Fprintf(w, "           %s\n", f)
+	}
 }
 
 // chargedPairs lists the pairs a decision charges, e.g. "16 gpu@a100".

@@ -37,6 +37,8 @@ func TestTourIsDeterministic(t *testing.T) {
 	}, "\n"), "with fair sharing the weights 2 and 1 split the idle GPUs")
 	assert.Contains(t, first, "  job-2: admit to research — nvidia.com/gpu: a100 (Fit); h100: Quota\n", "Kueue's objects decide as read")
 	assert.Contains(t, first, "not modelled: ResourceFlavor \"a100\": spec.nodeTaints", "what poolgate does not model is said")
+	assert.Contains(t, first, "  research h100: quota 16, maximum 32, 8 allocated to subpools, 8 unallocated\n", "pools keep their quotas per flavor")
+	assert.Contains(t, first, "  llm-8: admit to research--llm, charged 8 gpu@h100\n", "a subpool's work is charged its flavor")
 	assert.Contains(t, first, "  finetune admit to research on n5, n6\n           gpu: a100 (Fit); h100: Preempt\nIt is charged 16 gpu@a100;",
 		"the fragmented H100 rack sends the gang to A100 in one decision")
 	assert.Contains(t, first, "r2-n4 fails: detector is lost and waits again, submitted 09:00\n")
