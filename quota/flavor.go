@@ -295,8 +295,13 @@ func (t *Tree) Flavors() []Flavor {
 	if !t.HasFlavors() {
 		return nil
 	}
-	out := make([]Flavor, len(t.fl.flavors))
-	for i, f := range t.fl.flavors {
+	return cloneFlavors(t.fl.flavors)
+}
+
+// cloneFlavors returns a copy of fs that shares no map with it.
+func cloneFlavors(fs []Flavor) []Flavor {
+	out := make([]Flavor, len(fs))
+	for i, f := range fs {
 		out[i] = Flavor{Name: f.Name, Labels: maps.Clone(f.Labels)}
 	}
 	return out

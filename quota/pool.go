@@ -138,11 +138,11 @@ type PoolSet struct {
 	// runs holds the running workflows. Each one's pool is in pools or is an entry of
 	// subs that is ACTIVE or DELETING, and that pool's ledger includes it.
 	runs map[WorkflowID]Workflow
-	// fl is the set's flavors, nil without; shares holds, with flavors, every entry of
+	// fl is the set's flavors (a book without groups), nil without; shares holds, with flavors, every entry of
 	// subs' configured quota per flavor, indexed as fl.flavors, summing to its quota.
 	// A share slice is never written in place: an update stores a new one, so clones
 	// may share them.
-	fl     *poolFlavors
+	fl     *flavorBook
 	shares map[naming.Name][]Quantity
 }
 

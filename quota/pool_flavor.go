@@ -59,12 +59,6 @@ func (c PoolConfig) FlavorQuota(flavor string) (FlavorQuota, bool) {
 	return FlavorQuota{}, false
 }
 
-// poolFlavors is the flavors of a pool set. It is shared by clones and never written.
-type poolFlavors struct {
-	flavors []Flavor
-	index   map[string]int
-}
-
 // NewPoolSet returns an empty pool set whose quotas are kept per flavor of flavors
 // (see the section "Pools and subpools" of the package documentation); with no flavors
 // it is the zero PoolSet. A flavor's name follows the pool-name rule, no name appears
@@ -78,7 +72,7 @@ func NewPoolSet(flavors ...Flavor) (*PoolSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &PoolSet{fl: &poolFlavors{flavors: b.flavors, index: b.index}}, nil
+	return &PoolSet{fl: b}, nil
 }
 
 // HasFlavors reports whether p keeps its quotas per flavor.
@@ -89,11 +83,7 @@ func (p *PoolSet) Flavors() []Flavor {
 	if !p.HasFlavors() {
 		return nil
 	}
-	out := make([]Flavor, len(p.fl.flavors))
-	for i, f := range p.fl.flavors {
-		out[i] = Flavor{Name: f.Name, Labels: maps.Clone(f.Labels)}
-	}
-	return out
+	return cloneFlavors(p.fl.flavors)
 }
 
 // checkConfig reports the first rule c breaks in p, with its detail: the rules of
