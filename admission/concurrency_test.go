@@ -68,7 +68,7 @@ func TestConcurrentNodePlans(t *testing.T) {
 	}
 	wg.Wait()
 	for _, r := range results {
-		assert.Equal(t, "h: admit to team--shared after preempting l1", r)
+		assert.Equal(t, "h: admit to team--shared after preempting l1; pods job: n1×1", r)
 	}
 	assert.Equal(t, nodes, g.Cluster().Nodes())
 	assert.Equal(t, tree.Mermaid(), g.Tree().Mermaid())

@@ -123,8 +123,8 @@ func TestCycleReconsidersAfterEvictions(t *testing.T) {
 		podWorkload(t, "z", "a", quota.Low, 1, 2, 12))
 	c := g.Cycle(at(20))
 	assert.Equal(t, []string{
-		"x: admit to a--shared",
-		"y: admit to b--shared after preempting lb",
+		"x: admit to a--shared; pods job: n3×1",
+		"y: admit to b--shared after preempting lb; pods job: n3×1",
 		// The pools are guaranteed 10 of the 8 GPUs the nodes hold: the capacity binds.
 		`z: pending: does not fit: node "(root)" allows 0 of 2 "gpu" (short by 2)`,
 	}, decisions(c))

@@ -174,6 +174,8 @@ func (d Decision) Admitted() bool { return d.Outcome == Admit }
 // `pending: queue team--a holds 28 of its 30 gpu for HIGH/NORMAL work and the workload asks 4`.
 func (d Decision) Message() string {
 	switch {
+	case d.Outcome == 0:
+		return "no decision"
 	case d.Outcome == Admit && len(d.Plan) == 0:
 		return "admit to " + d.Queue
 	case d.Outcome == Admit:
@@ -203,10 +205,35 @@ func (d Decision) Message() string {
 	return d.Outcome.String() + " (" + d.Reason.String() + ")"
 }
 
-// String returns the decision's workload, outcome and message, e.g.
-// `WF5: admit to pool2--shared after preempting WF3`.
+// String returns the decision's workload, outcome and message, and where its pods go,
+// e.g. `WF5: admit to pool2--shared after preempting WF3; pods workers: n1×4 n2×4,
+// launcher: n3×1`. The zero Decision is `no decision`.
 func (d Decision) String() string {
-	return string(d.Workload.ID) + ": " + d.Message()
+	if d.Outcome == 0 && d.Workload.ID == "" {
+		return "no decision"
+	}
+	s := string(d.Workload.ID) + ": " + d.Message()
+	if d.Placement != nil && len(d.Placement.Assignments) > 0 {
+		s += "; pods " + podsText(d.Placement)
+	}
+	return s
+}
+
+// podsText gives p's assignments on one line, group by group: `workers: n1×4 n2×4,
+// launcher: n3×1`.
+func podsText(p *topology.Placement) string {
+	var b strings.Builder
+	for i := 0; i < len(p.Assignments); {
+		g := p.Assignments[i].Group
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(g + ":")
+		for ; i < len(p.Assignments) && p.Assignments[i].Group == g; i++ {
+			b.WriteString(" " + p.Assignments[i].Node + "×" + strconv.FormatInt(p.Assignments[i].Pods, 10))
+		}
+	}
+	return b.String()
 }
 
 // Barrier is what a ReasonInadmissible workload can never get past under the gate's

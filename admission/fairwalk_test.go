@@ -238,7 +238,7 @@ func TestFairGangPlacement(t *testing.T) {
 		want string
 		why  []string
 	}{
-		{"victim frees the rack", "b-r1", "A: admit to a--shared after preempting b-r1", []string{"b-r1:reclaim"}},
+		{"victim frees the rack", "b-r1", "A: admit to a--shared after preempting b-r1; pods job: n1×1 n2×4", []string{"b-r1:reclaim"}},
 		{"victim frees quota only", "b-r2", "A: pending: no placement: ", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,7 +23,7 @@ var layers = []struct {
 	name  string
 	files []string
 }{
-	{"words", []string{"errors.go", "decision.go", "strategy.go", "authz.go", "poolref.go", "static.go",
+	{"words", []string{"errors.go", "decision.go", "enumtext.go", "strategy.go", "authz.go", "poolref.go", "static.go",
 		"poolset_tree.go", "workload.go", "signature.go", "seal.go", "ask.go", "flavor.go"}},
 	{"containers", []string{"pending.go", "capacitybook.go", "searchcache.go"}},
 	{"state", []string{"gate.go", "state.go", "resolve.go"}},

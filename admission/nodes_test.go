@@ -64,7 +64,7 @@ func TestRemoveNodeUnderAGang(t *testing.T) {
 	assert.ErrorIs(t, g.Commit(held, at(4)), ErrStaleDecision)
 
 	c := g.Cycle(at(5))
-	assert.Equal(t, []string{"gang: admit to team--shared after preempting other"}, decisions(c))
+	assert.Equal(t, []string{"gang: admit to team--shared after preempting other; pods job: n2×1 n3×1"}, decisions(c))
 	assert.Equal(t, "job: n2×1 n3×1\n", c.Decisions[0].Placement.String())
 	require.NoError(t, g.Apply(c))
 
@@ -164,7 +164,7 @@ func TestCordonThenUncordon(t *testing.T) {
 		g.Inadmissible()[0].String())
 
 	require.NoError(t, g.UncordonNode("n1"))
-	assert.Equal(t, []string{"big: admit to team--shared"}, cycle(t, g, 5))
+	assert.Equal(t, []string{"big: admit to team--shared; pods job: n1×1"}, cycle(t, g, 5))
 	assert.Equal(t, int64(0), gpusFree(g, "n1"))
 	assert.ErrorIs(t, g.UncordonNode("n9"), ErrUnknownNode)
 }
@@ -204,7 +204,7 @@ func TestCapacityDropBelowPlaced(t *testing.T) {
 	lost, err = g.SetNodeCapacity("n1", topology.Resources{"gpu": 8, "cpu": 64000})
 	require.NoError(t, err)
 	assert.Empty(t, lost)
-	assert.Equal(t, []string{"low-old: admit to team--shared", "low-new: admit to team--shared", "low-newest: admit to team--shared"}, cycle(t, g, 5))
+	assert.Equal(t, []string{"low-old: admit to team--shared; pods job: n1×1", "low-new: admit to team--shared; pods job: n1×1", "low-newest: admit to team--shared; pods job: n1×1"}, cycle(t, g, 5))
 
 	// A refused capacity changes nothing.
 	_, err = g.SetNodeCapacity("n1", topology.Resources{"gpu": -1})
@@ -265,7 +265,7 @@ func TestAddNodeUnblocksAPendingGang(t *testing.T) {
 		Free: topology.Resources{"gpu": 4, "cpu": 64000}}))
 	assert.ErrorIs(t, g.Commit(held, at(5)), ErrStaleDecision)
 	c := g.Cycle(at(6))
-	assert.Equal(t, []string{"wide: admit to team--shared"}, decisions(c))
+	assert.Equal(t, []string{"wide: admit to team--shared; pods job: m1×1"}, decisions(c))
 	assert.Equal(t, "job: m1×1\n", c.Decisions[0].Placement.String())
 	require.NoError(t, g.Apply(c))
 

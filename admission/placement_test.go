@@ -54,14 +54,14 @@ func TestGangPlacement(t *testing.T) {
 
 	submit(t, g, gangWorkload(t, "low6", "team", quota.Low, 6, 1))
 	c := g.Cycle(at(2))
-	assert.Equal(t, []string{"low6: admit to team--shared"}, decisions(c))
+	assert.Equal(t, []string{"low6: admit to team--shared; pods job: n1×4 n2×2"}, decisions(c))
 	assert.Equal(t, []quota.Quantity{6}, c.Decisions[0].Request)
 	assert.Equal(t, "job: n1×4 n2×2\njob: rack r1\n", c.Decisions[0].Placement.String())
 	require.NoError(t, g.Apply(c))
 	assert.Equal(t, int64(2), gpusFree(g, "n2"))
 
 	submit(t, g, gangWorkload(t, "n4", "team", quota.Normal, 4, 3))
-	assert.Equal(t, []string{"n4: admit to team--shared"}, cycle(t, g, 4))
+	assert.Equal(t, []string{"n4: admit to team--shared; pods job: n3×2 n4×2"}, cycle(t, g, 4))
 	assert.Equal(t, "job: n3×2 n4×2\njob: rack r2\n", g.Running()[1].Placement.String())
 
 	// Two pods fit what low6 left in rack r1.
@@ -112,10 +112,10 @@ func TestGangPlacementInCycle(t *testing.T) {
 	g, err := NewForPools(poolSet(t, "team:12"), 0, Options{Cluster: rackCluster(t)})
 	require.NoError(t, err)
 	submit(t, g, gangWorkload(t, "low6", "team", quota.Low, 6, 1), gangWorkload(t, "n4", "team", quota.Normal, 4, 2))
-	assert.Equal(t, []string{"n4: admit to team--shared", "low6: admit to team--shared"}, cycle(t, g, 3))
+	assert.Equal(t, []string{"n4: admit to team--shared; pods job: n3×2 n4×2", "low6: admit to team--shared; pods job: n1×4 n2×2"}, cycle(t, g, 3))
 	submit(t, g, gangWorkload(t, "n3", "team", quota.Normal, 3, 4), gangWorkload(t, "l2", "team", quota.Low, 2, 5))
 	c := g.Cycle(at(6))
-	assert.Equal(t, []string{"n3: admit to team--shared after preempting low6", "l2: admit to team--shared"}, decisions(c))
+	assert.Equal(t, []string{"n3: admit to team--shared after preempting low6; pods job: n1×3", "l2: admit to team--shared; pods job: n2×2"}, decisions(c))
 	assert.Equal(t, "job: n1×3\njob: rack r1\n", c.Decisions[0].Placement.String())
 	assert.Equal(t, "job: n2×2\njob: rack r1\n", c.Decisions[1].Placement.String())
 	require.NoError(t, g.Apply(c))

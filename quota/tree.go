@@ -3,6 +3,8 @@ package quota
 import (
 	"slices"
 	"strconv"
+
+	"github.com/poolgate/poolgate/internal/enum"
 )
 
 // NodeID is the handle of a node of a Tree, interned when the node is added. Handles are
@@ -42,15 +44,7 @@ const (
 )
 
 // String returns "cohort", "queue", or "NodeKind(n)" for an invalid kind.
-func (k NodeKind) String() string {
-	switch k {
-	case KindCohort:
-		return "cohort"
-	case KindQueue:
-		return "queue"
-	}
-	return "NodeKind(" + strconv.Itoa(int(k)) + ")"
-}
+func (k NodeKind) String() string { return enum.Name(nodeKindNames[:], k, "NodeKind") }
 
 // Tree is a hierarchical quota tree: cohorts and queues with, per resource, a nominal
 // quota and optional borrowing and lending limits, the usage of the queues, and the

@@ -199,7 +199,7 @@ func cycleResult(w io.Writer, g *admission.Gate, n int) (admission.CycleResult, 
 func lines(c admission.CycleResult) []string {
 	var out []string
 	for _, d := range c.Decisions {
-		l := d.String()
+		l := string(d.Workload.ID) + ": " + d.Message()
 		if d.Placement != nil {
 			var nodes []string
 			for _, a := range d.Placement.Assignments {

@@ -50,14 +50,7 @@ func tourFaults(w io.Writer) {
 		g.Apply(c)
 		var out []string
 		for _, d := range c.Decisions {
-			l := d.String()
-			if d.Placement != nil {
-				l += " on"
-				for _, a := range d.Placement.Assignments {
-					l += " " + a.Node
-				}
-			}
-			out = append(out, l)
+			out = append(out, d.String()) // with the pods' nodes
 		}
 		return out
 	}

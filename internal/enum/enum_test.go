@@ -16,3 +16,37 @@ func TestName(t *testing.T) {
 	assert.Equal(t, "Kind(-1)", Name(table, int8(-1), "Kind"))
 	assert.Equal(t, "Kind(255)", Name(table, uint8(255), "Kind"))
 }
+
+func TestText(t *testing.T) {
+	table := []string{1: "one", 3: "Three"}
+	b, ok := Text(table, uint8(3))
+	assert.True(t, ok)
+	assert.Equal(t, "Three", string(b))
+	b, ok = Text(table, uint8(0))
+	assert.True(t, ok, "a zero the table does not name marshals as empty text")
+	assert.Empty(t, b)
+	_, ok = Text(table, uint8(2))
+	assert.False(t, ok)
+	_, ok = Text(table, int8(-1))
+	assert.False(t, ok)
+	_, ok = Text([]string{"zero", "one"}, 5)
+	assert.False(t, ok)
+
+	v, ok := FromText[uint8](table, []byte("three"))
+	assert.True(t, ok)
+	assert.Equal(t, uint8(3), v)
+	v, ok = FromText[uint8](table, nil)
+	assert.True(t, ok)
+	assert.Equal(t, uint8(0), v)
+	_, ok = FromText[uint8]([]string{"zero", "one"}, nil)
+	assert.False(t, ok, "empty text is no value when the table names its zero")
+	_, ok = FromText[uint8](table, []byte("two"))
+	assert.False(t, ok)
+	_, ok = FromText[uint8](table, []byte("\u212ane"))
+	assert.False(t, ok, "only ASCII letters fold")
+}
+
+func TestNames(t *testing.T) {
+	assert.Equal(t, "one, Three", Names([]string{1: "one", 3: "Three"}))
+	assert.Equal(t, "", Names(nil))
+}

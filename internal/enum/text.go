@@ -1,0 +1,66 @@
+package enum
+
+import "golang.org/x/exp/constraints"
+
+// Text returns the name of v for a MarshalText: table[v], or empty text for the zero
+// value when table names no zero (a zero field then marshals, and reads back, as
+// absent). ok is false for any other value without a name, which must not be
+// persisted.
+func Text[T constraints.Integer](table []string, v T) (text []byte, ok bool) {
+	if v >= 0 && uint64(v) < uint64(len(table)) && table[v] != "" {
+		return []byte(table[v]), true
+	}
+	return nil, v == 0 && (len(table) == 0 || table[0] == "")
+}
+
+// FromText is the value named by text for an UnmarshalText: the entry of table equal
+// to text up to ASCII letter case, or the zero value for empty text when table names
+// no zero (what Text writes for it). ok is false for anything else.
+func FromText[T constraints.Integer](table []string, text []byte) (v T, ok bool) {
+	if len(text) == 0 {
+		return 0, len(table) == 0 || table[0] == ""
+	}
+	for i, name := range table {
+		if name != "" && equalFold(string(text), name) {
+			return T(i), true
+		}
+	}
+	return 0, false
+}
+
+// equalFold compares s and t up to ASCII letter case only, so that no Unicode folding
+// lets a foreign letter through (the Kelvin sign is not a K).
+func equalFold(s, t string) bool {
+	if len(s) != len(t) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		a, b := s[i], t[i]
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
+}
+
+// Names returns the names of table in order, joined by ", ": what the text of the
+// enumeration may be, for the message of an error.
+func Names(table []string) string {
+	var b []byte
+	for _, n := range table {
+		if n == "" {
+			continue
+		}
+		if len(b) > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, n...)
+	}
+	return string(b)
+}
