@@ -1,0 +1,283 @@
+package explain
+
+import (
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/poolgate/poolgate/admission"
+	"github.com/poolgate/poolgate/quota"
+)
+
+// Explanation is why one workload is not admitted now, and what would admit it.
+type Explanation struct {
+	// Workload is the workload explained; Queue is the leaf queue it lands in.
+	Workload admission.WorkloadID
+	Queue    string
+	Priority quota.Priority
+	// Cause is the dominant cause; Culprit names what it points at (a tree node, the
+	// queue, a topology domain, a workload) and Text says it in one line.
+	Cause   Cause
+	Culprit string
+	Text    string
+	// Resource is what the numbers count: a resource, or "pods" for a placement.
+	// Asked is what the workload needs of it, Free what the culprit has left for it,
+	// and Short = Asked − Free, what is missing. They are zero for a cause without
+	// numbers (order, fair share, FIFO).
+	Resource           string
+	Asked, Free, Short quota.Quantity
+	// QueuePosition is its place among the pending work of its queue, and
+	// CyclePosition among all pending work in the order a cycle walks it, both from 1,
+	// with the lengths of both; 0 for work set aside as inadmissible, which no cycle
+	// walks.
+	QueuePosition, QueueLength int
+	CyclePosition, CycleLength int
+	// Waited is how long it has waited: now − its submit time.
+	Waited time.Duration
+	// Decision is the gate's own decision the cause was read from: the workload's in
+	// a cycle at now, or Decide's for work a cycle does not walk.
+	Decision admission.Decision
+	// Remedies are what would admit it now, each checked on a copy of the gate, in the
+	// order evict, raise quota, shrink; or the one remedy RemedyWait.
+	Remedies []Remedy
+}
+
+// String returns the explanation in one line, with its remedies.
+func (e Explanation) String() string {
+	s := string(e.Workload) + ": " + e.Cause.String() + ": " + e.Text
+	if e.CyclePosition > 0 {
+		s += " (" + ordinal(e.QueuePosition) + " of " + strconv.Itoa(e.QueueLength) + " in " + e.Queue + ", " +
+			ordinal(e.CyclePosition) + " of " + strconv.Itoa(e.CycleLength) + " in the cycle, waiting " + e.Waited.String() + ")"
+	}
+	for _, r := range e.Remedies {
+		s += "; " + r.String()
+	}
+	return s
+}
+
+// Options bounds the search for remedies.
+type Options struct {
+	// MaxChecks caps the copies of the gate the remedies are tried on (each check
+	// restores a snapshot of the gate); 0 means DefaultMaxChecks. A remedy the search
+	// did not reach is not returned.
+	MaxChecks int
+	// NoRemedies skips the remedies: the explanation alone.
+	NoRemedies bool
+}
+
+// DefaultMaxChecks is the number of checks the remedies of one explanation may take.
+const DefaultMaxChecks = 64
+
+// ErrNotPending is the error of Explain for a workload the gate does not hold as
+// pending or inadmissible: one that runs, or that it does not know.
+var ErrNotPending = errors.New("explain: the workload is not pending")
+
+// Explain explains why the pending workload id is not admitted at now, by the decision
+// the gate would take for it in a cycle at now (a cycle is a read: it changes nothing),
+// and finds its remedies. Work set aside as inadmissible is explained by its recorded
+// decision.
+func Explain(g *admission.Gate, id admission.WorkloadID, now time.Time, o Options) (Explanation, error) {
+	if g == nil {
+		return Explanation{}, errors.New("explain: nil gate")
+	}
+	for _, d := range g.Inadmissible() {
+		if d.Workload.ID == id {
+			e := explanationOf(d, now)
+			e.Cause, e.Culprit, e.Text = CauseInadmissible, inadmissibleCulprit(d), d.Message()
+			numbers(&e, d)
+			if !o.NoRemedies {
+				e.Remedies = remedies(g, d, e, o)
+			}
+			return e, nil
+		}
+	}
+	c := g.Cycle(now)
+	at := -1
+	for i, d := range c.Decisions {
+		if d.Workload.ID == id {
+			at = i
+		}
+	}
+	if at < 0 {
+		return Explanation{}, ErrNotPending
+	}
+	d := c.Decisions[at]
+	e := explanationOf(d, now)
+	e.CyclePosition, e.CycleLength = at+1, len(c.Decisions)
+	for i, o := range c.Decisions {
+		if o.Queue != d.Queue {
+			continue
+		}
+		e.QueueLength++
+		if i <= at {
+			e.QueuePosition = e.QueueLength
+		}
+	}
+	alone := d
+	if d.Outcome != admission.Admit && d.Reason != admission.ReasonFIFO {
+		var err error
+		if alone, err = g.Decide(d.Workload); err != nil {
+			return Explanation{}, err
+		}
+	}
+	classify(&e, d, alone, c, at, g.FairSharing())
+	if !o.NoRemedies && e.Cause != CauseNone {
+		e.Remedies = remedies(g, alone, e, o)
+	}
+	if e.Cause == CauseTree && e.Priority == quota.Low && !g.FairSharing() && len(e.Remedies) > 0 && e.Remedies[0].Kind == RemedyEvict {
+		// The room it waits for is LOW work's, which LOW work never preempts.
+		e.Cause = CausePriority
+	}
+	return e, nil
+}
+
+// DryRun explains w as if it were submitted now: where it would wait and why, and
+// what would admit it. The gate is not changed: w is submitted to a copy of it.
+func DryRun(g *admission.Gate, w admission.Workload, now time.Time, o Options) (Explanation, error) {
+	if g == nil {
+		return Explanation{}, errors.New("explain: nil gate")
+	}
+	c, err := clone(g)
+	if err != nil {
+		return Explanation{}, err
+	}
+	if err := c.Submit(w); err != nil {
+		return Explanation{}, err
+	}
+	return Explain(c, w.ID, now, o)
+}
+
+// explanationOf starts the explanation of decision d at now.
+func explanationOf(d admission.Decision, now time.Time) Explanation {
+	return Explanation{Workload: d.Workload.ID, Queue: d.Queue, Priority: d.Workload.Priority,
+		Waited: now.Sub(d.Workload.Submitted), Decision: d}
+}
+
+// classify sets e's cause from d, the workload's decision in cycle c (at index at),
+// and alone, its decision with nothing else of the cycle admitted first.
+func classify(e *Explanation, d, alone admission.Decision, c admission.CycleResult, at int, fair bool) {
+	switch {
+	case d.Outcome == admission.Admit:
+		e.Cause, e.Text = CauseNone, "the next cycle admits it: "+d.Message()
+	case d.Reason == admission.ReasonFIFO:
+		e.Cause, e.Culprit = CauseFIFO, string(d.Blocker)
+		e.Text = "queue " + d.Queue + " is StrictFIFO and its head " + string(d.Blocker) + " waits"
+	case alone.Outcome == admission.Admit:
+		// It fits on its own: what the cycle admits first takes the room.
+		ahead := firstAdmitted(c, at)
+		e.Cause, e.Culprit = CauseOrder, string(ahead)
+		n := admittedBefore(c, at)
+		e.Text = "it fits alone, but " + count(n, "workload") + " ahead of it in the cycle's order take the room first, " + string(ahead) + " the first"
+		if fair {
+			e.Cause = CauseFairShare
+			e.Text = "it fits alone, but fair sharing admits " + count(n, "workload") + " of other queues first, " + string(ahead) + " the first"
+		}
+	default:
+		e.Text = alone.Message()
+		e.Decision = alone
+		switch alone.Reason {
+		case admission.ReasonQuota:
+			e.Cause, e.Culprit = CauseQuota, alone.Queue
+		case admission.ReasonFit:
+			e.Cause, e.Culprit = CauseTree, alone.Fit.NodeName
+		case admission.ReasonPlacement:
+			e.Cause = CausePlacement
+		case admission.ReasonInadmissible:
+			e.Cause, e.Culprit = CauseInadmissible, inadmissibleCulprit(alone)
+		}
+		numbers(e, alone)
+	}
+}
+
+// numbers sets e's numbers from d.
+func numbers(e *Explanation, d admission.Decision) {
+	switch {
+	case d.Reason == admission.ReasonQuota || d.Barrier == admission.BarrierNominal:
+		q := d.Quota
+		e.Resource, e.Asked, e.Free = q.Resource, q.Requested, max(0, q.Nominal.Sub(q.Used))
+		e.Short = q.Used.Add(q.Requested).Sub(q.Nominal)
+	case d.Reason == admission.ReasonFit || d.Barrier == admission.BarrierTree:
+		e.Resource, e.Asked, e.Free, e.Short = d.Fit.ResourceName, d.Fit.Request, max(0, d.Fit.Allowed), d.Fit.Shortfall
+	case len(d.PlacementReasons) > 0:
+		// The domain that comes closest to holding the group: the most pods it can hold
+		// jointly, then the fewest missing.
+		best := -1
+		for i, r := range d.PlacementReasons {
+			if r.Need == 0 {
+				continue
+			}
+			if best < 0 || r.Fit*d.PlacementReasons[best].Need > d.PlacementReasons[best].Fit*r.Need {
+				best = i
+			}
+		}
+		if best < 0 {
+			return
+		}
+		r := d.PlacementReasons[best]
+		e.Resource, e.Asked, e.Free, e.Short = "pods", quota.Quantity(r.Need), quota.Quantity(r.Fit), quota.Quantity(r.Need-r.Fit)
+		if e.Cause == CausePlacement || d.Barrier == admission.BarrierPlacement {
+			e.Culprit = r.Domain.String()
+			if e.Culprit == "" {
+				e.Culprit = "cluster"
+			}
+			if e.Cause == CausePlacement {
+				e.Text = r.String()
+			}
+		}
+	}
+}
+
+// inadmissibleCulprit names what an inadmissible decision can never get past.
+func inadmissibleCulprit(d admission.Decision) string {
+	switch d.Barrier {
+	case admission.BarrierTree:
+		return d.Fit.NodeName
+	case admission.BarrierPlacement:
+		return "cluster"
+	}
+	return d.Queue
+}
+
+// firstAdmitted returns the first workload a cycle admits before index at.
+func firstAdmitted(c admission.CycleResult, at int) admission.WorkloadID {
+	for _, d := range c.Decisions[:at] {
+		if d.Outcome == admission.Admit {
+			return d.Workload.ID
+		}
+	}
+	return ""
+}
+
+// admittedBefore counts what a cycle admits before index at.
+func admittedBefore(c admission.CycleResult, at int) int {
+	n := 0
+	for _, d := range c.Decisions[:at] {
+		if d.Outcome == admission.Admit {
+			n++
+		}
+	}
+	return n
+}
+
+// count returns n and noun, plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// ordinal returns 1st, 2nd, 3rd, 4th, … 11th, 12th, 13th, 21st, ….
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return strconv.Itoa(n) + suffix
+}

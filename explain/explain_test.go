@@ -1,0 +1,219 @@
+package explain
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/admission"
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// explainChecked explains id at minute 30 and checks every remedy it returns against
+// a copy of the gate, apart from the package's own checks.
+func explainChecked(t *testing.T, g *admission.Gate, id string) Explanation {
+	t.Helper()
+	e, err := Explain(g, admission.WorkloadID(id), at(30), Options{})
+	require.NoError(t, err)
+	w := e.Decision.Workload
+	for _, r := range e.Remedies {
+		if r.Kind != RemedyWait {
+			assert.True(t, admitsAfter(t, g, w, r), "%s: remedy %s does not admit", id, r)
+		}
+	}
+	return e
+}
+
+func TestExplainQuota(t *testing.T) {
+	g := poolGate(t, 16, admission.Options{}, "team:10", "other:6")
+	run(t, g, work("h1", "team", quota.High, 8, 1))
+	submit(t, g, work("h2", "team", quota.High, 4, 2))
+	e := explainChecked(t, g, "h2")
+	assert.Equal(t, CauseQuota, e.Cause)
+	assert.Equal(t, "team--shared", e.Culprit)
+	assert.Equal(t, [4]any{"gpu", quota.Quantity(4), quota.Quantity(2), quota.Quantity(2)}, [4]any{e.Resource, e.Asked, e.Free, e.Short})
+	assert.Equal(t, 28*time.Minute, e.Waited)
+	assert.Equal(t, [4]int{1, 1, 1, 1}, [4]int{e.QueuePosition, e.QueueLength, e.CyclePosition, e.CycleLength})
+	require.Len(t, e.Remedies, 2)
+	assert.Equal(t, []Raise{{Node: "team", Resource: "gpu", What: "pool quota", From: 10, To: 12}}, e.Remedies[0].Raises)
+	assert.Equal(t, []quota.Quantity{2}, e.Remedies[1].Shape.Request, "the largest that fits the 2 left")
+}
+
+// On a tree, the quota raised is the queue's nominal.
+func TestExplainQuotaOnATree(t *testing.T) {
+	tr, err := quota.NewTree(quota.TreeSpec{Resources: []string{"gpu"}, Nodes: []quota.NodeSpec{
+		{Name: "org", Kind: quota.KindCohort, Quotas: map[string]quota.NodeQuota{"gpu": {Nominal: 8}}},
+		{Name: "a", Parent: "org", Kind: quota.KindQueue, Quotas: map[string]quota.NodeQuota{"gpu": {Nominal: 4}}}}})
+	require.NoError(t, err)
+	g, err := admission.New(tr, admission.Options{})
+	require.NoError(t, err)
+	submit(t, g, work("w", "a", quota.Normal, 6, 1))
+	e := explainChecked(t, g, "w")
+	// 6 > 4 even with nothing running: inadmissible, with the nominal raise that lifts it.
+	assert.Equal(t, CauseInadmissible, e.Cause)
+	assert.Equal(t, "a", e.Culprit)
+	require.NotEmpty(t, e.Remedies)
+	assert.Equal(t, []Raise{{Node: "a", Resource: "gpu", What: "nominal", From: 4, To: 6}}, e.Remedies[0].Raises)
+}
+
+// The tree cannot hold it: the capacity is HIGH work's; no quota raise lifts a
+// capacity, and a smaller request runs.
+func TestExplainTree(t *testing.T) {
+	g := poolGate(t, 16, admission.Options{}, "team:10", "other:6")
+	run(t, g, work("o1", "other", quota.High, 6, 1), work("t1", "team", quota.High, 8, 1))
+	submit(t, g, work("lo", "team", quota.Low, 4, 2))
+	e := explainChecked(t, g, "lo")
+	assert.Equal(t, CauseTree, e.Cause)
+	assert.Equal(t, "(root)", e.Culprit)
+	assert.Equal(t, [3]quota.Quantity{4, 2, 2}, [3]quota.Quantity{e.Asked, e.Free, e.Short})
+	require.Len(t, e.Remedies, 1)
+	assert.Equal(t, RemedyShrink, e.Remedies[0].Kind)
+}
+
+// LOW work waits for room LOW work holds: evicting one of them, the most recent,
+// admits it.
+func TestExplainPriority(t *testing.T) {
+	g := poolGate(t, 16, admission.Options{}, "team:10", "other:6")
+	run(t, g, work("l1", "other", quota.Low, 8, 1), work("l2", "other", quota.Low, 8, 2))
+	submit(t, g, work("lo", "team", quota.Low, 4, 3))
+	e := explainChecked(t, g, "lo")
+	assert.Equal(t, CausePriority, e.Cause)
+	require.NotEmpty(t, e.Remedies)
+	assert.Equal(t, []admission.WorkloadID{"l2"}, e.Remedies[0].Victims)
+}
+
+// It fits alone, but the work ahead of it takes the room; with fair sharing the same
+// is a fair-sharing cause.
+func TestExplainOrderAndFairShare(t *testing.T) {
+	for _, fair := range []bool{false, true} {
+		g := poolGate(t, 16, admission.Options{FairSharing: fair}, "team:10", "other:6")
+		run(t, g, work("o1", "other", quota.High, 6, 1))
+		submit(t, g, work("a", "team", quota.High, 8, 2), work("b", "team", quota.Low, 4, 3))
+		e := explainChecked(t, g, "b")
+		want := CauseOrder
+		if fair {
+			want = CauseFairShare
+		}
+		assert.Equal(t, want, e.Cause)
+		assert.Equal(t, "a", e.Culprit)
+		assert.Equal(t, [4]int{2, 2, 2, 2}, [4]int{e.QueuePosition, e.QueueLength, e.CyclePosition, e.CycleLength})
+		assert.Equal(t, []Remedy{{Kind: RemedyWait}}, e.Remedies)
+	}
+}
+
+// A StrictFIFO head that waits holds the work behind it.
+func TestExplainFIFO(t *testing.T) {
+	g := poolGate(t, 16, admission.Options{Strategy: admission.StrictFIFO}, "team:10", "other:6")
+	run(t, g, work("t1", "team", quota.High, 4, 1))
+	submit(t, g, work("big", "team", quota.High, 8, 2), work("small", "team", quota.High, 2, 3))
+	e := explainChecked(t, g, "small")
+	assert.Equal(t, CauseFIFO, e.Cause)
+	assert.Equal(t, "big", e.Culprit)
+	head := explainChecked(t, g, "big")
+	assert.Equal(t, CauseQuota, head.Cause)
+}
+
+// A gang the racks cannot hold now: the culprit is the rack that comes closest, with
+// its joint count; evicting the LOW work there admits it.
+func TestExplainPlacement(t *testing.T) {
+	c := rackCluster(t, "r1:8,8,8", "r2:8,8,8")
+	g, err := admission.NewForPools(poolSet(t, "team:48"), 0, admission.Options{Cluster: c})
+	require.NoError(t, err)
+	// One node of each rack busy: LOW work in r1, HIGH work in r2.
+	for _, x := range []struct {
+		id   string
+		p    quota.Priority
+		node string
+	}{{"low", quota.Low, "r1-n1"}, {"high", quota.High, "r2-n1"}} {
+		pl := topology.Placement{Assignments: []topology.Assignment{{Group: "workers", Node: x.node, Pods: 1, Shape: topology.Resources{"gpu": 8}}}}
+		require.NoError(t, g.AddRunning(gangOf(t, x.id, "team", x.p, 1, 8, 1), at(1), &pl))
+	}
+	submit(t, g, gangOf(t, "g", "team", quota.Low, 3, 8, 2))
+	e := explainChecked(t, g, "g")
+	assert.Equal(t, CausePlacement, e.Cause, e.String())
+	assert.Equal(t, [4]any{"pods", quota.Quantity(3), quota.Quantity(2), quota.Quantity(1)}, [4]any{e.Resource, e.Asked, e.Free, e.Short})
+	assert.Equal(t, "rack r1", e.Culprit, "both racks hold 2 of 3; the first in order")
+	require.NotEmpty(t, e.Remedies)
+	assert.Equal(t, []admission.WorkloadID{"low"}, e.Remedies[0].Victims, "LOW work only")
+}
+
+// Inadmissible work is explained by its barrier: a gang no rack could hold even empty,
+// which a smaller shape fits.
+func TestExplainInadmissiblePlacement(t *testing.T) {
+	c := rackCluster(t, "r1:8,8,4", "r2:4,4,8")
+	g, err := admission.NewForPools(poolSet(t, "team:40"), 0, admission.Options{Cluster: c})
+	require.NoError(t, err)
+	submit(t, g, gangOf(t, "g", "team", quota.High, 3, 8, 1))
+	require.NoError(t, g.Apply(g.Cycle(at(2))))
+	require.Len(t, g.Inadmissible(), 1, "set aside")
+	e := explainChecked(t, g, "g")
+	assert.Equal(t, CauseInadmissible, e.Cause)
+	assert.Equal(t, "rack r1", e.Culprit)
+	assert.Equal(t, [3]quota.Quantity{3, 2, 1}, [3]quota.Quantity{e.Asked, e.Free, e.Short})
+	assert.Zero(t, e.CyclePosition, "no cycle walks it")
+	require.Len(t, e.Remedies, 1)
+	assert.Equal(t, &Shape{Resource: "gpu", PerPod: 4}, e.Remedies[0].Shape)
+}
+
+func TestExplainNoneAndErrors(t *testing.T) {
+	g := poolGate(t, 16, admission.Options{}, "team:10")
+	submit(t, g, work("w", "team", quota.Normal, 2, 1))
+	e := explainChecked(t, g, "w")
+	assert.Equal(t, CauseNone, e.Cause)
+	assert.Empty(t, e.Remedies)
+	_, err := Explain(g, "nobody", at(2), Options{})
+	assert.True(t, errors.Is(err, ErrNotPending))
+	_, err = Explain(nil, "w", at(2), Options{})
+	assert.Error(t, err)
+}
+
+// A dry run explains a workload never submitted and leaves the gate as it was.
+func TestDryRunLeavesTheGate(t *testing.T) {
+	g := poolGate(t, 16, admission.Options{}, "team:10", "other:6")
+	run(t, g, work("h1", "team", quota.High, 8, 1))
+	before, err := g.MarshalBinary()
+	require.NoError(t, err)
+	e, err := DryRun(g, work("probe", "team", quota.High, 4, 5), at(6), Options{})
+	require.NoError(t, err)
+	assert.Equal(t, CauseQuota, e.Cause)
+	after, err := g.MarshalBinary()
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+	_, err = g.Decide(work("probe", "team", quota.High, 1, 5))
+	require.NoError(t, err, "the probe was never submitted to the gate")
+}
+
+// Explanations marshal with their causes and remedy kinds as words.
+func TestExplanationJSON(t *testing.T) {
+	g := poolGate(t, 16, admission.Options{}, "team:10", "other:6")
+	run(t, g, work("h1", "team", quota.High, 8, 1))
+	submit(t, g, work("h2", "team", quota.High, 4, 2))
+	e := explainChecked(t, g, "h2")
+	data, err := json.Marshal(e)
+	require.NoError(t, err)
+	for _, want := range []string{`"Cause":"quota"`, `"Kind":"raise-quota"`, `"Kind":"shrink"`, `"Outcome":"pending"`} {
+		assert.Contains(t, string(data), want)
+	}
+	var back Explanation
+	require.NoError(t, json.Unmarshal(data, &back))
+	assert.Equal(t, e.Cause, back.Cause)
+	assert.Equal(t, e.Remedies, back.Remedies)
+	for c := range 256 {
+		v := Cause(c)
+		text, err := v.MarshalText()
+		if err != nil {
+			assert.True(t, errors.Is(err, ErrInvalidValue))
+			continue
+		}
+		var r Cause
+		require.NoError(t, r.UnmarshalText(text))
+		assert.Equal(t, v, r)
+	}
+	var k RemedyKind
+	assert.True(t, errors.Is(k.UnmarshalText([]byte("pray")), ErrInvalidValue))
+}

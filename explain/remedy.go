@@ -1,0 +1,410 @@
+package explain
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/poolgate/poolgate/admission"
+	"github.com/poolgate/poolgate/naming"
+	"github.com/poolgate/poolgate/quota"
+)
+
+// Remedy is one change that admits the workload now, checked on a copy of the gate.
+type Remedy struct {
+	Kind RemedyKind
+	// Victims are, for RemedyEvict, the LOW workloads to evict, most recently admitted
+	// first: 1-minimal, no one of them can be spared.
+	Victims []admission.WorkloadID `json:",omitempty"`
+	// Raises are, for RemedyRaiseQuota, the quota changes to make, in order.
+	Raises []Raise `json:",omitempty"`
+	// Shape is, for RemedyShrink, the largest smaller shape that runs now.
+	Shape *Shape `json:",omitempty"`
+}
+
+// Raise is one quota change: Node's quota of Resource from From to To. What says
+// which quota: "nominal" for a node of a tree, "pool quota", "pool maximum" or
+// "subpool quota" on a gate from pools.
+type Raise struct {
+	Node, Resource, What string
+	From, To             quota.Quantity
+}
+
+// Shape is a smaller version of the workload: for a plain workload its request, for a
+// gang the request of one pod of each of its leaves.
+type Shape struct {
+	// Resource is what shrinks; Request is the plain workload's new request, one per
+	// gate resource; PerPod is the gang's new request of Resource per pod, for every
+	// leaf that asks for it more than that.
+	Resource string
+	Request  []quota.Quantity `json:",omitempty"`
+	PerPod   int64            `json:",omitempty"`
+}
+
+// String returns the remedy in words, e.g. `evict LOW l3, l2`.
+func (r Remedy) String() string {
+	switch r.Kind {
+	case RemedyEvict:
+		ids := make([]string, len(r.Victims))
+		for i, v := range r.Victims {
+			ids[i] = string(v)
+		}
+		return "evict LOW " + strings.Join(ids, ", ")
+	case RemedyRaiseQuota:
+		parts := make([]string, len(r.Raises))
+		for i, x := range r.Raises {
+			parts[i] = "raise the " + x.What + " of " + x.Node + " in " + x.Resource + " from " + x.From.String() + " to " + x.To.String()
+		}
+		return strings.Join(parts, ", then ")
+	case RemedyShrink:
+		if r.Shape.Request != nil {
+			return "ask " + r.Shape.Request[0].String() + " " + r.Shape.Resource + " instead"
+		}
+		return "ask " + strconv.FormatInt(r.Shape.PerPod, 10) + " " + r.Shape.Resource + " per pod instead"
+	}
+	return "nothing short of waiting"
+}
+
+// checker runs the checks of one explanation within its budget.
+type checker struct {
+	g    *admission.Gate
+	left int
+}
+
+// admits reports whether w is admitted on a copy of the gate after change, which may
+// refuse; false when the budget is spent.
+func (c *checker) admits(w admission.Workload, change func(*admission.Gate) error) bool {
+	if c.left <= 0 {
+		return false
+	}
+	c.left--
+	cp, err := clone(c.g)
+	if err != nil || change(cp) != nil {
+		return false
+	}
+	d, err := cp.Decide(w)
+	return err == nil && d.Admitted()
+}
+
+// remedies finds what admits the workload of d, decided on its own, now.
+func remedies(g *admission.Gate, d admission.Decision, e Explanation, o Options) []Remedy {
+	c := &checker{g: g, left: o.MaxChecks}
+	if c.left <= 0 {
+		c.left = DefaultMaxChecks
+	}
+	var out []Remedy
+	if d.Reason == admission.ReasonFit || d.Reason == admission.ReasonPlacement {
+		if v := c.victims(d.Workload); v != nil {
+			out = append(out, Remedy{Kind: RemedyEvict, Victims: v})
+		}
+	}
+	if rs := c.raises(d); rs != nil {
+		out = append(out, Remedy{Kind: RemedyRaiseQuota, Raises: rs})
+	}
+	if d.Barrier != admission.BarrierClosed {
+		if s := c.shrink(d, e.Resource); s != nil {
+			out = append(out, Remedy{Kind: RemedyShrink, Shape: s})
+		}
+	}
+	if len(out) == 0 {
+		out = []Remedy{{Kind: RemedyWait}}
+	}
+	return out
+}
+
+// victims returns LOW running workloads whose eviction admits w, 1-minimal, or nil.
+// It evicts them most recently admitted first until w is admitted, then drops every
+// one that can be spared.
+func (c *checker) victims(w admission.Workload) []admission.WorkloadID {
+	var low []admission.RunningWorkload
+	for _, r := range c.g.Running() {
+		if r.Workload.Priority == quota.Low {
+			low = append(low, r)
+		}
+	}
+	slices.SortStableFunc(low, func(a, b admission.RunningWorkload) int {
+		if c := b.Admitted.Compare(a.Admitted); c != 0 {
+			return c
+		}
+		return strings.Compare(string(b.Workload.ID), string(a.Workload.ID))
+	})
+	evict := func(ids []admission.WorkloadID) func(*admission.Gate) error {
+		return func(cp *admission.Gate) error {
+			for _, id := range ids {
+				if _, err := cp.Evict(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	// The fewest of the order that admit it: a binary search over the prefix length,
+	// which stays within the budget on thousands of candidates.
+	ids := make([]admission.WorkloadID, len(low))
+	for i, r := range low {
+		ids[i] = r.Workload.ID
+	}
+	if len(ids) == 0 || !c.admits(w, evict(ids)) {
+		return nil
+	}
+	lo, hi := 0, len(ids) // ids[:hi] admits; ids[:lo] does not, or lo is 0
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if c.admits(w, evict(ids[:mid])) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	set := slices.Clone(ids[:hi])
+	// 1-minimal: drop each victim the others admit without.
+	for i := len(set) - 1; i >= 0 && len(set) > 1; i-- {
+		rest := slices.Delete(slices.Clone(set), i, i+1)
+		if c.admits(w, evict(rest)) {
+			set = rest
+		}
+	}
+	return set
+}
+
+// raises returns the quota changes that admit the workload of d, or nil: the shortfall
+// at the binding node, added to its nominal quota (on a gate from pools, to the pool's
+// quota or maximum, or the subpool's quota), repeated while another node binds.
+func (c *checker) raises(d admission.Decision) []Raise {
+	var out []Raise
+	apply := func(cp *admission.Gate) error {
+		for _, r := range out {
+			if err := raise(cp, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for step := 0; step < 4; step++ {
+		next, ok := raiseFor(c.g, d, out)
+		if !ok {
+			return nil
+		}
+		out = append(out, next)
+		if c.admits(d.Workload, apply) {
+			return out
+		}
+		// Another node may bind once this one has room: decide again with the raises.
+		cp, err := clone(c.g)
+		if err != nil || apply(cp) != nil {
+			return nil
+		}
+		if d, err = cp.Decide(d.Workload); err != nil || d.Admitted() {
+			return nil
+		}
+	}
+	return nil
+}
+
+// raiseFor returns the raise that lifts what binds d, after the raises done, and false
+// when no quota binds it (capacity, placement, a closed queue) or the raise is not one
+// a gate of its kind can make.
+func raiseFor(g *admission.Gate, d admission.Decision, done []Raise) (Raise, bool) {
+	var node, res string
+	var short quota.Quantity
+	switch {
+	case d.Reason == admission.ReasonQuota || d.Barrier == admission.BarrierNominal:
+		node, res, short = d.Queue, d.Quota.Resource, d.Quota.Used.Add(d.Quota.Requested).Sub(d.Quota.Nominal)
+	case d.Reason == admission.ReasonFit || d.Barrier == admission.BarrierTree:
+		node, res, short = d.Fit.NodeName, d.Fit.ResourceName, d.Fit.Shortfall
+	default:
+		return Raise{}, false
+	}
+	if short <= 0 {
+		return Raise{}, false
+	}
+	if pools := g.Pools(); pools != nil {
+		return poolRaise(pools, node, res, short, done)
+	}
+	t := g.Tree()
+	n, ok := t.Node(node)
+	r, ok2 := t.Resource(res)
+	if !ok || !ok2 {
+		return Raise{}, false
+	}
+	q, _ := t.Quota(n, r)
+	if t.Parent(n) == 0 && q.Capacity.IsSet() {
+		// A root with a capacity: its nodes, not a quota, bound it.
+		if c, _ := q.Capacity.Value(); c <= q.Nominal.Add(short) {
+			return Raise{}, false
+		}
+	}
+	from := q.Nominal
+	for _, x := range done {
+		if x.Node == node && x.Resource == res {
+			from = x.To
+		}
+	}
+	return Raise{Node: node, Resource: res, What: "nominal", From: from, To: from.Add(short)}, true
+}
+
+// poolRaise returns the pool change that gives node of a pool set's tree short more
+// of the GPU: a pool's quota for its shared leaf, a subpool's quota (when its parent
+// has that much unallocated), a pool's maximum for its cohort. The root is the
+// capacity: no quota raises it. Pools with flavors are left to the host.
+func poolRaise(pools *quota.PoolSet, node, res string, short quota.Quantity, done []Raise) (Raise, bool) {
+	if pools.HasFlavors() {
+		return Raise{}, false
+	}
+	prior := func(what, name string, v quota.Quantity) quota.Quantity {
+		for _, x := range done {
+			if x.Node == name && x.What == what {
+				v = x.To
+			}
+		}
+		return v
+	}
+	if pool, ok := strings.CutSuffix(node, naming.Delimiter+naming.Shared); ok {
+		n, err := naming.ParsePool(pool)
+		info, found := pools.Pool(n)
+		if err != nil || !found || info.Config.Quota.IsUnlimited() {
+			return Raise{}, false
+		}
+		from := prior("pool quota", pool, info.Config.Quota)
+		return Raise{Node: pool, Resource: res, What: "pool quota", From: from, To: from.Add(short)}, true
+	}
+	n, err := naming.Parse(node)
+	if err != nil {
+		return Raise{}, false
+	}
+	if n.IsSubpool() {
+		s, ok := pools.Subpool(n)
+		parent, _ := pools.Pool(n.Parent())
+		if !ok || s.State != quota.Active || parent.Unallocated < short {
+			return Raise{}, false
+		}
+		from := prior("subpool quota", node, s.Quota)
+		return Raise{Node: node, Resource: res, What: "subpool quota", From: from, To: from.Add(short)}, true
+	}
+	info, ok := pools.Pool(n)
+	if !ok || info.Config.Maximum.IsUnlimited() {
+		return Raise{}, false
+	}
+	from := prior("pool maximum", node, info.Config.Maximum)
+	return Raise{Node: node, Resource: res, What: "pool maximum", From: from, To: from.Add(short)}, true
+}
+
+// raise makes r on g.
+func raise(g *admission.Gate, r Raise) error {
+	switch r.What {
+	case "pool quota", "subpool quota":
+		n, err := naming.Parse(r.Node)
+		if err != nil {
+			return err
+		}
+		_, err = g.SetPoolQuota(n, r.To)
+		return err
+	case "pool maximum":
+		n, err := naming.ParsePool(r.Node)
+		if err != nil {
+			return err
+		}
+		info, _ := g.Pools().Pool(n)
+		cfg := info.Config
+		cfg.Maximum = r.To
+		_, err = g.UpdatePool(n, cfg)
+		return err
+	}
+	spec := g.Tree().Spec()
+	for i := range spec.Nodes {
+		if spec.Nodes[i].Name == r.Node {
+			q := spec.Nodes[i].Quotas[r.Resource]
+			q.Nominal = r.To
+			spec.Nodes[i].Quotas[r.Resource] = q
+		}
+	}
+	t, err := quota.NewTree(spec)
+	if err != nil {
+		return err
+	}
+	return g.Reconfigure(t)
+}
+
+// shrink returns the largest smaller shape of d's workload that runs now, or nil:
+// for a plain workload a smaller request of resource, for a gang fewer of it per pod.
+// Each shape is decided as a new workload, which changes nothing.
+func (c *checker) shrink(d admission.Decision, resource string) *Shape {
+	w := d.Workload
+	w.ID += "~shrunk"
+	if w.Gang == nil {
+		j := slices.Index(c.g.Resources(), resource)
+		if j < 0 || j >= len(w.Request) || w.Request[j] <= 1 {
+			return nil
+		}
+		try := func(v int64) bool {
+			x := w
+			x.Request = slices.Clone(w.Request)
+			x.Request[j] = quota.Quantity(v)
+			dd, err := c.g.Decide(x)
+			return err == nil && dd.Admitted()
+		}
+		v := largest(int64(w.Request[j])-1, try)
+		if v <= 0 {
+			return nil
+		}
+		req := slices.Clone(w.Request)
+		req[j] = quota.Quantity(v)
+		return &Shape{Resource: resource, Request: req}
+	}
+	req := w.Gang.Requests
+	k := slices.Index(req.Resources, resource)
+	if k < 0 && len(req.Resources) > 0 {
+		k, resource = 0, req.Resources[0]
+	}
+	if k < 0 {
+		return nil
+	}
+	var most int64
+	for _, pod := range req.PerPod {
+		most = max(most, pod[k])
+	}
+	try := func(v int64) bool {
+		x := w
+		g := *w.Gang
+		g.Requests.PerPod = make([][]int64, len(req.PerPod))
+		for i, pod := range req.PerPod {
+			g.Requests.PerPod[i] = slices.Clone(pod)
+			g.Requests.PerPod[i][k] = min(pod[k], v)
+		}
+		x.Gang = &g
+		dd, err := c.g.Decide(x)
+		return err == nil && dd.Admitted()
+	}
+	v := largest(most-1, try)
+	if v <= 0 {
+		return nil
+	}
+	return &Shape{Resource: resource, PerPod: v}
+}
+
+// largest returns the largest v in [1, top] with ok(v), by a binary search that
+// assumes smaller is never harder, or 0 when ok(1) is false.
+func largest(top int64, ok func(int64) bool) int64 {
+	if top < 1 || !ok(1) {
+		return 0
+	}
+	lo, hi := int64(1), top+1 // ok(lo); not known above
+	for lo+1 < hi {
+		mid := lo + (hi-lo)/2
+		if ok(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// clone returns an independent copy of g: its snapshot, restored.
+func clone(g *admission.Gate) (*admission.Gate, error) {
+	data, err := g.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	return admission.Restore(data)
+}
