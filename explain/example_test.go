@@ -41,6 +41,6 @@ func ExampleExplain() {
 		fmt.Println(e)
 	}
 	// Output:
-	// eval: quota: pending: queue team--shared holds 8 of its 10 gpu for HIGH/NORMAL work and the workload asks 4 (1st of 1 in team--shared, 1st of 2 in the cycle, waiting 43m0s); ask 2 gpu instead
-	// batch: priority: pending: does not fit: node "(root)" allows 2 of 4 "gpu" (short by 2) (1st of 1 in lab--shared, 2nd of 2 in the cycle, waiting 42m0s); evict LOW sweep; ask 2 gpu instead
+	// eval: quota: queue team--shared holds 8 of its 10 gpu for HIGH/NORMAL work and the workload asks 4 (1st of 1 in team--shared, 1st of 2 in the cycle, waiting 43m0s); ask 2 gpu instead
+	// batch: priority: does not fit: node "(root)" allows 2 of 4 "gpu" (short by 2) (1st of 1 in lab--shared, 2nd of 2 in the cycle, waiting 42m0s); evict LOW sweep; ask 2 gpu instead
 }

@@ -3,6 +3,7 @@ package explain
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/poolgate/poolgate/admission"
@@ -83,7 +84,7 @@ func Explain(g *admission.Gate, id admission.WorkloadID, now time.Time, o Option
 	for _, d := range g.Inadmissible() {
 		if d.Workload.ID == id {
 			e := explanationOf(d, now)
-			e.Cause, e.Culprit, e.Text = CauseInadmissible, inadmissibleCulprit(d), d.Message()
+			e.Cause, e.Culprit, e.Text = CauseInadmissible, inadmissibleCulprit(d), sentence(d)
 			numbers(&e, d)
 			if !o.NoRemedies {
 				e.Remedies = remedies(g, d, e, o)
@@ -173,7 +174,7 @@ func classify(e *Explanation, d, alone admission.Decision, c admission.CycleResu
 			e.Text = "it fits alone, but fair sharing admits " + count(n, "workload") + " of other queues first, " + string(ahead) + " the first"
 		}
 	default:
-		e.Text = alone.Message()
+		e.Text = sentence(alone)
 		e.Decision = alone
 		switch alone.Reason {
 		case admission.ReasonQuota:
@@ -225,6 +226,17 @@ func numbers(e *Explanation, d admission.Decision) {
 			}
 		}
 	}
+}
+
+// sentence is d's message without the outcome it begins with, which the cause says.
+func sentence(d admission.Decision) string {
+	m := d.Message()
+	for _, p := range []string{"pending: ", "inadmissible: "} {
+		if rest, ok := strings.CutPrefix(m, p); ok {
+			return rest
+		}
+	}
+	return m
 }
 
 // inadmissibleCulprit names what an inadmissible decision can never get past.

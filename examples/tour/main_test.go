@@ -39,6 +39,9 @@ func TestTourIsDeterministic(t *testing.T) {
 	assert.Contains(t, first, "not modelled: ResourceFlavor \"a100\": spec.nodeTaints", "what poolgate does not model is said")
 	assert.Contains(t, first, "  research h100: quota 16, maximum 32, 8 allocated to subpools, 8 unallocated\n", "pools keep their quotas per flavor")
 	assert.Contains(t, first, "  llm-8: admit to research--llm, charged 8 gpu@h100\n", "a subpool's work is charged its flavor")
+	assert.Contains(t, first, "  batch: priority: does not fit: node \"(root)\" allows 2 of 4 \"gpu\" (short by 2)", "why pending: one cause with its numbers")
+	assert.Contains(t, first, "evict LOW sweep; ask 2 gpu instead\n", "remedies, checked")
+	assert.Contains(t, first, `"Cause":"inadmissible"`, "explanations read as words by a machine")
 	assert.Contains(t, first, "  finetune admit to research on n5, n6\n           gpu: a100 (Fit); h100: Preempt\nIt is charged 16 gpu@a100;",
 		"the fragmented H100 rack sends the gang to A100 in one decision")
 	assert.Contains(t, first, "r2-n4 fails: detector is lost and waits again, submitted 09:00\n")
@@ -50,5 +53,5 @@ func TestTourIsDeterministic(t *testing.T) {
 	}, "\n"), "the pool list of a gate's pools is its running work")
 	assert.Contains(t, first, "  capacity 88 gpu, guaranteed 96, running 64, over-committed true\n")
 	assert.Contains(t, first, `  wide: inadmissible: with nothing running, node "(root)" would allow 88 of the 96 gpu asked (short by 8)`+"\n")
-	assert.Len(t, sections, 11, "one stop per package, fair sharing, faults, the host's seams, flavors and Kueue's objects")
+	assert.Len(t, sections, 12, "one stop per package, fair sharing, faults, the host's seams, flavors, Kueue's objects and why work waits")
 }
