@@ -187,7 +187,8 @@ func (e *explainer) name(g int32, leaves []int32) []Reason {
 // candidate domain with its count, or one sentence when the topology has no node. A
 // constraint that covers all of the leaves speaks of g; one that covers a part, of its
 // own scope (a set, a nested group). The constraints inside a failing one are left
-// out: it already says why. With report false it stops at the first failure and counts
+// out, it already says why — except inside the whole cluster: when not even the
+// cluster holds the pods, each domain of the constraints inside still gets its count. With report false it stops at the first failure and counts
 // only as far as it needs.
 func (e *explainer) failing(g int32, leaves []int32, report bool) []Reason {
 	var out []Reason
@@ -195,7 +196,9 @@ func (e *explainer) failing(g int32, leaves []int32, report bool) []Reason {
 	failed := make([]bool, len(e.q.cons))
 	for ci := range e.q.cons {
 		cc := &e.q.cons[ci]
-		if cc.parent >= 0 && failed[cc.parent] {
+		if cc.parent >= 0 && failed[cc.parent] && (e.q.cons[cc.parent].req > 1 || cc.req <= 1) {
+			// A failing domain constraint says why for the ones inside it. A failing
+			// cluster does not: which rack comes closest is what the operator needs.
 			failed[ci] = true
 			continue
 		}

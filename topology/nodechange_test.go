@@ -89,7 +89,7 @@ func TestCordon(t *testing.T) {
 	require.True(t, c.Nodes()[0].Cordoned)
 	require.Equal(t, "w: n2×4\nw: rack b1/r2\n", outcome(t, c, req))
 	require.Empty(t, compareModes(c, req, topology.Options{}))
-	require.Equal(t, "cluster can host 8 of 9 pods of w\n", outcome(t, c, one("w", 9, gpu1, rack)), "n1's room is not counted")
+	require.Equal(t, "cluster can host 8 of 9 pods of w\nrack b1/r2 can host 8 of 9 pods of w\nrack b1/r1 can host 0 of 9 pods of w\n", outcome(t, c, one("w", 9, gpu1, rack)), "n1's room is not counted")
 
 	restore := topology.Placement{Assignments: []topology.Assignment{on("w", "n1", 2, gpu1)}}
 	require.NoError(t, c.Apply(restore), "a cordoned node takes a placement applied to it")
@@ -177,7 +177,7 @@ func TestAddNode(t *testing.T) {
 	require.NoError(t, c.AddNode(topology.Node{Name: "n3", Labels: map[string]string{"block": "b1", "rack": "r1", "model": "B"},
 		Free: topology.Resources{"gpu": 6}, Cordoned: true}))
 	require.Equal(t, "{gpu:6} of {gpu:6}", state(c, "n3"))
-	require.Equal(t, "cluster can host 4 of 6 pods of w\n", outcome(t, c, req), "n3 is cordoned")
+	require.Equal(t, "cluster can host 4 of 6 pods of w\nrack b1/r1 can host 3 of 6 pods of w\nrack b1/r2 can host 1 of 6 pods of w\n", outcome(t, c, req), "n3 is cordoned")
 	require.NoError(t, c.Uncordon("n3"))
 	require.Equal(t, "w: n3×6\nw: rack b1/r1\n", outcome(t, c, req))
 	require.Equal(t, "n3: n3×2\n", placeOn(t, c, selected(one("n3", 2, gpu1, rack), topology.Selector{"model": {"B"}})),
@@ -227,7 +227,7 @@ func TestNodeChangesOnClones(t *testing.T) {
 	require.NoError(t, d.AddNode(topology.Node{Name: "n5", Labels: map[string]string{"block": "b2", "rack": "r5"}, Free: topology.Resources{"gpu": 1}}))
 	require.Equal(t, before, c.Nodes())
 	require.Equal(t, "w: n2×2\nw: rack b1/r2\n", outcome(t, c, one("w", 2, gpu1, rack)))
-	require.Equal(t, "cluster can host 1 of 2 pods of w\n", outcome(t, d, one("w", 2, gpu1, rack)))
+	require.Equal(t, "cluster can host 1 of 2 pods of w\nrack b2/r5 can host 1 of 2 pods of w\nrack b1/r2 can host 0 of 2 pods of w\n", outcome(t, d, one("w", 2, gpu1, rack)))
 	require.NoError(t, c.SetCapacity("n2", topology.Resources{"gpu": 9}))
 	require.Equal(t, "{gpu:2} of {gpu:2}", state(d, "n2"))
 }

@@ -119,7 +119,7 @@ func TestPlaceTable(t *testing.T) {
 			"w: n1×2 n2×4\n"},
 		{"missing level: constrained pods stay inside the topology",
 			[]string{"b1/r1 n1 gpu=2", "b1 n2 gpu=8", "- n3 gpu=8"}, one("w", 3, gpu1, rack),
-			"cluster can host 2 of 3 pods of w\n"},
+			"cluster can host 2 of 3 pods of w\nrack b1/r1 can host 2 of 3 pods of w\n"},
 		{"missing level: preferred-only pods stay inside the topology",
 			[]string{"b1/r1 n1 gpu=2", "b1 n2 gpu=8", "- n3 gpu=8"}, one("w", 3, gpu1, preferRack),
 			"cluster can host 2 of 3 pods of w\n"},
