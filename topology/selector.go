@@ -117,21 +117,44 @@ func (c *Cluster) matchAll(s *selector) []bool {
 	if s == nil {
 		return nil
 	}
+	return c.matchOf(s).m
+}
+
+// matchOf returns what the memo holds for s, not nil, found on first use.
+func (c *Cluster) matchOf(s *selector) *matching {
 	mm := c.matched
 	if mm == nil {
-		return c.matchNodes(s)
+		return newMatching(c.matchNodes(s))
 	}
 	mm.mu.Lock()
 	defer mm.mu.Unlock()
 	if m, ok := mm.m[s.key]; ok {
 		return m
 	}
-	m := c.matchNodes(s)
+	m := newMatching(c.matchNodes(s))
 	if mm.m == nil || len(mm.m) >= maxMatched {
-		mm.m = map[string][]bool{}
+		mm.m = map[string]*matching{}
 	}
 	mm.m[s.key] = m
 	return m
+}
+
+// matching is which nodes match one selector: per node (m), and the matching nodes in
+// node order (at), which HasNodeFor walks instead of every node: a selector of a few
+// nodes is asked about on every decision of a gate with flavors.
+type matching struct {
+	m  []bool
+	at []int32
+}
+
+func newMatching(m []bool) *matching {
+	out := &matching{m: m}
+	for i, ok := range m {
+		if ok {
+			out.at = append(out.at, int32(i))
+		}
+	}
+	return out
 }
 
 // matchNodes compares every node's labels with s.
@@ -148,7 +171,7 @@ func (c *Cluster) matchNodes(s *selector) []bool {
 // clones share the memo, so a mutex guards the map.
 type matchMemo struct {
 	mu sync.Mutex
-	m  map[string][]bool
+	m  map[string]*matching
 }
 
 // maxMatched bounds the selectors a memo holds; past it, the memo starts again.
@@ -214,9 +237,16 @@ func (c *Cluster) HasNodeFor(cs CompiledSelector) bool {
 	if c == nil {
 		return false
 	}
-	m := c.matchAll(cs.sel)
-	for i := range c.names {
-		if !c.gone(int32(i)) && (m == nil || m[i]) {
+	if cs.sel == nil {
+		for i := range c.names {
+			if !c.gone(int32(i)) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, i := range c.matchOf(cs.sel).at {
+		if !c.gone(i) {
 			return true
 		}
 	}
