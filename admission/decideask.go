@@ -77,16 +77,21 @@ func (g *Gate) admitted(d Decision, victims []*record) Decision {
 
 // placeAfter searches a placement of a's gang on s's cluster with the victims' pods
 // given back, and leaves s as it was. Without victims it first asks the cycle's cache
-// whether a search of the same shape already failed on this free capacity, and tells
-// the cache when a search fails.
+// whether a search of the same shape already failed on this free capacity, or the same
+// search found a placement on this state, and tells the cache what a search finds.
 func (g *Gate) placeAfter(s *state, a *ask, victims []*record) topology.Result {
 	if len(victims) == 0 {
 		if res, ok := s.search.failedPlacement(a.sig); ok {
 			return res
 		}
+		if res, ok := s.search.placedBefore(a.sig); ok {
+			return res
+		}
 		res := s.place(a.place)
 		if res.Outcome != topology.Placed {
 			s.search.notePlacement(a.sig, res)
+		} else {
+			s.search.notePlaced(a.sig, res)
 		}
 		return res
 	}

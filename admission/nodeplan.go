@@ -63,12 +63,15 @@ func (g *Gate) nodePlan(s *state, p *plans, a *ask, now topology.Result) nodePla
 	if s.search.failedGuarded(a.sig) {
 		return failed(planNoRoom, now)
 	}
-	s.searches++
-	if res, err := s.guarded.Place(*a.place, topology.Options{}); err != nil || res.Outcome == topology.NoFit {
-		if err == nil {
-			s.search.noteGuarded(a.sig, res)
+	if !s.search.roomyBefore(a.sig) {
+		s.searches++
+		if res, err := s.guarded.Place(*a.place, topology.Options{}); err != nil || res.Outcome == topology.NoFit {
+			if err == nil {
+				s.search.noteGuarded(a.sig, res)
+			}
+			return failed(planNoRoom, now)
 		}
-		return failed(planNoRoom, now)
+		s.search.noteRoomy(a.sig)
 	}
 	opt := g.optimisticFor(s, p, a)
 	if f, _ := opt.books.Fits(a.leaf, a.vec); !f.OK {

@@ -55,6 +55,20 @@ type searchCache struct {
 	// within another, and within what it decided, by the two selectors' keys.
 	cluster *topology.Cluster
 	within  map[[2]string]bool
+	// placed is the last placement a search found on the working state as it is
+	// (changed), and roomy the last request that found room on the guarded cluster: a
+	// gang with flavors evaluates each later group with the placement request of the
+	// earlier ones (a flavor without labels restricts nothing more), and the same search
+	// on the same state finds the same.
+	placed placedMemo
+	roomy  placedMemo
+}
+
+// placedMemo is a search that found a placement: for whom, on which state, and what.
+type placedMemo struct {
+	sig     *placeSig
+	changed uint64
+	res     topology.Result
 }
 
 // placeFailure is a placement or plan that failed: for whom, the explanation, and the
@@ -171,6 +185,41 @@ type placeMemo struct {
 	key          string
 	at           int
 	freed, noted uint64
+}
+
+// placedBefore returns the placement the last search that found one found, when it was
+// for the same request, gang names included, on the working state as it is now.
+func (c *searchCache) placedBefore(sig *placeSig) (topology.Result, bool) {
+	if c == nil || c.off || !c.placed.holds(sig, c.changed) || !slices.Equal(c.placed.sig.names, sig.names) {
+		return topology.Result{}, false
+	}
+	return c.placed.res, true
+}
+
+// notePlaced records that sig's request found placement res on the working state.
+func (c *searchCache) notePlaced(sig *placeSig, res topology.Result) {
+	if c == nil || c.off {
+		return
+	}
+	c.placed = placedMemo{sig: sig, changed: c.changed, res: res}
+}
+
+// roomyBefore reports whether a request of sig's form found room on the guarded
+// cluster as it is now; noteRoomy records that one did.
+func (c *searchCache) roomyBefore(sig *placeSig) bool {
+	return c != nil && !c.off && c.roomy.holds(sig, c.changed)
+}
+
+func (c *searchCache) noteRoomy(sig *placeSig) {
+	if c == nil || c.off {
+		return
+	}
+	c.roomy = placedMemo{sig: sig, changed: c.changed}
+}
+
+// holds reports whether m is of a request of sig's form on the state of changed.
+func (m *placedMemo) holds(sig *placeSig, changed uint64) bool {
+	return m.sig != nil && m.changed == changed && (m.sig == sig || m.sig.key == sig.key)
 }
 
 // reasonsOf returns room for n reasons carved out of the cycle's arena (a fresh slice
