@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
 )
 
 // Cycle runs one scheduling cycle at time now without changing the gate. It walks all
@@ -47,6 +48,13 @@ func (g *Gate) Cycle(now time.Time) CycleResult {
 // per pending workload. Everything res held is overwritten, its decisions and the
 // slices in them included: keep none of them across the call. It is an error, changing
 // nothing, for a nil res (ErrInvalidValue).
+//
+// A result of an earlier cycle of the same gate also hands over what that cycle knew at
+// its end of requests of one pod set that found no placement: each still holds, and is
+// not searched again, while no node that the request may use has gained room for one
+// of its pods since, whatever happened between the two cycles (applied or not, work
+// released, nodes cordoned). The decisions are those of Cycle; one told from such a
+// verdict explains by the fact alone, and CycleResult.Searches counts fewer searches.
 func (g *Gate) CycleInto(now time.Time, res *CycleResult) error {
 	switch {
 	case !g.usable():
@@ -61,7 +69,27 @@ func (g *Gate) CycleInto(now time.Time, res *CycleResult) error {
 // cycle runs a cycle at now into res, reusing its storage, and leaves the copies of the
 // cluster it made there when keep says res serves another cycle.
 func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
+	// What the cycle before knew is checked against the gate's nodes before its copies
+	// of the cluster are written over.
+	var gained, guardedGained []topology.Node
+	handed := res.carry
+	carried := keep && res.gate == g.self && g.live.cluster != nil
+	if carried {
+		var ok, okGuarded bool
+		gained, ok = g.live.cluster.RoomGainedSince(handed.cluster)
+		guardedGained, okGuarded = g.live.guarded.RoomGainedSince(handed.guardedOn)
+		if !ok {
+			handed.placement = nil
+		}
+		if !okGuarded {
+			handed.guarded = nil
+		}
+	}
 	s := g.working(res.clusters)
+	if carried {
+		s.search.takeOver(handed.placement, gained, false)
+		s.search.takeOver(handed.guarded, guardedGained, true)
+	}
 	n := g.pending.len()
 	decisions, seals := res.Decisions[:0], res.sealed[:0]
 	if cap(decisions) < n {
@@ -86,6 +114,8 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		res.Searches, res.requests, res.reasons, res.bare = s.searches, w.arena, s.search.reasons, s.search.bare
 		if keep {
 			res.clusters = s.made
+			res.carry = s.search.handOver(handed)
+			res.carry.cluster, res.carry.guardedOn = s.cluster, s.guarded
 		}
 	}()
 	if g.fair {

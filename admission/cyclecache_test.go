@@ -109,7 +109,9 @@ func TestCycleRepeatsEqualRequests(t *testing.T) {
 
 // TestCycleIntoIsCycle: a cycle written into a reused result decides what Cycle
 // decides, on scenarios with plans, round after round of Apply, with one result reused
-// throughout; the reused storage corrupts no decision of the round it serves.
+// throughout; the reused storage corrupts no decision of the round it serves. What the
+// cycle before knew spares searches only: where a decision is told from it, its
+// explanation is the fact alone, where Cycle's searched and counted.
 func TestCycleIntoIsCycle(t *testing.T) {
 	props := gopter.NewProperties(gen.Params(t, 300))
 	props.Property("CycleInto decides as Cycle", prop.ForAll(func(s gen.NodePlanScenario) string {
@@ -125,12 +127,16 @@ func TestCycleIntoIsCycle(t *testing.T) {
 			if err := g.CycleInto(at(30+round), &into); err != nil {
 				return err.Error()
 			}
-			if len(into.Decisions) != len(want.Decisions) || into.Searches != want.Searches {
+			if len(into.Decisions) != len(want.Decisions) || into.Searches > want.Searches || round == 0 && into.Searches != want.Searches {
 				return fmt.Sprintf("round %d: %d decisions, %d searches; Cycle: %d, %d", round, len(into.Decisions), into.Searches, len(want.Decisions), want.Searches)
 			}
 			for i, d := range into.Decisions {
-				if d.String() != want.Decisions[i].String() || !slices.Equal(d.Request, want.Decisions[i].Request) ||
-					!slices.Equal(d.PlacementReasons, want.Decisions[i].PlacementReasons) || !samePlacement(d.Placement, want.Decisions[i].Placement) {
+				told := slices.Equal(d.PlacementReasons, want.Decisions[i].PlacementReasons) ||
+					round > 0 && d.Reason == ReasonPlacement && len(d.PlacementReasons) == 1 && strings.HasPrefix(d.PlacementReasons[0].Text, factText)
+				same := d
+				same.PlacementReasons = want.Decisions[i].PlacementReasons
+				if same.String() != want.Decisions[i].String() || !slices.Equal(d.Request, want.Decisions[i].Request) ||
+					!told || !samePlacement(d.Placement, want.Decisions[i].Placement) {
 					return fmt.Sprintf("round %d: %s\nCycle: %s", round, d, want.Decisions[i])
 				}
 			}

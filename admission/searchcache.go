@@ -84,6 +84,8 @@ type placeFailure struct {
 	// smaller is the explanation given to a larger request of the same form, and
 	// wider to one whose nodes are among fewer, each made on first use.
 	smaller, wider string
+	// carried reports a verdict the cycle before found, which still holds (see carry).
+	carried bool
 }
 
 type planKey struct {
@@ -315,10 +317,15 @@ func (f *placeFailure) verdict(sig *placeSig, now uint64, c *searchCache) (topol
 		// The same search on the same state: the same answer, told about this gang.
 		res.Reasons = sig.rename(f.sig, f.res.Reasons, c.reasonsOf(len(f.res.Reasons)))
 	case f.sig.key == sig.key:
-		// The same search failed before admissions that only took room since: the
-		// verdict holds, its counts may not.
+		// The same search failed before admissions that only took room since, or in
+		// the cycle before on nodes none of which has gained room for it: the verdict
+		// holds, its counts may not.
+		text := staleText
+		if f.carried {
+			text = carriedText
+		}
 		res.Reasons = c.reasonsOf(1)
-		res.Reasons[0] = topology.Reason{Scope: sig.names[0], Text: staleText}
+		res.Reasons[0] = topology.Reason{Scope: sig.names[0], Text: text}
 	case res.Outcome == topology.NoFit && c.dominates(sig, f.sig):
 		// A smaller request found no room: neither does this one. Its counts were
 		// for the smaller request, so only the fact is told.
@@ -343,6 +350,9 @@ func (f *placeFailure) verdict(sig *placeSig, now uint64, c *searchCache) (topol
 
 // staleText explains a verdict found for the same shape before admissions in the cycle.
 const staleText = factText + "shape found none earlier in this cycle, and what was admitted since only took room"
+
+// carriedText explains a verdict found for the same shape in the cycle before.
+const carriedText = factText + "shape found none in the cycle before, and no node it may use has gained room for one of its pods since"
 
 // factText opens the explanations that tell only the fact of an earlier verdict: they
 // name the gang in their scope alone.

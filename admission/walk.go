@@ -282,6 +282,9 @@ type CycleResult struct {
 	// clusters are the copies of the cluster the cycle made, whose storage the next
 	// cycle written into the result reuses.
 	clusters []*topology.Cluster
+	// carry is what the cycle knew at its end of requests that have no placement, for
+	// the next cycle written into the result.
+	carry carry
 }
 
 // Admitted returns the admissions, in walk order.
