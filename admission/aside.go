@@ -19,6 +19,7 @@ func (g *Gate) setAside(r *record, b barred) {
 	g.pending.barred[r] = b
 	r.held = heldAside
 	g.pending.aside.ReplaceOrInsert(r)
+	g.note(EventInadmissible, r, Event{Barrier: b.barrier})
 }
 
 // readmit returns the work set aside to the pending queue, since the configuration
@@ -31,6 +32,7 @@ func (g *Gate) readmit() bool {
 	}
 	g.pending.aside.Ascend(func(r *record) bool {
 		g.pending.enqueue(r)
+		g.note(EventReadmissible, r, Event{})
 		return true
 	})
 	clear(g.pending.barred)

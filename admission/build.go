@@ -282,6 +282,7 @@ func (g *Gate) reconfigure(l layout, drop map[*record]bool) error {
 	}
 	for r := range drop {
 		g.pending.drop(r)
+		g.note(EventWithdrawn, r, Event{})
 	}
 	for r, n := range leaves {
 		r.leaf = n

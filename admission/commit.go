@@ -106,6 +106,7 @@ func (g *Gate) Withdraw(id WorkloadID) (Workload, error) {
 	if !ok {
 		return Workload{}, inputErr(ErrUnknownWorkload, "workload.id", string(id), "is not pending")
 	}
+	g.note(EventWithdrawn, r, Event{})
 	g.changed(changeQueue)
 	return r.w.clone(), nil
 }
@@ -190,7 +191,7 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 	if pending {
 		g.pending.drop(p)
 	}
-	if err := g.carryOut([]step{{victims: victims, admit: k}}); err != nil {
+	if err := g.carryOut([]step{{victims: victims, why: s.why, admit: k}}); err != nil {
 		if pending {
 			g.pending.add(p)
 		}
@@ -219,9 +220,11 @@ func (g *Gate) victims(id WorkloadID, plan []WorkloadID, seen map[WorkloadID]boo
 	return out, nil
 }
 
-// step is one admission to carry out: evict the victims, then admit.
+// step is one admission to carry out: evict the victims, for the reasons why, then
+// admit.
 type step struct {
 	victims []*record
+	why     []VictimReason
 	admit   *record
 }
 
@@ -258,12 +261,31 @@ func (g *Gate) carryOut(steps []step) error {
 	for _, v := range stopped {
 		g.pending.enqueue(requeue(v))
 	}
+	g.noteSteps(steps)
 	c := changeUsage
 	if len(stopped) > 0 {
 		c |= changeQueue
 	}
 	g.changed(c)
 	return nil
+}
+
+// noteSteps records the admissions and preemptions of steps carried out, at their
+// admission time.
+func (g *Gate) noteSteps(steps []step) {
+	if !g.recording {
+		return
+	}
+	for _, s := range steps {
+		for i, v := range s.victims {
+			var why VictimReason
+			if i < len(s.why) {
+				why = s.why[i]
+			}
+			g.note(EventPreempted, v, Event{At: s.admit.admitted, By: s.admit.w.ID, Why: why})
+		}
+		g.note(EventAdmitted, s.admit, Event{At: s.admit.admitted, Nodes: nodesOf(s.admit.placement)})
+	}
 }
 
 // Release records that the running workload id finished, whatever the outcome, and
@@ -280,6 +302,7 @@ func (g *Gate) Release(id WorkloadID) (RunningWorkload, error) {
 		return RunningWorkload{}, err
 	}
 	delete(g.ids, id)
+	g.note(EventFinished, r, Event{})
 	g.changed(changeUsage)
 	return g.retired(r, nil), nil
 }
@@ -300,6 +323,7 @@ func (g *Gate) Evict(id WorkloadID) (RunningWorkload, error) {
 	}
 	out := g.retired(r, nil)
 	g.pending.enqueue(requeue(r))
+	g.note(EventEvicted, r, Event{})
 	g.changed(changeUsage | changeQueue)
 	return out, nil
 }

@@ -347,8 +347,9 @@ type sealed struct {
 	// request, for a cycle the pending record, which does not change while the cycle's
 	// result is valid.
 	rec *record
-	// plan names the victims, in eviction order.
+	// plan names the victims, in eviction order, and why why each goes.
 	plan []WorkloadID
+	why  []VictimReason
 	// placement is the gang's placement, the gate's own copy.
 	placement *topology.Placement
 	// ask is, for work with a menu of flavors that a cycle admits, the ask of the

@@ -60,6 +60,10 @@ type Gate struct {
 	// then counts as a change of the configuration.
 	capacity      capacityBook
 	capacityMoved bool
+	// recording reports that the gate records events (RecordEvents); events holds
+	// those not taken yet (TakeEvents).
+	recording bool
+	events    []Event
 	// strategies holds the strategies SetStrategy set, by queue name, so that they
 	// survive a new tree; fallback is the strategy of every other queue.
 	strategies map[string]Strategy

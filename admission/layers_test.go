@@ -23,14 +23,14 @@ var layers = []struct {
 	name  string
 	files []string
 }{
-	{"words", []string{"errors.go", "decision.go", "enumtext.go", "strategy.go", "authz.go", "poolref.go", "static.go",
+	{"words", []string{"errors.go", "decision.go", "enumtext.go", "event.go", "strategy.go", "authz.go", "poolref.go", "static.go",
 		"poolset_tree.go", "workload.go", "signature.go", "seal.go", "ask.go", "flavor.go"}},
-	{"containers", []string{"pending.go", "capacitybook.go", "searchcache.go", "carry.go"}},
+	{"containers", []string{"pending.go", "capacitybook.go", "searchcache.go"}},
 	{"state", []string{"gate.go", "state.go", "resolve.go"}},
 	{"planners", []string{"plans.go", "preempt.go", "footprint.go", "nodeplan.go", "fairpreempt.go", "possible.go"}},
 	{"decisions", []string{"decideask.go", "assign.go", "dynamic.go"}},
 	{"cycles", []string{"walk.go", "fairwalk.go", "cycle.go"}},
-	{"mutations", []string{"change.go", "aside.go", "commit.go", "apply.go", "nodes.go", "capacity.go", "pools.go",
+	{"mutations", []string{"change.go", "eventlog.go", "aside.go", "commit.go", "apply.go", "nodes.go", "capacity.go", "pools.go",
 		"strategies.go", "build.go", "reads.go", "usage.go", "snapshot.go"}},
 }
 

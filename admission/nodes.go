@@ -74,7 +74,7 @@ func (g *Gate) RemoveNode(name string) ([]RunningWorkload, error) {
 	}
 	lost := g.onNode(name)
 	out := g.retiredAll(lost)
-	if err := g.lose(lost, name); err != nil {
+	if err := g.lose(lost, name, name); err != nil {
 		return nil, err
 	}
 	// The node exists, and the lost work's pods on it go with it: none of the calls can
@@ -137,7 +137,7 @@ func (g *Gate) SetNodeCapacity(name string, capacity topology.Resources) ([]Runn
 	free, _ := g.live.cluster.Free(name)
 	lost := overflowing(g.onNode(name), name, free)
 	out := g.retiredAll(lost)
-	if err := g.lose(lost, ""); err != nil {
+	if err := g.lose(lost, "", name); err != nil {
 		// Put the capacity back; it held before, so it holds again.
 		_ = g.live.cluster.SetCapacity(name, before)
 		g.follow(resize(before), resize(before))
@@ -181,8 +181,8 @@ func overflowing(on []*record, node string, free topology.Resources) []*record {
 
 // lose stops the running workloads given and returns them to the pending queue, as
 // carryOut does a plan's victims; on a failure nothing changes. gone, when not empty,
-// names the node they are lost with (stopAll).
-func (g *Gate) lose(rs []*record, gone string) error {
+// names the node they are lost with (stopAll); node is the node whose change lost them.
+func (g *Gate) lose(rs []*record, gone, node string) error {
 	if len(rs) == 0 {
 		return nil
 	}
@@ -192,6 +192,7 @@ func (g *Gate) lose(rs []*record, gone string) error {
 	for _, r := range rs {
 		g.pending.enqueue(requeue(r))
 	}
+	g.noteAll(EventLost, rs, Event{Nodes: []string{node}})
 	g.changed(changeUsage | changeQueue)
 	return nil
 }

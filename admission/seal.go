@@ -14,23 +14,24 @@ func seal(d *Decision, r *record) sealed {
 	if d.Reason == ReasonInadmissible {
 		s.barred = &barred{barrier: d.Barrier, quota: d.Quota, fit: d.Fit, reasons: d.PlacementReasons}
 	}
-	s.plan, s.placement = sealPlan(d)
+	s.plan, s.why, s.placement = sealPlan(d)
 	return s
 }
 
-// sealPlan returns the gate's own copies of d's plan, by victim, and of its placement
-// when it admits.
-func sealPlan(d *Decision) (plan []WorkloadID, placement *topology.Placement) {
+// sealPlan returns the gate's own copies of d's plan, by victim with why each goes, and
+// of its placement when it admits.
+func sealPlan(d *Decision) (plan []WorkloadID, why []VictimReason, placement *topology.Placement) {
 	if d.Outcome == Admit {
 		placement = clonePlacement(d.Placement)
 	}
 	if len(d.Plan) > 0 {
 		plan = make([]WorkloadID, len(d.Plan))
+		why = make([]VictimReason, len(d.Plan))
 		for i, v := range d.Plan {
-			plan[i] = v.Workload.ID
+			plan[i], why[i] = v.Workload.ID, v.Why
 		}
 	}
-	return plan, placement
+	return plan, why, placement
 }
 
 // edited reports whether d no longer says what s sealed: another workload, outcome,
@@ -45,7 +46,7 @@ func (s *sealed) edited(d *Decision) bool {
 		return true
 	}
 	for i, v := range d.Plan {
-		if v.Workload.ID != s.plan[i] {
+		if v.Workload.ID != s.plan[i] || v.Why != s.why[i] {
 			return true
 		}
 	}
