@@ -25,7 +25,7 @@ var layers = []struct {
 }{
 	{"words", []string{"errors.go", "decision.go", "enumtext.go", "event.go", "strategy.go", "authz.go", "poolref.go", "static.go",
 		"poolset_tree.go", "workload.go", "signature.go", "seal.go", "ask.go", "flavor.go"}},
-	{"containers", []string{"pending.go", "capacitybook.go", "searchcache.go"}},
+	{"containers", []string{"pending.go", "capacitybook.go", "searchcache.go", "carry.go"}},
 	{"state", []string{"gate.go", "state.go", "resolve.go"}},
 	{"planners", []string{"plans.go", "preempt.go", "footprint.go", "nodeplan.go", "fairpreempt.go", "possible.go"}},
 	{"decisions", []string{"decideask.go", "assign.go", "dynamic.go"}},
