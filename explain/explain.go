@@ -2,6 +2,7 @@ package explain
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -76,34 +77,84 @@ var ErrNotPending = errors.New("explain: the workload is not pending")
 // Explain explains why the pending workload id is not admitted at now, by the decision
 // the gate would take for it in a cycle at now (a cycle is a read: it changes nothing),
 // and finds its remedies. Work set aside as inadmissible is explained by its recorded
-// decision.
+// decision. A host that explains many workloads runs the cycle once: ExplainIn.
 func Explain(g *admission.Gate, id admission.WorkloadID, now time.Time, o Options) (Explanation, error) {
 	if g == nil {
-		return Explanation{}, errors.New("explain: nil gate")
+		return Explanation{}, errNilGate
+	}
+	return ExplainIn(g, g.Cycle(now), id, o)
+}
+
+// ExplainIn is Explain with the cycle c the host ran on g, at c.Now, and has not
+// applied: g must not have changed since, or the explanation reads a cycle that no
+// longer says what the gate would do.
+func ExplainIn(g *admission.Gate, c admission.CycleResult, id admission.WorkloadID, o Options) (Explanation, error) {
+	if g == nil {
+		return Explanation{}, errNilGate
 	}
 	for _, d := range g.Inadmissible() {
 		if d.Workload.ID == id {
-			e := explanationOf(d, now)
-			e.Cause, e.Culprit, e.Text = CauseInadmissible, inadmissibleCulprit(d), sentence(d)
-			numbers(&e, d)
-			if !o.NoRemedies {
-				e.Remedies = remedies(g, d, e, o)
-			}
-			return e, nil
+			return explainAside(g, d, c.Now, o), nil
 		}
 	}
-	c := g.Cycle(now)
-	at := -1
-	for i, d := range c.Decisions {
-		if d.Workload.ID == id {
-			at = i
-		}
-	}
+	at := slices.IndexFunc(c.Decisions, func(d admission.Decision) bool { return d.Workload.ID == id })
 	if at < 0 {
 		return Explanation{}, ErrNotPending
 	}
-	d := c.Decisions[at]
+	return explainAt(g, c, at, o)
+}
+
+// ExplainAll explains every workload the cycle c, run on g and not applied, leaves
+// pending, in walk order, and then the work set aside as inadmissible.
+func ExplainAll(g *admission.Gate, c admission.CycleResult, o Options) ([]Explanation, error) {
+	if g == nil {
+		return nil, errNilGate
+	}
+	var out []Explanation
+	for at, d := range c.Decisions {
+		if d.Outcome == admission.Admit {
+			continue
+		}
+		e, err := explainAt(g, c, at, o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	for _, d := range g.Inadmissible() {
+		out = append(out, explainAside(g, d, c.Now, o))
+	}
+	return out, nil
+}
+
+// lowHolds reports whether the LOW work under the node that binds f holds at least its
+// shortfall: what evicting it would give back there.
+func lowHolds(g *admission.Gate, f quota.Fit) bool {
+	u, err := g.NodeUsage(f.NodeName)
+	if err != nil || int(f.Resource) >= len(u.Total) {
+		return false
+	}
+	return u.Total[f.Resource].Sub(u.Guaranteed[f.Resource]) >= f.Shortfall
+}
+
+// errNilGate refuses a nil gate.
+var errNilGate = errors.New("explain: nil gate")
+
+// explainAside explains d, the decision of work set aside as inadmissible.
+func explainAside(g *admission.Gate, d admission.Decision, now time.Time, o Options) Explanation {
 	e := explanationOf(d, now)
+	e.Cause, e.Culprit, e.Text = CauseInadmissible, inadmissibleCulprit(d), sentence(d)
+	numbers(&e, d)
+	if !o.NoRemedies {
+		e.Remedies = remedies(g, d, e, o)
+	}
+	return e
+}
+
+// explainAt explains the workload of the decision at index at of cycle c.
+func explainAt(g *admission.Gate, c admission.CycleResult, at int, o Options) (Explanation, error) {
+	d := c.Decisions[at]
+	e := explanationOf(d, c.Now)
 	e.CyclePosition, e.CycleLength = at+1, len(c.Decisions)
 	for i, o := range c.Decisions {
 		if o.Queue != d.Queue {
@@ -122,12 +173,12 @@ func Explain(g *admission.Gate, id admission.WorkloadID, now time.Time, o Option
 		}
 	}
 	classify(&e, d, alone, c, at, g.FairSharing())
-	if !o.NoRemedies && e.Cause != CauseNone {
-		e.Remedies = remedies(g, alone, e, o)
-	}
-	if e.Cause == CauseTree && e.Priority == quota.Low && !g.FairSharing() && len(e.Remedies) > 0 && e.Remedies[0].Kind == RemedyEvict {
+	if e.Cause == CauseTree && e.Priority == quota.Low && !g.FairSharing() && lowHolds(g, alone.Fit) {
 		// The room it waits for is LOW work's, which LOW work never preempts.
 		e.Cause = CausePriority
+	}
+	if !o.NoRemedies && e.Cause != CauseNone {
+		e.Remedies = remedies(g, alone, e, o)
 	}
 	return e, nil
 }
@@ -136,7 +187,7 @@ func Explain(g *admission.Gate, id admission.WorkloadID, now time.Time, o Option
 // what would admit it. The gate is not changed: w is submitted to a copy of it.
 func DryRun(g *admission.Gate, w admission.Workload, now time.Time, o Options) (Explanation, error) {
 	if g == nil {
-		return Explanation{}, errors.New("explain: nil gate")
+		return Explanation{}, errNilGate
 	}
 	c, err := clone(g)
 	if err != nil {

@@ -217,3 +217,25 @@ func TestExplanationJSON(t *testing.T) {
 	var k RemedyKind
 	assert.True(t, errors.Is(k.UnmarshalText([]byte("pray")), ErrInvalidValue))
 }
+
+// ExplainAll explains what one cycle leaves pending and what waits aside, each as
+// Explain does alone.
+func TestExplainAll(t *testing.T) {
+	g := poolGate(t, 16, admission.Options{}, "team:10", "other:6")
+	run(t, g, work("h1", "team", quota.High, 8, 1), work("l1", "other", quota.Low, 6, 1))
+	submit(t, g, work("h2", "team", quota.High, 4, 2), work("lo", "team", quota.Low, 4, 3),
+		work("ok", "team", quota.Low, 1, 4), work("never", "other", quota.High, 7, 5))
+	require.NoError(t, g.Apply(g.Cycle(at(6)))) // ok runs; never is set aside
+	c := g.Cycle(at(30))
+	all, err := ExplainAll(g, c, Options{})
+	require.NoError(t, err)
+	var ids []admission.WorkloadID
+	for _, e := range all {
+		ids = append(ids, e.Workload)
+		one, err := Explain(g, e.Workload, at(30), Options{})
+		require.NoError(t, err)
+		assert.Equal(t, one, e)
+	}
+	assert.Equal(t, []admission.WorkloadID{"h2", "lo", "never"}, ids)
+	assert.Equal(t, CauseInadmissible, all[2].Cause)
+}
