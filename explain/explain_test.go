@@ -239,3 +239,23 @@ func TestExplainAll(t *testing.T) {
 	assert.Equal(t, []admission.WorkloadID{"h2", "lo", "never"}, ids)
 	assert.Equal(t, CauseInadmissible, all[2].Cause)
 }
+
+// ApplyRemedy carries a remedy out the way the package's checks do, on a copy.
+func TestApplyRemedy(t *testing.T) {
+	g := poolGate(t, 16, admission.Options{}, "team:10", "other:6")
+	run(t, g, work("l1", "other", quota.Low, 8, 1), work("l2", "other", quota.Low, 8, 2))
+	submit(t, g, work("lo", "team", quota.Low, 4, 3))
+	e, err := Explain(g, "lo", at(30), Options{})
+	require.NoError(t, err)
+	for _, r := range e.Remedies {
+		cp, err := clone(g)
+		require.NoError(t, err)
+		w, err := ApplyRemedy(cp, e.Decision.Workload, r)
+		require.NoError(t, err)
+		d, err := cp.Decide(w)
+		require.NoError(t, err)
+		assert.True(t, d.Admitted(), "%s", r)
+	}
+	_, err = ApplyRemedy(g, e.Decision.Workload, Remedy{Kind: RemedyShrink})
+	assert.Error(t, err)
+}

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,6 +64,55 @@ func (r Remedy) String() string {
 		return "ask " + strconv.FormatInt(r.Shape.PerPod, 10) + " " + r.Shape.Resource + " per pod instead"
 	}
 	return "nothing short of waiting"
+}
+
+// ApplyRemedy carries out r on g — evicts its victims, makes its raises — and returns
+// the workload w as the remedy would have it: w itself, or its smaller shape under a new
+// ID (w's ID with "~shrunk"). It is how a host acts on a remedy, and how a check tries
+// one on a copy of a gate (clone it first: ApplyRemedy changes g). RemedyWait changes
+// nothing. On an error, g may be partly changed.
+func ApplyRemedy(g *admission.Gate, w admission.Workload, r Remedy) (admission.Workload, error) {
+	switch r.Kind {
+	case RemedyEvict:
+		for _, id := range r.Victims {
+			if _, err := g.Evict(id); err != nil {
+				return w, err
+			}
+		}
+	case RemedyRaiseQuota:
+		for _, x := range r.Raises {
+			if err := raise(g, x); err != nil {
+				return w, err
+			}
+		}
+	case RemedyShrink:
+		if r.Shape == nil {
+			return w, errors.New("explain: a shrink without a shape")
+		}
+		return shrunk(w, *r.Shape), nil
+	}
+	return w, nil
+}
+
+// shrunk returns w in shape s, under a new ID: a plain workload with s's request, a gang
+// with at most s.PerPod of s.Resource per pod.
+func shrunk(w admission.Workload, s Shape) admission.Workload {
+	w.ID += "~shrunk"
+	if w.Gang == nil {
+		w.Request = slices.Clone(s.Request)
+		return w
+	}
+	g := *w.Gang
+	k := slices.Index(g.Requests.Resources, s.Resource)
+	g.Requests.PerPod = make([][]int64, len(w.Gang.Requests.PerPod))
+	for i, pod := range w.Gang.Requests.PerPod {
+		g.Requests.PerPod[i] = slices.Clone(pod)
+		if k >= 0 {
+			g.Requests.PerPod[i][k] = min(pod[k], s.PerPod)
+		}
+	}
+	w.Gang = &g
+	return w
 }
 
 // checker runs the checks of one explanation within its budget.
@@ -330,26 +380,27 @@ func raise(g *admission.Gate, r Raise) error {
 // Each shape is decided as a new workload, which changes nothing.
 func (c *checker) shrink(d admission.Decision, resource string) *Shape {
 	w := d.Workload
-	w.ID += "~shrunk"
+	res := c.g.Resources()
+	runs := func(s Shape) bool {
+		dd, err := c.g.Decide(shrunk(w, s))
+		return err == nil && dd.Admitted()
+	}
 	if w.Gang == nil {
-		j := slices.Index(c.g.Resources(), resource)
+		j := slices.Index(res, resource)
 		if j < 0 || j >= len(w.Request) || w.Request[j] <= 1 {
 			return nil
 		}
-		try := func(v int64) bool {
-			x := w
-			x.Request = slices.Clone(w.Request)
-			x.Request[j] = quota.Quantity(v)
-			dd, err := c.g.Decide(x)
-			return err == nil && dd.Admitted()
+		at := func(v int64) Shape {
+			req := slices.Clone(w.Request)
+			req[j] = quota.Quantity(v)
+			return Shape{Resource: resource, Request: req}
 		}
-		v := largest(int64(w.Request[j])-1, try)
+		v := largest(int64(w.Request[j])-1, func(v int64) bool { return runs(at(v)) })
 		if v <= 0 {
 			return nil
 		}
-		req := slices.Clone(w.Request)
-		req[j] = quota.Quantity(v)
-		return &Shape{Resource: resource, Request: req}
+		s := at(v)
+		return &s
 	}
 	req := w.Gang.Requests
 	k := slices.Index(req.Resources, resource)
@@ -363,19 +414,7 @@ func (c *checker) shrink(d admission.Decision, resource string) *Shape {
 	for _, pod := range req.PerPod {
 		most = max(most, pod[k])
 	}
-	try := func(v int64) bool {
-		x := w
-		g := *w.Gang
-		g.Requests.PerPod = make([][]int64, len(req.PerPod))
-		for i, pod := range req.PerPod {
-			g.Requests.PerPod[i] = slices.Clone(pod)
-			g.Requests.PerPod[i][k] = min(pod[k], v)
-		}
-		x.Gang = &g
-		dd, err := c.g.Decide(x)
-		return err == nil && dd.Admitted()
-	}
-	v := largest(most-1, try)
+	v := largest(most-1, func(v int64) bool { return runs(Shape{Resource: resource, PerPod: v}) })
 	if v <= 0 {
 		return nil
 	}
