@@ -38,6 +38,11 @@ type Config struct {
 	// of each; work asks for "gpu" and the gate chooses the class. See the package doc,
 	// "Flavors".
 	Flavors bool
+	// ExplainEvery, when positive, explains every decision of every ExplainEvery-th
+	// cycle that leaves work pending, before the cycle is applied (package explain),
+	// and seeks and tries again the remedies of the first of them; Report.Explained
+	// says what it found. It costs wall time outside the cycles' and is off by default.
+	ExplainEvery int
 	// SkipChecks turns the checks after each cycle off, for benchmarks that only need
 	// the state a replay reaches; a report then finds no violation because it looked
 	// for none, and says so.
@@ -71,6 +76,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, &ConfigError{Field: "copies", Value: strconv.Itoa(c.Copies), Rule: "must be between 1 and 1000"}
 	case c.Period < 0:
 		return c, &ConfigError{Field: "period", Value: c.Period.String(), Rule: "must not be negative"}
+	case c.ExplainEvery < 0:
+		return c, &ConfigError{Field: "explain every", Value: strconv.Itoa(c.ExplainEvery), Rule: "must not be negative"}
 	case c.MaxViolations < 0:
 		return c, &ConfigError{Field: "max violations", Value: strconv.Itoa(c.MaxViolations), Rule: "must not be negative"}
 	}

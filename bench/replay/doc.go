@@ -217,6 +217,17 @@
 // its buffers from cycle to cycle, so that it leaves the collector little to do while
 // the gate's cycles run. The full pass costs what copying the gate's work costs.
 //
+// # Explanations
+//
+// With Config.ExplainEvery (the command's -explain-every n), every n-th cycle is
+// explained before it is applied: every decision it leaves pending, and the work set
+// aside, gets its cause from package explain (explain.ExplainAll, without remedies),
+// and the causes are counted. The first workload of the sample that waits for a cause
+// other than inadmissibility has its remedies sought (at most a dozen checks), and each
+// remedy is tried again by the replay on a copy of the gate — a snapshot restored,
+// explain.ApplyRemedy, Decide — and counted as failed unless the workload is then
+// admitted. Explaining changes nothing the replay decides: the gate is only read.
+//
 // # Statistics
 //
 // Report gives cycles, admissions (a re-admission counts again), preemptions (plan

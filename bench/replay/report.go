@@ -62,6 +62,9 @@ type Report struct {
 	Unplaced []Unplaced
 	// Samples is the state after every tick, for charts.
 	Samples []Sample
+	// Explained is what the samples of explanations found; zero without
+	// Config.ExplainEvery.
+	Explained Explained
 }
 
 // TraceInfo describes a replay's input and set-up.
@@ -229,6 +232,7 @@ func (s *Sim) Report() Report {
 		Inversion: st.inversionTime, Wall: st.wall, Simulated: s.now,
 		Described: slices.Clone(st.described), InvertedWorkloads: len(st.inverted),
 		Unplaced: slices.Clone(st.unplaced), Samples: slices.Clone(st.samples),
+		Explained: s.explained.report(),
 	}
 	for _, reason := range slices.Sorted(maps.Keys(st.pendingBy)) {
 		r.PendingByReason = append(r.PendingByReason, ReasonCount{reason, st.pendingBy[reason]})

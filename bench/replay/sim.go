@@ -47,6 +47,8 @@ type Sim struct {
 	chosen  map[string]string
 	model   model
 	checks  checkRound
+	// explained holds what the samples of explanations found (Config.ExplainEvery).
+	explained explained
 
 	jobs     []job
 	index    map[admission.WorkloadID]int
@@ -445,6 +447,12 @@ func (s *Sim) cycle() error {
 	t0 := s.clock()
 	err := s.gate.CycleInto(now, res)
 	t1 := s.clock()
+	if err == nil && s.cfg.ExplainEvery > 0 && s.stats.cycles%s.cfg.ExplainEvery == 0 {
+		// Explained before the cycle is applied, while it says what the gate would do;
+		// the time it takes is neither the cycle's nor the apply's.
+		err = s.explainSample(res)
+	}
+	ta := s.clock()
 	if err == nil {
 		s.stats.searches += res.Searches
 		err = s.gate.Apply(*res)
@@ -453,7 +461,7 @@ func (s *Sim) cycle() error {
 		return &ConfigError{Field: "cycle", Value: s.now.String(), Rule: "the gate refused to run or apply it", Err: err}
 	}
 	t2 := s.clock()
-	s.stats.cycle(t1-t0, t2-t1)
+	s.stats.cycle(t1-t0, t2-ta)
 	if !s.cfg.SkipChecks {
 		s.checkDecided(res)
 	}
@@ -465,7 +473,7 @@ func (s *Sim) cycle() error {
 	s.model.clean()
 	s.stats.maxPending = max(s.stats.maxPending, s.pending)
 	smp := s.sample(true)
-	smp.Cycle, smp.Apply = t1-t0, t2-t1
+	smp.Cycle, smp.Apply = t1-t0, t2-ta
 	s.stats.samples = append(s.stats.samples, smp)
 	return nil
 }

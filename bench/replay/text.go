@@ -64,6 +64,11 @@ func (r Report) WriteText(w io.Writer) error {
 		reasons[i] = rc.Reason.String() + " " + group(int64(rc.Count))
 	}
 	fmt.Fprintf(&b, "pending       decisions by reason, over all cycles: %s; %s placement searches\n", orNone(strings.Join(reasons, ", ")), group(int64(r.Searches)))
+	if x := r.Explained; x.Samples > 0 {
+		fmt.Fprintf(&b, "explained     %s pending decisions in %s sampled cycles, by cause: %s\n", group(int64(x.Decisions)), group(int64(x.Samples)), orNone(counts(x.Causes)))
+		fmt.Fprintf(&b, "remedies      of %s workloads, one a sample: %s offered (%s), %s failed when tried again\n",
+			group(int64(x.Sought)), group(int64(x.Remedies)), orNone(counts(x.Kinds)), group(int64(x.Failed)))
+	}
 	b.WriteString("waits         submit → admission, simulated seconds:\n")
 	for _, wt := range r.Waits {
 		if wt.Count == 0 {
