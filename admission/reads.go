@@ -114,3 +114,50 @@ func (g *Gate) Running() []RunningWorkload {
 	slices.SortFunc(out, func(a, b RunningWorkload) int { return cmp.Compare(a.Workload.ID, b.Workload.ID) })
 	return out
 }
+
+// Place is where a workload stands in the order a cycle walks pending work: priority,
+// then submit time, then ID. With fair sharing a cycle takes the heads of the queues
+// in its own order; the walk order still says how much work comes first in each queue.
+type Place struct {
+	// Queue is the leaf queue the workload lands in.
+	Queue string
+	// InQueue is its place among the pending work of Queue, from 1, of QueueLength;
+	// InWalk its place among all pending work, of WalkLength. A workload that is not
+	// pending is counted as if it were.
+	InQueue, QueueLength int
+	InWalk, WalkLength   int
+}
+
+// PlaceOf returns where w, pending or not (a dry run), stands in the walk order, by
+// counting the pending work that walks before it: O(pending work), one allocation.
+// Work set aside as inadmissible is not walked, and not counted. An unknown queue is
+// ErrUnknownQueue.
+func (g *Gate) PlaceOf(w Workload) (Place, error) {
+	if !g.usable() {
+		return Place{}, errUnusable()
+	}
+	leaf, err := g.leafOf(w.Queue)
+	if err != nil {
+		return Place{}, err
+	}
+	probe := &record{w: Workload{ID: w.ID, Priority: w.Priority, Submitted: w.Submitted}}
+	p := Place{Queue: g.tree.Name(leaf), InQueue: 1, InWalk: 1, WalkLength: g.pending.len()}
+	g.pending.ascend(func(r *record) bool {
+		before := walksBefore(r, probe)
+		if before {
+			p.InWalk++
+		}
+		if r.leaf == leaf {
+			p.QueueLength++
+			if before {
+				p.InQueue++
+			}
+		}
+		return true
+	})
+	if r, pending := g.pending.get(w.ID); !pending || r.held != heldPending {
+		p.WalkLength++
+		p.QueueLength++
+	}
+	return p, nil
+}

@@ -183,20 +183,48 @@ func explainAt(g *admission.Gate, c admission.CycleResult, at int, o Options) (E
 	return e, nil
 }
 
-// DryRun explains w as if it were submitted now: where it would wait and why, and
-// what would admit it. The gate is not changed: w is submitted to a copy of it.
+// DryRun explains w as if it were submitted at now, and the gate is not changed: w is
+// decided alone (Decide, a read) and placed in the walk order (Gate.PlaceOf). A dry run
+// runs no cycle, so it reports none of the causes a cycle alone shows (order, fair
+// share, FIFO): a workload that would be admitted alone gets CauseNone, and its place
+// in line says how much work walks before it. Its remedies are checked as Explain's.
 func DryRun(g *admission.Gate, w admission.Workload, now time.Time, o Options) (Explanation, error) {
 	if g == nil {
 		return Explanation{}, errNilGate
 	}
-	c, err := clone(g)
+	d, err := g.Decide(w)
 	if err != nil {
 		return Explanation{}, err
 	}
-	if err := c.Submit(w); err != nil {
+	place, err := g.PlaceOf(w)
+	if err != nil {
 		return Explanation{}, err
 	}
-	return Explain(c, w.ID, now, o)
+	e := explanationOf(d, now)
+	e.QueuePosition, e.QueueLength, e.CyclePosition, e.CycleLength = place.InQueue, place.QueueLength, place.InWalk, place.WalkLength
+	if d.Outcome == admission.Admit {
+		e.Cause, e.Text = CauseNone, "admitted alone now: "+d.Message()
+		return e, nil
+	}
+	e.Text, e.Culprit = sentence(d), d.Queue
+	switch d.Reason {
+	case admission.ReasonQuota:
+		e.Cause = CauseQuota
+	case admission.ReasonFit:
+		e.Cause, e.Culprit = CauseTree, d.Fit.NodeName
+		if w.Priority == quota.Low && !g.FairSharing() && lowHolds(g, d.Fit) {
+			e.Cause = CausePriority
+		}
+	case admission.ReasonPlacement:
+		e.Cause = CausePlacement
+	case admission.ReasonInadmissible:
+		e.Cause, e.Culprit = CauseInadmissible, inadmissibleCulprit(d)
+	}
+	numbers(&e, d)
+	if !o.NoRemedies {
+		e.Remedies = remedies(g, d, e, o)
+	}
+	return e, nil
 }
 
 // explanationOf starts the explanation of decision d at now.

@@ -25,7 +25,7 @@ import (
 // none can be spared; a single quota raise: one less does not admit; a shape: one more
 // does not run); a dry run leaves the gate's snapshot as it was.
 func TestExplanationLaws(t *testing.T) {
-	props := gopter.NewProperties(gen.Params(t, 60))
+	props := gopter.NewProperties(gen.Params(t, 300))
 	seen := map[string]int{}
 	props.Property("explanations and their remedies", prop.ForAll(func(seed int64) string {
 		return checkExplanations(t, seed, seen)
