@@ -177,7 +177,13 @@ func explainAt(g *admission.Gate, c admission.CycleResult, at int, o Options) (E
 		// The room it waits for is LOW work's, which LOW work never preempts.
 		e.Cause = CausePriority
 	}
-	if !o.NoRemedies && e.Cause != CauseNone {
+	switch {
+	case o.NoRemedies || e.Cause == CauseNone:
+	case e.Cause == CauseOrder || e.Cause == CauseFairShare || e.Cause == CauseFIFO:
+		// What holds it back is the order of a cycle, which a decision of the workload
+		// alone — a remedy's check — does not see: it waits its turn.
+		e.Remedies = []Remedy{{Kind: RemedyWait}}
+	default:
 		e.Remedies = remedies(g, alone, e, o)
 	}
 	return e, nil

@@ -83,8 +83,8 @@ func main() {
 		s.run(w)
 	}
 	fmt.Fprintln(w, "\nEach story in full: go run ./examples/subpools, ./examples/cohorts, ./examples/elastic,")
-	fmt.Fprintln(w, "./examples/topology, ./examples/priority, ./examples/fairshare, ./examples/nodefailure and")
-	fmt.Fprintln(w, "./examples/flavors;")
+	fmt.Fprintln(w, "./examples/topology, ./examples/priority, ./examples/fairshare, ./examples/nodefailure,")
+	fmt.Fprintln(w, "./examples/flavors and ./examples/whypending;")
 	fmt.Fprintln(w, "a controller end to end: go run ./examples/host.")
 	fmt.Fprintln(w, "The rules are in each package's doc (go doc ./quota).")
 }
