@@ -2,7 +2,6 @@ package explain
 
 import (
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -87,21 +86,10 @@ func Explain(g *admission.Gate, id admission.WorkloadID, now time.Time, o Option
 
 // ExplainIn is Explain with the cycle c the host ran on g, at c.Now, and has not
 // applied: g must not have changed since, or the explanation reads a cycle that no
-// longer says what the gate would do.
+// longer says what the gate would do. It reads c whole, O(decisions); a host that
+// explains many workloads of one cycle reads it once: ReadCycle.
 func ExplainIn(g *admission.Gate, c admission.CycleResult, id admission.WorkloadID, o Options) (Explanation, error) {
-	if g == nil {
-		return Explanation{}, errNilGate
-	}
-	for _, d := range g.Inadmissible() {
-		if d.Workload.ID == id {
-			return explainAside(g, d, c.Now, o), nil
-		}
-	}
-	at := slices.IndexFunc(c.Decisions, func(d admission.Decision) bool { return d.Workload.ID == id })
-	if at < 0 {
-		return Explanation{}, ErrNotPending
-	}
-	return explainAt(g, c, at, o)
+	return ReadCycle(c).Explain(g, id, o)
 }
 
 // ExplainAll explains every workload the cycle c, run on g and not applied, leaves
@@ -110,12 +98,13 @@ func ExplainAll(g *admission.Gate, c admission.CycleResult, o Options) ([]Explan
 	if g == nil {
 		return nil, errNilGate
 	}
+	x := ReadCycle(c)
 	var out []Explanation
 	for at, d := range c.Decisions {
 		if d.Outcome == admission.Admit {
 			continue
 		}
-		e, err := explainAt(g, c, at, o)
+		e, err := x.explainAt(g, at, o)
 		if err != nil {
 			return nil, err
 		}
@@ -125,6 +114,48 @@ func ExplainAll(g *admission.Gate, c admission.CycleResult, o Options) ([]Explan
 		out = append(out, explainAside(g, d, c.Now, o))
 	}
 	return out, nil
+}
+
+// Cycle is a cycle's result read once for the explanations of many of its workloads:
+// where each stands, in its queue and in the walk.
+type Cycle struct {
+	c admission.CycleResult
+	// at maps a workload to its decision's index; inQueue is, per decision, its place
+	// in its queue, and queueLen the length of each queue.
+	at       map[admission.WorkloadID]int
+	inQueue  []int
+	queueLen map[string]int
+}
+
+// ReadCycle reads c, a cycle run on a gate and not applied, in one pass.
+func ReadCycle(c admission.CycleResult) *Cycle {
+	x := &Cycle{c: c, at: make(map[admission.WorkloadID]int, len(c.Decisions)),
+		inQueue: make([]int, len(c.Decisions)), queueLen: map[string]int{}}
+	for i, d := range c.Decisions {
+		x.at[d.Workload.ID] = i
+		x.queueLen[d.Queue]++
+		x.inQueue[i] = x.queueLen[d.Queue]
+	}
+	return x
+}
+
+// Explain explains the workload id of the cycle x read, on g, the gate it was run on,
+// unchanged since; work set aside as inadmissible is explained by its recorded
+// decision. See Explain.
+func (x *Cycle) Explain(g *admission.Gate, id admission.WorkloadID, o Options) (Explanation, error) {
+	if g == nil {
+		return Explanation{}, errNilGate
+	}
+	at, ok := x.at[id]
+	if !ok {
+		for _, d := range g.Inadmissible() {
+			if d.Workload.ID == id {
+				return explainAside(g, d, x.c.Now, o), nil
+			}
+		}
+		return Explanation{}, ErrNotPending
+	}
+	return x.explainAt(g, at, o)
 }
 
 // lowHolds reports whether the LOW work under the node that binds f holds at least its
@@ -151,20 +182,13 @@ func explainAside(g *admission.Gate, d admission.Decision, now time.Time, o Opti
 	return e
 }
 
-// explainAt explains the workload of the decision at index at of cycle c.
-func explainAt(g *admission.Gate, c admission.CycleResult, at int, o Options) (Explanation, error) {
+// explainAt explains the workload of the decision at index at of the cycle.
+func (x *Cycle) explainAt(g *admission.Gate, at int, o Options) (Explanation, error) {
+	c := x.c
 	d := c.Decisions[at]
 	e := explanationOf(d, c.Now)
 	e.CyclePosition, e.CycleLength = at+1, len(c.Decisions)
-	for i, o := range c.Decisions {
-		if o.Queue != d.Queue {
-			continue
-		}
-		e.QueueLength++
-		if i <= at {
-			e.QueuePosition = e.QueueLength
-		}
-	}
+	e.QueuePosition, e.QueueLength = x.inQueue[at], x.queueLen[d.Queue]
 	alone := d
 	if d.Outcome != admission.Admit && d.Reason != admission.ReasonFIFO {
 		var err error
@@ -190,10 +214,11 @@ func explainAt(g *admission.Gate, c admission.CycleResult, at int, o Options) (E
 }
 
 // DryRun explains w as if it were submitted at now, and the gate is not changed: w is
-// decided alone (Decide, a read) and placed in the walk order (Gate.PlaceOf). A dry run
-// runs no cycle, so it reports none of the causes a cycle alone shows (order, fair
-// share, FIFO): a workload that would be admitted alone gets CauseNone, and its place
-// in line says how much work walks before it. Its remedies are checked as Explain's.
+// decided alone (Decide, a read), at the cost of a decision. A dry run runs no cycle, so
+// it reports none of the causes only a cycle shows (order, fair share, FIFO): a
+// workload that would be admitted alone gets CauseNone. Nor does it count the work
+// ahead of it, which takes a pass over the pending queue: Gate.PlaceOf does, and its
+// positions are 0. Its remedies are checked as Explain's.
 func DryRun(g *admission.Gate, w admission.Workload, now time.Time, o Options) (Explanation, error) {
 	if g == nil {
 		return Explanation{}, errNilGate
@@ -202,12 +227,7 @@ func DryRun(g *admission.Gate, w admission.Workload, now time.Time, o Options) (
 	if err != nil {
 		return Explanation{}, err
 	}
-	place, err := g.PlaceOf(w)
-	if err != nil {
-		return Explanation{}, err
-	}
 	e := explanationOf(d, now)
-	e.QueuePosition, e.QueueLength, e.CyclePosition, e.CycleLength = place.InQueue, place.QueueLength, place.InWalk, place.WalkLength
 	if d.Outcome == admission.Admit {
 		e.Cause, e.Text = CauseNone, "admitted alone now: "+d.Message()
 		return e, nil

@@ -14,9 +14,10 @@ import (
 // BenchmarkExplain times package explain on the deep queue BenchmarkCycle advances to
 // (about 9,000 pending workloads on 1,213 nodes), against a cycle run once on it:
 //
-//   - explain: explain.ExplainIn of each workload the cycle leaves pending, without
-//     remedies — the cause, its numbers and culprit, the places in line — one call
-//     after another, each timed; p50-ns and p99-ns are over the calls;
+//   - explain: the cycle read once (explain.ReadCycle, timed apart as read-cycle), then
+//     Cycle.Explain of each workload the cycle leaves pending, without remedies — the
+//     cause, its numbers and culprit, the places in line — one call after another,
+//     each timed; p50-ns and p99-ns are over the calls;
 //   - decide: Gate.Decide of the same workloads, each timed the same way: the floor,
 //     since an explanation decides the workload alone once;
 //   - dryrun: explain.DryRun of each of those workloads under a new ID (a workload
@@ -58,9 +59,15 @@ func BenchmarkExplain(b *testing.B) {
 		w.ID += "-new"
 		return w
 	}
+	b.Run("read-cycle", func(b *testing.B) {
+		for b.Loop() {
+			_ = explain.ReadCycle(c)
+		}
+	})
+	x := explain.ReadCycle(c)
 	b.Run("explain", func(b *testing.B) {
 		timed(b, func(w admission.Workload) {
-			_, err := explain.ExplainIn(gate, c, w.ID, explain.Options{NoRemedies: true})
+			_, err := x.Explain(gate, w.ID, explain.Options{NoRemedies: true})
 			require.NoError(b, err)
 		})
 	})
@@ -85,7 +92,7 @@ func BenchmarkExplain(b *testing.B) {
 	b.Run("remedies", func(b *testing.B) {
 		var id admission.WorkloadID
 		for _, w := range pending {
-			e, err := explain.ExplainIn(gate, c, w.ID, explain.Options{NoRemedies: true})
+			e, err := x.Explain(gate, w.ID, explain.Options{NoRemedies: true})
 			require.NoError(b, err)
 			if e.Cause != explain.CauseOrder && e.Cause != explain.CauseNone {
 				id = w.ID
@@ -97,7 +104,7 @@ func BenchmarkExplain(b *testing.B) {
 		}
 		var n int
 		for b.Loop() {
-			e, err := explain.ExplainIn(gate, c, id, explain.Options{})
+			e, err := x.Explain(gate, id, explain.Options{})
 			require.NoError(b, err)
 			n = len(e.Remedies)
 		}
