@@ -259,3 +259,18 @@ func TestApplyRemedy(t *testing.T) {
 	_, err = ApplyRemedy(g, e.Decision.Workload, Remedy{Kind: RemedyShrink})
 	assert.Error(t, err)
 }
+
+// A queue written without quotas gets its raise all the same (found by the laws: the
+// spec of such a node has no map to write into).
+func TestRaiseOnAQueueWithoutQuotas(t *testing.T) {
+	tr, err := quota.NewTree(quota.TreeSpec{Resources: []string{"gpu"}, Nodes: []quota.NodeSpec{
+		{Name: "org", Kind: quota.KindCohort, Quotas: map[string]quota.NodeQuota{"gpu": {Nominal: 4}}},
+		{Name: "bare", Parent: "org", Kind: quota.KindQueue}}})
+	require.NoError(t, err)
+	g, err := admission.New(tr, admission.Options{})
+	require.NoError(t, err)
+	submit(t, g, work("w", "bare", quota.High, 2, 1))
+	e := explainChecked(t, g, "w")
+	require.NotEmpty(t, e.Remedies)
+	assert.Equal(t, []Raise{{Node: "bare", Resource: "gpu", What: "nominal", From: 0, To: 2}}, e.Remedies[0].Raises)
+}

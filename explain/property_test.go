@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/leanovate/gopter"
@@ -17,13 +18,15 @@ import (
 	"github.com/poolgate/poolgate/quota"
 )
 
-// TestExplanationLaws explains every pending workload of random gates — two or three
-// pools with random quotas, a random capacity, random running and pending work of every
-// priority, fair sharing and StrictFIFO now and then — and checks: every pending
-// workload gets a cause of the closed set; every remedy, applied to a copy of the gate
-// by this test's own hand, admits it; no smaller remedy of the same kind does (victims:
-// none can be spared; a single quota raise: one less does not admit; a shape: one more
-// does not run); a dry run leaves the gate's snapshot as it was.
+// TestExplanationLaws explains every pending workload of random gates (randomGate:
+// pools, pools on a cluster of racks with gangs, or a quota tree; fair sharing and
+// StrictFIFO now and then) with random work of every priority, some of it running, and
+// checks: every pending or set-aside workload gets one cause of the closed set; every
+// remedy, applied to a copy of the gate by this test's own hand, admits it; no smaller
+// remedy of the same kind does (victims: none can be spared, and on a state of at most
+// six LOW workloads no smaller set of them at all admits it; a single quota raise: one
+// less does not admit; a shape: one more does not run); a dry run leaves the gate's
+// snapshot as it was.
 func TestExplanationLaws(t *testing.T) {
 	props := gopter.NewProperties(gen.Params(t, 300))
 	seen := map[string]int{}
@@ -31,37 +34,47 @@ func TestExplanationLaws(t *testing.T) {
 		return checkExplanations(t, seed, seen)
 	}, ggen.Int64()))
 	props.TestingRun(t)
-	for _, k := range []string{"quota", "tree", "priority", "order", "evict", "raise-quota", "shrink", "wait"} {
+	for _, k := range []string{"pools", "pools on a cluster", "tree", "quota", "priority", "order", "placement", "inadmissible",
+		"evict", "raise-quota", "shrink", "wait"} {
 		assert.Positive(t, seen[k], "no case reached %q: %v", k, seen)
 	}
 }
 
 func checkExplanations(t *testing.T, seed int64, seen map[string]int) string {
 	rng := rand.New(rand.NewPCG(uint64(seed), 3))
-	pools := []string{"a:" + itoa(2+rng.IntN(8)), "b:" + itoa(rng.IntN(8))}
-	if rng.IntN(2) == 0 {
-		pools = append(pools, "c:"+itoa(rng.IntN(6)))
-	}
-	o := admission.Options{FairSharing: rng.IntN(4) == 0}
-	if rng.IntN(4) == 0 {
-		o.Strategy = admission.StrictFIFO
-	}
-	g := poolGate(t, quota.Quantity(8+rng.IntN(12)), o, pools...)
-	names := []string{"a", "b", "c"}[:len(pools)]
-	for i := range 2 + rng.IntN(5) {
-		w := work("r"+itoa(i), names[rng.IntN(len(names))], quota.Priority(rng.IntN(3)-1), 1+rng.IntN(5), i)
-		if g.AddRunning(w, w.Submitted, nil) != nil {
-			continue // over the capacity: not run
+	g, names, gangs := randomGate(t, rng)
+	seen[[]string{"pools", "pools on a cluster", "tree"}[shapeOf(g, gangs)]]++
+	newWork := func(id string, n int) admission.Workload {
+		q, p := names[rng.IntN(len(names))], quota.Priority(rng.IntN(3)-1)
+		if gangs {
+			return gangOf(t, id, q, p, 1+rng.IntN(3), []int{2, 4, 8}[rng.IntN(3)], n)
 		}
+		return work(id, q, p, 1+rng.IntN(6), n)
 	}
+	// Work that runs: what a first cycle admits of a first batch.
+	for i := range 2 + rng.IntN(6) {
+		submit(t, g, newWork("r"+itoa(i), i))
+	}
+	require.NoError(t, g.Apply(g.Cycle(at(9))))
 	for i := range 1 + rng.IntN(4) {
-		submit(t, g, work("p"+itoa(i), names[rng.IntN(len(names))], quota.Priority(rng.IntN(3)-1), 1+rng.IntN(8), 10+i))
+		submit(t, g, newWork("p"+itoa(i), 10+i))
 	}
-	for _, w := range g.Pending() {
-		e, err := Explain(g, w.ID, at(30), Options{})
-		if err != nil {
-			return fmt.Sprintf("seed %d: %s: %v", seed, w.ID, err)
+	c := g.Cycle(at(30))
+	all, err := ExplainAll(g, c, Options{})
+	if err != nil {
+		return fmt.Sprintf("seed %d: %v", seed, err)
+	}
+	pending := 0
+	for _, d := range c.Decisions {
+		if d.Outcome != admission.Admit {
+			pending++
 		}
+	}
+	if len(all) != pending+g.NumInadmissible() {
+		return fmt.Sprintf("seed %d: %d explanations for %d pending and %d set aside", seed, len(all), pending, g.NumInadmissible())
+	}
+	for _, e := range all {
+		w := e.Decision.Workload
 		if _, err := e.Cause.MarshalText(); err != nil {
 			return fmt.Sprintf("seed %d: %s: cause %s outside the set", seed, w.ID, e.Cause)
 		}
@@ -81,13 +94,73 @@ func checkExplanations(t *testing.T, seed int64, seen map[string]int) string {
 	}
 	before, err := g.MarshalBinary()
 	require.NoError(t, err)
-	if _, err := DryRun(g, work("probe", names[0], quota.Normal, 1+rng.IntN(8), 29), at(30), Options{}); err != nil {
+	if _, err := DryRun(g, newWork("probe", 29), at(30), Options{}); err != nil {
 		return fmt.Sprintf("seed %d: dry run: %v", seed, err)
 	}
 	if after, _ := g.MarshalBinary(); !slices.Equal(before, after) {
 		return fmt.Sprintf("seed %d: a dry run changed the gate", seed)
 	}
 	return ""
+}
+
+// randomGate returns a gate of random pools (two or three, random quotas, a random
+// capacity or a cluster of two racks of nodes of random sizes) or of a random quota
+// tree (queues under a cohort with random nominal quotas and borrowing limits), with
+// fair sharing and StrictFIFO now and then; the names work may target; and whether
+// work there is gangs (on a cluster) or plain.
+func randomGate(t *testing.T, rng *rand.Rand) (*admission.Gate, []string, bool) {
+	o := admission.Options{FairSharing: rng.IntN(4) == 0}
+	if rng.IntN(4) == 0 {
+		o.Strategy = admission.StrictFIFO
+	}
+	switch rng.IntN(3) {
+	case 0:
+		specs := []string{"a:" + itoa(2+rng.IntN(8)), "b:" + itoa(rng.IntN(8))}
+		if rng.IntN(2) == 0 {
+			specs = append(specs, "c:"+itoa(rng.IntN(6)))
+		}
+		return poolGate(t, quota.Quantity(8+rng.IntN(12)), o, specs...), []string{"a", "b", "c"}[:len(specs)], false
+	case 1:
+		racks := make([]string, 2)
+		for i := range racks {
+			sizes := make([]string, 2+rng.IntN(2))
+			for j := range sizes {
+				sizes[j] = itoa([]int{2, 4, 8}[rng.IntN(3)])
+			}
+			racks[i] = "r" + itoa(i+1) + ":" + strings.Join(sizes, ",")
+		}
+		o.Cluster = rackCluster(t, racks...)
+		g, err := admission.NewForPools(poolSet(t, "a:"+itoa(4+rng.IntN(20)), "b:"+itoa(rng.IntN(16))), 0, o)
+		require.NoError(t, err)
+		return g, []string{"a", "b"}, true
+	}
+	nodes := []quota.NodeSpec{{Name: "org", Kind: quota.KindCohort, Quotas: map[string]quota.NodeQuota{"gpu": {Nominal: quota.Quantity(rng.IntN(6))}}}}
+	var names []string
+	for i := range 2 + rng.IntN(2) {
+		q := quota.NodeQuota{Nominal: quota.Quantity(rng.IntN(8))}
+		if rng.IntN(2) == 0 {
+			q.BorrowingLimit = quota.LimitOf(quota.Quantity(rng.IntN(4)))
+		}
+		name := "q" + itoa(i)
+		names = append(names, name)
+		nodes = append(nodes, quota.NodeSpec{Name: name, Parent: "org", Kind: quota.KindQueue, Quotas: map[string]quota.NodeQuota{"gpu": q}})
+	}
+	tr, err := quota.NewTree(quota.TreeSpec{Resources: []string{"gpu"}, Nodes: nodes})
+	require.NoError(t, err)
+	g, err := admission.New(tr, o)
+	require.NoError(t, err)
+	return g, names, false
+}
+
+// shapeOf says which kind of gate randomGate built.
+func shapeOf(g *admission.Gate, gangs bool) int {
+	switch {
+	case gangs:
+		return 1
+	case g.Pools() == nil:
+		return 2
+	}
+	return 0
 }
 
 // smaller returns why a smaller remedy of r's kind would also admit w, or "".
@@ -99,6 +172,26 @@ func smaller(t *testing.T, g *admission.Gate, w admission.Workload, r Remedy) st
 			less.Victims = slices.Delete(slices.Clone(r.Victims), i, i+1)
 			if len(less.Victims) > 0 && admitsAfter(t, g, w, less) {
 				return "without " + string(r.Victims[i])
+			}
+		}
+		// On a small state, no smaller set of LOW work at all admits it.
+		var low []admission.WorkloadID
+		for _, x := range g.Running() {
+			if x.Workload.Priority == quota.Low {
+				low = append(low, x.Workload.ID)
+			}
+		}
+		if len(low) <= 6 {
+			for mask := 1; mask < 1<<len(low); mask++ {
+				var pick []admission.WorkloadID
+				for i, id := range low {
+					if mask&(1<<i) != 0 {
+						pick = append(pick, id)
+					}
+				}
+				if len(pick) < len(r.Victims) && admitsAfter(t, g, w, Remedy{Kind: RemedyEvict, Victims: pick}) {
+					return fmt.Sprintf("%d victims admit it too: %v", len(pick), pick)
+				}
 			}
 		}
 	case RemedyRaiseQuota:
@@ -114,10 +207,18 @@ func smaller(t *testing.T, g *admission.Gate, w admission.Workload, r Remedy) st
 		more := r
 		shape := *r.Shape
 		shape.Request = slices.Clone(shape.Request)
-		shape.Request[0]++
+		if shape.Request != nil {
+			shape.Request[0]++
+			more.Shape = &shape
+			if shape.Request[0] < w.Request[0] && admitsAfter(t, g, w, more) {
+				return "one more runs"
+			}
+			break
+		}
+		shape.PerPod++
 		more.Shape = &shape
-		if shape.Request[0] < w.Request[0] && admitsAfter(t, g, w, more) {
-			return "one more runs"
+		if shape.PerPod < w.Gang.Requests.PerPod[0][0] && admitsAfter(t, g, w, more) {
+			return "one more per pod runs"
 		}
 	}
 	return ""

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/poolgate/poolgate/admission"
+	"github.com/poolgate/poolgate/internal/combin"
 	"github.com/poolgate/poolgate/naming"
 	"github.com/poolgate/poolgate/quota"
 )
@@ -15,7 +16,8 @@ import (
 type Remedy struct {
 	Kind RemedyKind
 	// Victims are, for RemedyEvict, the LOW workloads to evict, most recently admitted
-	// first: 1-minimal, no one of them can be spared.
+	// first: the fewest that admit the workload when every smaller set could be tried
+	// within Options.MaxChecks, and always 1-minimal: no one of them can be spared.
 	Victims []admission.WorkloadID `json:",omitempty"`
 	// Raises are, for RemedyRaiseQuota, the quota changes to make, in order.
 	Raises []Raise `json:",omitempty"`
@@ -162,9 +164,10 @@ func remedies(g *admission.Gate, d admission.Decision, e Explanation, o Options)
 	return out
 }
 
-// victims returns LOW running workloads whose eviction admits w, 1-minimal, or nil.
-// It evicts them most recently admitted first until w is admitted, then drops every
-// one that can be spared.
+// victims returns LOW running workloads whose eviction admits w, or nil: the fewest
+// when the budget allows trying every smaller set, else 1-minimal. It evicts them most
+// recently admitted first until w is admitted, then drops every one that can be spared,
+// then looks for a smaller set among all.
 func (c *checker) victims(w admission.Workload) []admission.WorkloadID {
 	var low []admission.RunningWorkload
 	for _, r := range c.g.Running() {
@@ -214,7 +217,40 @@ func (c *checker) victims(w admission.Workload) []admission.WorkloadID {
 			set = rest
 		}
 	}
+	// The fewest: when every smaller set can be tried within the budget, the first
+	// smaller one that admits, by size and then in the order above.
+	if smaller := subsetsBelow(len(ids), len(set)); smaller > 0 && smaller <= c.left {
+		for k := 1; k < len(set); k++ {
+			idx := make([]int, k)
+			combin.First(idx)
+			for {
+				pick := make([]admission.WorkloadID, k)
+				for i, j := range idx {
+					pick[i] = ids[j]
+				}
+				if c.admits(w, evict(pick)) {
+					return pick
+				}
+				if !combin.Next(idx, len(ids)) {
+					break
+				}
+			}
+		}
+	}
 	return set
+}
+
+// subsetsBelow returns the number of subsets of n things smaller than k and not empty,
+// or 0 when it passes a thousand: more than a budget of checks ever holds.
+func subsetsBelow(n, k int) int {
+	total, c := 0, 1 // c is C(n, s)
+	for s := 1; s < k; s++ {
+		c = c * (n - s + 1) / s
+		if total += c; total > 1000 {
+			return 0
+		}
+	}
+	return total
 }
 
 // raises returns the quota changes that admit the workload of d, or nil: the shortfall
@@ -363,6 +399,10 @@ func raise(g *admission.Gate, r Raise) error {
 	spec := g.Tree().Spec()
 	for i := range spec.Nodes {
 		if spec.Nodes[i].Name == r.Node {
+			if spec.Nodes[i].Quotas == nil {
+				// A node with no quota of its own is written without a map.
+				spec.Nodes[i].Quotas = map[string]quota.NodeQuota{}
+			}
 			q := spec.Nodes[i].Quotas[r.Resource]
 			q.Nominal = r.To
 			spec.Nodes[i].Quotas[r.Resource] = q
