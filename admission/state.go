@@ -257,8 +257,11 @@ func (g *Gate) lowOrder(s *state) []*record {
 		return s.lows
 	}
 	out := make([]*record, 0, g.lows.Len())
+	// A cycle lists them before its first eviction, mostly: then nothing is gone, and
+	// the list reads no record (without cordoned nodes), thousands of them.
+	none := len(s.gone) == 0
 	g.lows.Ascend(func(c *record) bool {
-		if !s.gone[c.w.ID] && !g.onCordoned(c) {
+		if (none || !s.gone[c.w.ID]) && !g.onCordoned(c) {
 			out = append(out, c)
 		}
 		return true
