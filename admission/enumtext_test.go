@@ -104,3 +104,28 @@ func TestDecisionJSON(t *testing.T) {
 	assert.Equal(t, "no decision", Decision{}.String())
 	assert.Equal(t, "no decision", Decision{}.Message())
 }
+
+// FuzzEnumText: no text makes an enumeration's parser panic; what one accepts
+// marshals back to the same word up to letter case; what it refuses is ErrInvalidValue.
+func FuzzEnumText(f *testing.F) {
+	for _, s := range []string{"admit", "PENDING", "group-cap", "nominal", "NoFit", "LabelConflict", "Reclaim", "preempted", "", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, v := range []interface {
+			encoding.TextUnmarshaler
+			encoding.TextMarshaler
+		}{new(Outcome), new(Reason), new(Barrier), new(FlavorMode), new(FlavorPass), new(FlavorPreemption), new(EventKind)} {
+			if err := v.UnmarshalText([]byte(s)); err != nil {
+				if !errors.Is(err, ErrInvalidValue) {
+					t.Fatalf("%T %q: %v", v, s, err)
+				}
+				continue
+			}
+			back, err := v.MarshalText()
+			if err != nil || !strings.EqualFold(string(back), s) {
+				t.Fatalf("%T %q writes %q, %v", v, s, back, err)
+			}
+		}
+	})
+}
