@@ -11,7 +11,13 @@
 // before it is returned: applied to a copy of the gate, the workload decided again is
 // admitted. A remedy that does not admit is never returned; when none does, the one
 // remedy is to wait. DryRun explains a workload that was never submitted, with the
-// gate untouched.
+// gate untouched, at the cost of one decision. ApplyRemedy carries a remedy out.
+//
+// The cost: a cycle decides every pending workload, so a host that explains the work
+// of a cycle runs it once and reads it once (ReadCycle; ExplainAll), and each
+// explanation then costs about one decision of the workload. Each remedy check restores
+// a snapshot of the gate, which on a large gate takes milliseconds: ask for remedies
+// of the workloads an operator looks at, not of every one.
 //
 // What it does not do: it changes no gate, evicts nothing and raises no quota; it
 // invents no arrivals or departures; its causes are those of the gate's decisions and

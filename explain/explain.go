@@ -30,7 +30,7 @@ type Explanation struct {
 	// QueuePosition is its place among the pending work of its queue, and
 	// CyclePosition among all pending work in the order a cycle walks it, both from 1,
 	// with the lengths of both; 0 for work set aside as inadmissible, which no cycle
-	// walks.
+	// walks, and for a dry run (Gate.PlaceOf counts it).
 	QueuePosition, QueueLength int
 	CyclePosition, CycleLength int
 	// Waited is how long it has waited: now − its submit time.
@@ -76,7 +76,8 @@ var ErrNotPending = errors.New("explain: the workload is not pending")
 // Explain explains why the pending workload id is not admitted at now, by the decision
 // the gate would take for it in a cycle at now (a cycle is a read: it changes nothing),
 // and finds its remedies. Work set aside as inadmissible is explained by its recorded
-// decision. A host that explains many workloads runs the cycle once: ExplainIn.
+// decision. A host that explains many workloads runs the cycle once and reads it once:
+// ReadCycle, ExplainAll.
 func Explain(g *admission.Gate, id admission.WorkloadID, now time.Time, o Options) (Explanation, error) {
 	if g == nil {
 		return Explanation{}, errNilGate
