@@ -178,6 +178,113 @@ func (e *explainer) name(g int32, leaves []int32) []Reason {
 		out = append(out, Reason{Scope: name, Text: fmt.Sprintf(
 			"every constraint of %s fits some domain on its own, but no choice of groups and domains holds them all together", scopeText(name))})
 		e.count(nil)
+		out = append(out, e.together(g, leaves)...)
+	}
+	return out
+}
+
+// together counts, for group g whose constraints each fit some domain on their own but
+// not all together, how many of the pods of the given leaves each domain of g's own
+// constraint holds with the constraints inside it kept: the largest inside constraint
+// first, into its sub-domain with the most room, then the next, then g's own pods. It
+// is a placement of some of the pods, so a lower bound of the most (AtLeast), and with
+// one kind of pod every reservation it makes is one the nodes can take. It counts only
+// groups of one kind of pod whose inside constraints hold none of their own; others
+// keep the sentence alone.
+func (e *explainer) together(g int32, leaves []int32) []Reason {
+	kind := e.q.groups[e.q.leaves[leaves[0]]].kind
+	in := make([]bool, len(e.q.leaves))
+	var need int64
+	for _, l := range leaves {
+		lg := &e.q.groups[e.q.leaves[l]]
+		if lg.kind != kind {
+			return nil
+		}
+		in[l] = true
+		need += lg.pods
+	}
+	// own is g's constraint: the narrowest that covers all the leaves.
+	own := int32(-1)
+	for ci := range e.q.cons {
+		cc := &e.q.cons[ci]
+		covers := true
+		for _, l := range leaves {
+			covers = covers && cc.leaves[l]
+		}
+		if covers && (own < 0 || cc.req > e.q.cons[own].req) {
+			own = int32(ci)
+		}
+	}
+	cc := &e.q.cons[own]
+	type part struct {
+		level int
+		pods  int64
+	}
+	var parts []part
+	var direct int64
+	for _, l := range leaves {
+		if slices.Contains(cc.direct, l) {
+			direct += e.q.groups[e.q.leaves[l]].pods
+		}
+	}
+	for _, ch := range cc.children {
+		sub := &e.q.cons[ch]
+		if len(sub.children) > 0 || sub.req <= cc.req {
+			return nil
+		}
+		var pods int64
+		for _, l := range sub.direct {
+			if in[l] {
+				pods += e.q.groups[e.q.leaves[l]].pods
+			}
+		}
+		if pods > 0 {
+			parts = append(parts, part{sub.req, pods})
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(parts, func(a, b part) int { return cmp.Compare(b.pods, a.pods) })
+	L := max(cc.req, 1)
+	name := e.q.groups[g].name
+	var out []Reason
+	for d := range int32(e.c.lv[L].count()) {
+		if !e.c.live(L, d) {
+			continue
+		}
+		mark := len(e.s.buckets)
+		var fit int64
+		for _, p := range parts {
+			best, room := int32(-1), int64(0)
+			lo, hi := e.c.descendants(L, d, p.level)
+			for d2 := lo; d2 < hi; d2++ {
+				if !e.c.live(p.level, d2) {
+					continue
+				}
+				if r := e.s.room(kind, p.level, d2); r > room {
+					best, room = d2, r
+				}
+			}
+			if take := min(p.pods, room); take > 0 && e.s.cn.reserve(kind, p.level, best, take) {
+				e.s.buckets = append(e.s.buckets, bucket{leaf: -1, k: kind, l: p.level, d: best, n: take})
+				fit += take
+			}
+		}
+		if take := min(direct, e.s.room(kind, L, d)); take > 0 && e.s.cn.reserve(kind, L, d, take) {
+			e.s.buckets = append(e.s.buckets, bucket{leaf: -1, k: kind, l: L, d: d, n: take})
+			fit += take
+		}
+		e.s.unreserve(mark)
+		out = append(out, Reason{Scope: name, Domain: e.c.domain(L, d), Fit: fit, Need: need, AtLeast: true})
+	}
+	slices.SortStableFunc(out, func(a, b Reason) int { return cmp.Compare(b.Fit, a.Fit) })
+	if len(out) > maxReasons {
+		out = out[:maxReasons]
+	}
+	groups := e.names(leaves)
+	for range out {
+		e.count(groups)
 	}
 	return out
 }

@@ -80,12 +80,14 @@ func TestExplanations(t *testing.T) {
 				{Name: "prefill", Children: []topology.Group{leaf("prefill-workers", 5, rack), leaf("prefill-leaders", 1, rack)}},
 			}}},
 			"rack b1/r1 can host 4 of 5 pods of prefill-workers\nrack b1/r2 can host 4 of 5 pods of prefill-workers\n"},
-		{"constraints that each fit but not inside one another: the group is named in a sentence",
+		{"constraints that each fit but not inside one another: the sentence, then each block's count with them kept",
+			// b1 holds a's 3 pods in r1 and 2 of b's in r2; b2 holds one of them.
 			[]string{"b1/r1 n1 gpu=4", "b1/r2 n2 gpu=2", "b2/r3 n3 gpu=3"},
 			topology.Request{Root: topology.Group{Name: "root", Constraint: block, Children: []topology.Group{
 				leaf("a", 3, rack), leaf("b", 3, rack),
 			}}},
-			"every constraint of root fits some domain on its own, but no choice of groups and domains holds them all together\n"},
+			"every constraint of root fits some domain on its own, but no choice of groups and domains holds them all together\n" +
+				"block b1 can host at least 5 of 6 pods of root\nblock b2 can host at least 3 of 6 pods of root\n"},
 		{"a long list keeps the largest counts and sums up the rest",
 			[]string{"b1/r1 n1 gpu=1", "b1/r2 n2 gpu=2", "b1/r3 n3 gpu=3", "b1/r4 n4 gpu=4", "b1/r5 n5 gpu=5",
 				"b1/r6 n6 gpu=6", "b1/r7 n7 gpu=7", "b1/r8 n8 gpu=8", "b1/r9 n9 gpu=2", "b1/r10 n10 gpu=1"},
@@ -110,14 +112,19 @@ func TestExplanations(t *testing.T) {
 // search can put on the domain's nodes at once, and its Need is their total.
 func TestPropertyExplanationCounts(t *testing.T) {
 	props := gopter.NewProperties(gen.Params(t, 1500))
-	checked, joint := 0, 0
+	checked, joint, together := 0, 0, 0
 	props.Property("explanation counts are exact", prop.ForAll(func(c gen.TopologyCase) string {
-		n, m, msg := checkCounts(c.Levels, c.Nodes, build(t, c), c.Request)
+		cl := build(t, c)
+		n, m, msg := checkCounts(c.Levels, c.Nodes, cl, c.Request)
 		checked, joint = checked+n, joint+m
+		if res, err := cl.Place(c.Request, topology.Options{}); err == nil && len(res.Reasons) > 1 &&
+			strings.HasPrefix(res.Reasons[0].Text, "every constraint of") {
+			together++ // the sentence, and counts with the constraints kept after it
+		}
 		return msg
 	}, gen.TopologyCases(gen.TopologySize{MaxNodes: 6, MaxLeaves: 4, MaxPods: 3, Mixed: true})))
 	props.TestingRun(t)
-	t.Logf("%d counts checked, %d of them over several groups", checked, joint)
+	t.Logf("%d counts checked, %d of them over several groups, %d explanations counted constraints kept together", checked, joint, together)
 	require.Positive(t, joint, "no explanation counted several groups at once")
 }
 
