@@ -179,8 +179,13 @@
 //     listed largest count first, ties in path order, at most eight, the rest summed up
 //     in one sentence with the largest count among them. A leaf whose selector no node
 //     of the topology matches is explained by a sentence that says so; matching nodes
-//     without room give counts (`0 of 2 pods`). When each constraint fits on its own,
-//     one sentence names the group.
+//     without room give counts (`0 of 2 pods`). When not even the whole cluster holds
+//     a group, the domains of its constraint get their counts too, so that the one
+//     that comes closest is named. When each constraint fits on its own, one sentence
+//     names the group, followed, for a group of one kind of pod whose inside
+//     constraints nest no further, by each domain's count of its pods with them kept
+//     (`block b1 can host at least 5 of 6 pods of root`): a placement, the largest
+//     inside constraint first into its roomiest sub-domain, so a lower bound.
 //   - A resource a node offers without limit (Unlimited) stays unlimited whatever is placed
 //     on it, and the node still counts what it holds of it, exactly, so that Remove gives
 //     back what Apply took and a capacity set later counts what runs. The count must stay
