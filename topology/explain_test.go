@@ -88,6 +88,14 @@ func TestExplanations(t *testing.T) {
 			}}},
 			"every constraint of root fits some domain on its own, but no choice of groups and domains holds them all together\n" +
 				"block b1 can host at least 5 of 6 pods of root\nblock b2 can host at least 3 of 6 pods of root\n"},
+		{"the same with a node selector: only the matching nodes count",
+			[]string{"b1/r1 n1 gpu=4 @model=A", "b1/r1 n4 gpu=8 @model=B", "b1/r2 n2 gpu=2 @model=A", "b2/r3 n3 gpu=3 @model=A"},
+			topology.Request{Root: topology.Group{Name: "root", Constraint: block, Children: []topology.Group{
+				{Name: "a", Pods: 3, Shape: gpu1, Constraint: rack, Selector: topology.Selector{"model": {"A"}}},
+				{Name: "b", Pods: 3, Shape: gpu1, Constraint: rack, Selector: topology.Selector{"model": {"A"}}},
+			}}},
+			"every constraint of root fits some domain on its own, but no choice of groups and domains holds them all together\n" +
+				"block b1 can host at least 5 of 6 pods of root\nblock b2 can host at least 3 of 6 pods of root\n"},
 		{"a long list keeps the largest counts and sums up the rest",
 			[]string{"b1/r1 n1 gpu=1", "b1/r2 n2 gpu=2", "b1/r3 n3 gpu=3", "b1/r4 n4 gpu=4", "b1/r5 n5 gpu=5",
 				"b1/r6 n6 gpu=6", "b1/r7 n7 gpu=7", "b1/r8 n8 gpu=8", "b1/r9 n9 gpu=2", "b1/r10 n10 gpu=1"},
