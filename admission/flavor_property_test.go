@@ -1202,18 +1202,26 @@ func TestFlavorWalkAgreesWithTheOracle(t *testing.T) {
 				}
 				want := c.Tried[least]
 				assert.Equal(v, want.Passed, c.Passed, "%s: the pending reason among %+v", a.ID, c.Tried)
+				// The group was evaluated with the earlier groups' flavors charged too, so
+				// the pair that binds is the reason's flavor's or one chosen before it
+				// (seed 1795782817027117070: a LOW gang's CPU group finds no room once
+				// its GPU group's A100 pair, which needs a fair-sharing plan, is charged).
+				flavors := []string{want.Flavor}
+				for _, earlier := range d.Flavors[:k] {
+					flavors = append(flavors, earlier.Flavor)
+				}
 				switch want.Passed {
 				case PassQuota:
 					assert.Contains(v, []Reason{ReasonQuota, ReasonInadmissible}, d.Reason, "%s", a.ID)
 					if d.Reason == ReasonQuota {
 						_, f, _ := quota.SplitPair(d.Quota.Resource)
-						assert.Equal(v, want.Flavor, f, "%s: the quota numbers name the flavor of the reason", a.ID)
+						assert.Contains(v, flavors, f, "%s: the quota numbers name the flavor of the reason or an earlier choice", a.ID)
 					}
 				case PassCapacity:
 					assert.Contains(v, []Reason{ReasonFit, ReasonInadmissible}, d.Reason, "%s", a.ID)
 					if d.Reason == ReasonFit {
 						_, f, _ := quota.SplitPair(d.Fit.ResourceName)
-						assert.Equal(v, want.Flavor, f, "%s: the fit numbers name the flavor of the reason", a.ID)
+						assert.Contains(v, flavors, f, "%s: the fit numbers name the flavor of the reason or an earlier choice", a.ID)
 					}
 				case PassPlacement:
 					assert.Contains(v, []Reason{ReasonPlacement, ReasonInadmissible}, d.Reason, "%s", a.ID)
