@@ -397,10 +397,13 @@ func (c *searchCache) noteQuota(leaf quota.NodeID, vec []quota.Quantity) {
 	c.quota[leaf] = append(list, quotaFailure{vec: vec, gen: c.changed})
 }
 
-// covers reports a ≥ b on every resource.
+// covers reports whether a plan's failure for b answers for a: a ≥ b on every
+// resource, and a asks for no resource b does not. The second matters as much as the
+// first: another queue's LOW work is a candidate only for a request of a resource it
+// borrows, so a request of one more resource may have candidates the smaller did not.
 func covers(a, b []quota.Quantity) bool {
 	for j, x := range b {
-		if a[j] < x {
+		if a[j] < x || a[j] > 0 && x == 0 {
 			return false
 		}
 	}
