@@ -129,8 +129,15 @@
 // gang whose shape (or a smaller one, in the same frame of groups and constraints)
 // already found no placement is decided without a search until an eviction frees
 // capacity (admissions only take it); a HIGH/NORMAL gang whose shape found no plan, and
-// a request that no quota plan could fit, until the next admission or eviction.
-// Decisions taken from such a verdict name their own gang in their explanations. A
+// a request that no quota plan could fit, until the next admission or eviction (a
+// verdict answers only requests of the same resources, at least as large: another
+// queue's LOW work is a candidate only for a resource it borrows).
+// Decisions taken from such a verdict name their own gang in their explanations.
+// Across cycles, CycleInto keeps what the cycle before found of requests of one pod
+// set with no placement, on its working cluster and on the cluster without LOW work,
+// while no node the request may use has gained room for one of its pods since
+// (topology.Cluster.RoomGainedSince): a deep queue asks the same shapes every cycle
+// while few nodes change between two. Its decisions then explain with that fact. A
 // workload whose queue, priority, request and placement request equal those of one left
 // pending on the same working state is decided from that decision, without the verdict
 // lookups; gangs of one node selector are told apart from those of another.
