@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/poolgate/poolgate/internal/enum"
 	"github.com/poolgate/poolgate/quota"
 )
 
@@ -131,7 +132,7 @@ func FuzzVictimReasonText(f *testing.F) {
 			return
 		}
 		text, err := v.MarshalText()
-		if err != nil || s != "" && !equalFoldASCII(s, string(text)) {
+		if err != nil || s != "" && !enum.EqualFold(s, string(text)) {
 			t.Fatalf("%q parsed to %v, marshals to %q (%v)", s, v, text, err)
 		}
 	})

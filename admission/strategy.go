@@ -1,6 +1,10 @@
 package admission
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/poolgate/poolgate/internal/enum"
+)
 
 // Strategy is how a leaf queue's pending work waits for its turn. It is text-marshalled
 // as its name, BestEffortFIFO or StrictFIFO (Kueue's spelling), so it reads the same in
@@ -26,7 +30,7 @@ const strategyRule = "must be BestEffortFIFO or StrictFIFO"
 // refusal is an *InputError of kind ErrInvalidValue.
 func ParseStrategy(s string) (Strategy, error) {
 	for _, v := range [...]Strategy{BestEffortFIFO, StrictFIFO} {
-		if equalFoldASCII(s, v.String()) {
+		if enum.EqualFold(s, v.String()) {
 			return v, nil
 		}
 	}
@@ -69,25 +73,4 @@ func (s *Strategy) UnmarshalText(text []byte) error {
 	}
 	*s = v
 	return nil
-}
-
-// equalFoldASCII reports whether s and name are equal up to ASCII letter case; unlike
-// strings.EqualFold it does not fold Unicode look-alikes (ſ is not an s).
-func equalFoldASCII(s, name string) bool {
-	if len(s) != len(name) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		a, b := s[i], name[i]
-		if 'A' <= a && a <= 'Z' {
-			a += 'a' - 'A'
-		}
-		if 'A' <= b && b <= 'Z' {
-			b += 'a' - 'A'
-		}
-		if a != b {
-			return false
-		}
-	}
-	return true
 }

@@ -218,7 +218,7 @@ func (v *VictimReason) UnmarshalText(text []byte) error {
 		return nil
 	}
 	for i, name := range victimText {
-		if equalFoldASCII(string(text), name) {
+		if enum.EqualFold(string(text), name) {
 			*v = VictimReason(i)
 			return nil
 		}

@@ -22,15 +22,7 @@ func at(n int) time.Time { return t0.Add(time.Duration(n) * time.Minute) }
 // poolGate is a gate for pools "name:quota" sharing capacity GPUs, without a cluster.
 func poolGate(t testing.TB, capacity quota.Quantity, o admission.Options, pools ...string) *admission.Gate {
 	t.Helper()
-	var ps quota.PoolSet
-	for _, p := range pools {
-		name, q, _ := strings.Cut(p, ":")
-		n, err := naming.ParsePool(name)
-		require.NoError(t, err)
-		_, err = ps.AddPool(n, quota.NewPoolConfig(quota.Quantity(atoi(q))))
-		require.NoError(t, err)
-	}
-	g, err := admission.NewForPools(&ps, capacity, o)
+	g, err := admission.NewForPools(poolSet(t, pools...), capacity, o)
 	require.NoError(t, err)
 	return g
 }

@@ -61,7 +61,7 @@ func (k EventKind) String() string {
 // ParseEventKind parses the String form of a valid kind, in any letter case.
 func ParseEventKind(s string) (EventKind, error) {
 	for k := PoolAdded; k <= WorkflowFinished; k++ {
-		if equalFoldASCII(s, eventKindText[k]) {
+		if enum.EqualFold(s, eventKindText[k]) {
 			return k, nil
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/poolgate/poolgate/internal/enum"
 )
 
 // TestEnumText: every enum of the pool set marshals to its word and parses back, in any
@@ -90,7 +92,7 @@ func FuzzParseEnums(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		check := func(text []byte, err error) {
-			if err != nil || !equalFoldASCII(s, strings.ToUpper(string(text))) {
+			if err != nil || !enum.EqualFold(s, strings.ToUpper(string(text))) {
 				t.Fatalf("%q came back as %q, %v", s, text, err)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/poolgate/poolgate/internal/enum"
 	"github.com/poolgate/poolgate/naming"
 )
 
@@ -38,7 +39,7 @@ func (s Status) String() string {
 // ParseStatus parses ONLINE, OFFLINE or MAINTENANCE, in any letter case.
 func ParseStatus(s string) (Status, error) {
 	for v := Online; v <= Maintenance; v++ {
-		if equalFoldASCII(s, statusText[v]) {
+		if enum.EqualFold(s, statusText[v]) {
 			return v, nil
 		}
 	}
@@ -357,22 +358,4 @@ func (p *PoolSet) lookupPool(op string, name naming.Name) (poolRec, error) {
 		return poolRec{}, poolErr(op, name, ErrPoolNotFound, "")
 	}
 	return r, nil
-}
-
-// equalFoldASCII is strings.EqualFold for the ASCII words of this package; it keeps
-// the parsers free of Unicode folding surprises (the Kelvin sign is not a K).
-func equalFoldASCII(s, upper string) bool {
-	if len(s) != len(upper) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		if c != upper[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -1,6 +1,10 @@
 package quota
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/poolgate/poolgate/internal/enum"
+)
 
 // Priority is a workflow priority: HIGH, NORMAL or LOW.
 //
@@ -27,11 +31,11 @@ const (
 // error here; UnmarshalText maps it to the default, Normal.
 func ParsePriority(s string) (Priority, error) {
 	switch {
-	case equalFoldASCII(s, "HIGH"):
+	case enum.EqualFold(s, "HIGH"):
 		return High, nil
-	case equalFoldASCII(s, "NORMAL"):
+	case enum.EqualFold(s, "NORMAL"):
 		return Normal, nil
-	case equalFoldASCII(s, "LOW"):
+	case enum.EqualFold(s, "LOW"):
 		return Low, nil
 	}
 	return Normal, &ParseError{What: "priority", Input: s, Reason: "must be HIGH, NORMAL or LOW"}

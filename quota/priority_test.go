@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/poolgate/poolgate/internal/enum"
 )
 
 func TestParsePriority(t *testing.T) {
@@ -93,7 +95,7 @@ func FuzzParsePriority(f *testing.F) {
 			return
 		}
 		text, err := p.MarshalText()
-		if err != nil || !equalFoldASCII(s, string(text)) {
+		if err != nil || !enum.EqualFold(s, string(text)) {
 			t.Fatalf("ParsePriority(%q) = %v, text %q, %v", s, p, text, err)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/poolgate/poolgate/internal/enum"
 	"github.com/poolgate/poolgate/internal/sat"
 )
 
@@ -43,7 +44,7 @@ func (q Quantity) String() string {
 // optional leading '-'. Signs other than '-', spaces, and values outside int64 are
 // rejected; the digits of math.MaxInt64 are Unlimited, since that is its representation.
 func ParseQuantity(s string) (Quantity, error) {
-	if equalFoldASCII(s, "UNLIMITED") {
+	if enum.EqualFold(s, "UNLIMITED") {
 		return Unlimited, nil
 	}
 	if s == "" || s[0] == '+' {

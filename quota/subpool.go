@@ -52,7 +52,7 @@ func (s SubpoolState) Live() bool { return s == Active || s == Deleting }
 // the zero state.
 func ParseSubpoolState(s string) (SubpoolState, error) {
 	for v := range stateText {
-		if equalFoldASCII(s, stateText[v]) {
+		if enum.EqualFold(s, stateText[v]) {
 			return SubpoolState(v), nil
 		}
 	}

@@ -21,16 +21,17 @@ func FromText[T constraints.Integer](table []string, text []byte) (v T, ok bool)
 		return 0, len(table) == 0 || table[0] == ""
 	}
 	for i, name := range table {
-		if name != "" && equalFold(string(text), name) {
+		if name != "" && EqualFold(string(text), name) {
 			return T(i), true
 		}
 	}
 	return 0, false
 }
 
-// equalFold compares s and t up to ASCII letter case only, so that no Unicode folding
-// lets a foreign letter through (the Kelvin sign is not a K).
-func equalFold(s, t string) bool {
+// EqualFold reports whether s and t are equal up to ASCII letter case only: unlike
+// strings.EqualFold it folds no Unicode look-alike (the Kelvin sign is not a K, ſ is
+// not an s), so that the parsers of enumerations accept only their words.
+func EqualFold(s, t string) bool {
 	if len(s) != len(t) {
 		return false
 	}
