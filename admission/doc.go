@@ -245,6 +245,18 @@
 // and charges the running work again. A gate from pools writes its pools, not its
 // tree, and the work set aside as inadmissible stays aside.
 //
+// # Answers a host can hand on
+//
+// Every enumeration (Outcome, Reason, Barrier, FlavorMode, FlavorPass,
+// FlavorPreemption, VictimReason, Strategy, EventKind) marshals to its name and back, so a
+// Decision is JSON with words; Decision.String shows where the pods go. A host that asks
+// (RecordEvents) is handed, by TakeEvents, what each of its calls did to workloads as
+// Event values: admitted with its nodes, preempted with its preemptor and reason,
+// evicted, lost with its node, finished, withdrawn, set aside as inadmissible,
+// readmissible — what it turns into Kubernetes Events or metrics without working the
+// answer out again. PlaceOf says where a workload stands in the walk order. Why work
+// waits, and what would run it, is package explain's, over this package's public API.
+//
 // # Non-goals
 //
 // The package does not read a clock (every time is an argument), persist anything,
