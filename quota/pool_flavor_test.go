@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/leanovate/gopter"
@@ -345,4 +346,75 @@ func TestPoolFlavorsAgainstAnOracle(t *testing.T) {
 	for kind := range 4 {
 		assert.Greater(t, succeeded[kind], params.MinSuccessfulTests/2, "operations of kind %d that succeeded", kind)
 	}
+}
+
+// FuzzPoolFlavors runs the operations the bytes spell on a pool set with flavors —
+// pools added and updated with quotas per flavor, subpools created, updated and
+// deleted per flavor, scalar edits the set must refuse, workflows started and
+// finished, reconciles — and checks after each that nothing panicked, every rule holds
+// per flavor, a refused operation changed nothing, and the snapshot round-trips.
+func FuzzPoolFlavors(f *testing.F) {
+	f.Add([]byte{0, 0, 9, 5, 1, 0, 1, 3, 2, 4, 0, 2, 6, 1, 5, 0, 3, 0, 0, 7, 0, 1})
+	f.Add([]byte{0, 1, 0, 8, 1, 1, 0, 2, 2, 1, 1, 9, 9, 3, 1, 0, 0, 6, 1, 1, 1, 4})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := NewPoolSet(flavorH100, flavorA100)
+		require.NoError(t, err)
+		pools := []string{"team", "lab"}
+		next := func() int {
+			if len(data) == 0 {
+				return 0
+			}
+			b := data[0]
+			data = data[1:]
+			return int(b)
+		}
+		for step := 0; len(data) > 0 && step < 64; step++ {
+			op, pool := next()%7, pools[next()%2]
+			sub := poolName(pool + "--" + []string{"a", "b"}[next()%2])
+			h, a := Quantity(next()%12), Quantity(next()%12)
+			before, _ := p.MarshalBinary()
+			var err error
+			switch op {
+			case 0:
+				fs := []FlavorQuota{{"a100", a, a + Quantity(next()%4)}}
+				if h > 0 {
+					fs = append(fs, FlavorQuota{"h100", h, Unlimited})
+				}
+				if _, found := p.Pool(poolName(pool)); found {
+					_, err = p.UpdatePool(poolName(pool), NewFlavoredPoolConfig(fs...))
+				} else {
+					_, err = p.AddPool(poolName(pool), NewFlavoredPoolConfig(fs...))
+				}
+			case 1:
+				_, err = p.CreateSubpoolFlavors(sub, map[string]Quantity{"h100": h / 3, "a100": a / 3})
+			case 2:
+				_, err = p.UpdateSubpoolFlavors(sub, map[string]Quantity{"a100": a / 2})
+			case 3:
+				_, err = p.DeleteSubpool(sub)
+			case 4:
+				_, err = p.SetQuota(sub, a)
+				if err == nil {
+					t.Fatalf("step %d: one quota set on a pool set with flavors", step)
+				}
+			case 5:
+				_, err = p.Start(Workflow{ID: WorkflowID("w" + strconv.Itoa(next()%4)), Pool: sub, Priority: Priority(next()%3 - 1), GPUs: a})
+			default:
+				if _, err = p.Finish(WorkflowID("w" + strconv.Itoa(next()%4))); err != nil {
+					p.Reconcile()
+					err = nil
+				}
+			}
+			after, _ := p.MarshalBinary()
+			if err != nil && string(after) != string(before) {
+				t.Fatalf("step %d: a refused operation changed the set: %v", step, err)
+			}
+			if err := checkPoolInvariants(p); err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+			var back PoolSet
+			if err := back.UnmarshalBinary(after); err != nil || !samePools(p, &back) {
+				t.Fatalf("step %d: the snapshot does not round trip: %v", step, err)
+			}
+		}
+	})
 }
