@@ -126,16 +126,29 @@ type Cycle struct {
 	at       map[admission.WorkloadID]int
 	inQueue  []int
 	queueLen map[string]int
+	// before is, per decision, how many the cycle admits before it; first the first
+	// workload it admits.
+	before []int
+	first  admission.WorkloadID
 }
 
 // ReadCycle reads c, a cycle run on a gate and not applied, in one pass.
 func ReadCycle(c admission.CycleResult) *Cycle {
 	x := &Cycle{c: c, at: make(map[admission.WorkloadID]int, len(c.Decisions)),
-		inQueue: make([]int, len(c.Decisions)), queueLen: map[string]int{}}
-	for i, d := range c.Decisions {
+		inQueue: make([]int, len(c.Decisions)), queueLen: map[string]int{}, before: make([]int, len(c.Decisions))}
+	admitted := 0
+	for i := range c.Decisions {
+		d := &c.Decisions[i]
 		x.at[d.Workload.ID] = i
 		x.queueLen[d.Queue]++
 		x.inQueue[i] = x.queueLen[d.Queue]
+		x.before[i] = admitted
+		if d.Outcome == admission.Admit {
+			if admitted == 0 {
+				x.first = d.Workload.ID
+			}
+			admitted++
+		}
 	}
 	return x
 }
@@ -197,7 +210,11 @@ func (x *Cycle) explainAt(g *admission.Gate, at int, o Options) (Explanation, er
 			return Explanation{}, err
 		}
 	}
-	classify(&e, d, alone, c, at, g.FairSharing())
+	first := x.first
+	if x.before[at] == 0 {
+		first = "" // what the cycle admits comes after it
+	}
+	classify(&e, d, alone, x.before[at], first, g.FairSharing())
 	if e.Cause == CauseTree && e.Priority == quota.Low && !g.FairSharing() && lowHolds(g, alone.Fit) {
 		// The room it waits for is LOW work's, which LOW work never preempts.
 		e.Cause = CausePriority
@@ -260,9 +277,10 @@ func explanationOf(d admission.Decision, now time.Time) Explanation {
 		Waited: now.Sub(d.Workload.Submitted), Decision: d}
 }
 
-// classify sets e's cause from d, the workload's decision in cycle c (at index at),
-// and alone, its decision with nothing else of the cycle admitted first.
-func classify(e *Explanation, d, alone admission.Decision, c admission.CycleResult, at int, fair bool) {
+// classify sets e's cause from d, the workload's decision in a cycle that admits n
+// workloads before it, first the first of them, and alone, its decision with nothing
+// else of the cycle admitted first.
+func classify(e *Explanation, d, alone admission.Decision, n int, first admission.WorkloadID, fair bool) {
 	switch {
 	case d.Outcome == admission.Admit:
 		e.Cause, e.Text = CauseNone, "the next cycle admits it: "+d.Message()
@@ -271,13 +289,14 @@ func classify(e *Explanation, d, alone admission.Decision, c admission.CycleResu
 		e.Text = "queue " + d.Queue + " is StrictFIFO and its head " + string(d.Blocker) + " waits"
 	case alone.Outcome == admission.Admit:
 		// It fits on its own: what the cycle admits first takes the room.
-		ahead := firstAdmitted(c, at)
-		e.Cause, e.Culprit = CauseOrder, string(ahead)
-		n := admittedBefore(c, at)
-		e.Text = "it fits alone, but " + count(n, "workload") + " ahead of it in the cycle's order take the room first, " + string(ahead) + " the first"
+		e.Cause, e.Culprit = CauseOrder, string(first)
+		e.Text = "it fits alone, but " + count(n, "workload") + " ahead of it in the cycle's order take the room first"
 		if fair {
 			e.Cause = CauseFairShare
-			e.Text = "it fits alone, but fair sharing admits " + count(n, "workload") + " of other queues first, " + string(ahead) + " the first"
+			e.Text = "it fits alone, but fair sharing admits " + count(n, "workload") + " of other queues first"
+		}
+		if first != "" {
+			e.Text += ", " + string(first) + " the first"
 		}
 	default:
 		e.Text = sentence(alone)
@@ -354,27 +373,6 @@ func inadmissibleCulprit(d admission.Decision) string {
 		return "cluster"
 	}
 	return d.Queue
-}
-
-// firstAdmitted returns the first workload a cycle admits before index at.
-func firstAdmitted(c admission.CycleResult, at int) admission.WorkloadID {
-	for _, d := range c.Decisions[:at] {
-		if d.Outcome == admission.Admit {
-			return d.Workload.ID
-		}
-	}
-	return ""
-}
-
-// admittedBefore counts what a cycle admits before index at.
-func admittedBefore(c admission.CycleResult, at int) int {
-	n := 0
-	for _, d := range c.Decisions[:at] {
-		if d.Outcome == admission.Admit {
-			n++
-		}
-	}
-	return n
 }
 
 // count returns n and noun, plural unless n is 1.
