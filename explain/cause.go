@@ -42,6 +42,15 @@ const (
 	// quota or above what the tree could ever give, or no placement on the empty
 	// cluster. It waits aside until the configuration changes.
 	CauseInadmissible
+	// CauseGangMinimum: the quota is there, but not even the whole cluster holds the
+	// pods the gang needs at its minimum now (Culprit is the cluster; Asked and Free
+	// are pods: the minimum and how many the cluster holds jointly), whatever its
+	// topology constraints.
+	CauseGangMinimum
+	// CauseSelector: a pod set's node selector matches no node of the topology, so no
+	// change of usage lets it run (Culprit is the pod set). It is told before
+	// CauseInadmissible, which such work also is.
+	CauseSelector
 )
 
 var causeNames = [...]string{
@@ -54,6 +63,8 @@ var causeNames = [...]string{
 	CauseFIFO:         "fifo",
 	CausePlacement:    "placement",
 	CauseInadmissible: "inadmissible",
+	CauseGangMinimum:  "gang-minimum",
+	CauseSelector:     "selector",
 }
 
 // String returns the cause's code, such as quota or fair-share.

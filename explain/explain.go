@@ -325,6 +325,12 @@ func numbers(e *Explanation, d admission.Decision) {
 	case d.Reason == admission.ReasonFit || d.Barrier == admission.BarrierTree:
 		e.Resource, e.Asked, e.Free, e.Short = d.Fit.ResourceName, d.Fit.Request, max(0, d.Fit.Allowed), d.Fit.Shortfall
 	case len(d.PlacementReasons) > 0:
+		for _, r := range d.PlacementReasons {
+			if (e.Cause == CausePlacement || e.Cause == CauseInadmissible) && strings.Contains(r.Text, "matches the node selector") {
+				e.Cause, e.Culprit, e.Text = CauseSelector, r.Scope, r.Text
+				return
+			}
+		}
 		// The domain that comes closest to holding the group: the most pods it can hold
 		// jointly, then the fewest missing.
 		best := -1
@@ -341,12 +347,16 @@ func numbers(e *Explanation, d admission.Decision) {
 		}
 		r := d.PlacementReasons[best]
 		e.Resource, e.Asked, e.Free, e.Short = "pods", quota.Quantity(r.Need), quota.Quantity(r.Fit), quota.Quantity(r.Need-r.Fit)
-		if e.Cause == CausePlacement || d.Barrier == admission.BarrierPlacement {
+		if e.Cause == CausePlacement && r.Domain.IsZero() {
+			// The closest is the whole cluster: it lacks room for the minimum itself.
+			e.Cause = CauseGangMinimum
+		}
+		if e.Cause == CausePlacement || e.Cause == CauseGangMinimum || d.Barrier == admission.BarrierPlacement {
 			e.Culprit = r.Domain.String()
 			if e.Culprit == "" {
 				e.Culprit = "cluster"
 			}
-			if e.Cause == CausePlacement {
+			if e.Cause == CausePlacement || e.Cause == CauseGangMinimum {
 				e.Text = r.String()
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/poolgate/poolgate/admission"
+	"github.com/poolgate/poolgate/gang"
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
@@ -273,4 +274,43 @@ func TestRaiseOnAQueueWithoutQuotas(t *testing.T) {
 	e := explainChecked(t, g, "w")
 	require.NotEmpty(t, e.Remedies)
 	assert.Equal(t, []Raise{{Node: "bare", Resource: "gpu", What: "nominal", From: 0, To: 2}}, e.Remedies[0].Raises)
+}
+
+// Not even the whole cluster holds the gang's minimum now: HIGH work holds half of
+// every node, so 24 GPUs are free but no node has 8 for a pod.
+func TestExplainGangMinimum(t *testing.T) {
+	c := rackCluster(t, "r1:8,8,8", "r2:8,8,8")
+	g, err := admission.NewForPools(poolSet(t, "team:48"), 0, admission.Options{Cluster: c})
+	require.NoError(t, err)
+	for i, node := range []string{"r1-n1", "r1-n2", "r1-n3", "r2-n1", "r2-n2", "r2-n3"} {
+		pl := topology.Placement{Assignments: []topology.Assignment{{Group: "workers", Node: node, Pods: 1, Shape: topology.Resources{"gpu": 4}}}}
+		require.NoError(t, g.AddRunning(gangOf(t, "h"+itoa(i), "team", quota.High, 1, 4, 1), at(1), &pl))
+	}
+	submit(t, g, gangOf(t, "g", "team", quota.High, 3, 8, 2))
+	e := explainChecked(t, g, "g")
+	assert.Equal(t, CauseGangMinimum, e.Cause, e.String())
+	assert.Equal(t, "cluster", e.Culprit)
+	assert.Equal(t, [4]any{"pods", quota.Quantity(3), quota.Quantity(0), quota.Quantity(3)}, [4]any{e.Resource, e.Asked, e.Free, e.Short})
+	require.Len(t, e.Remedies, 1, "HIGH work is never evicted")
+	assert.Equal(t, &Shape{Resource: "gpu", PerPod: 4}, e.Remedies[0].Shape)
+}
+
+// A node selector no node matches: the selector is the cause, before inadmissibility.
+func TestExplainSelector(t *testing.T) {
+	c := rackCluster(t, "r1:8,8")
+	g, err := admission.NewForPools(poolSet(t, "team:16"), 0, admission.Options{Cluster: c})
+	require.NoError(t, err)
+	w := gangOf(t, "g", "team", quota.High, 1, 8, 1)
+	spec, err := gang.ParseSpec([]byte(`{"minMember": 1, "subGroups": [{"name": "w", "minMember": 1, "nodeSelector": {"model": ["H200"]}}]}`))
+	require.NoError(t, err)
+	tr, err := gang.Compile(spec)
+	require.NoError(t, err)
+	req, err := tr.Requests([]string{"gpu"}, map[string]map[string]int64{"w": {"gpu": 8}})
+	require.NoError(t, err)
+	w.Gang = &admission.Gang{Tree: tr, Requests: req, Name: "g"}
+	submit(t, g, w)
+	e := explainChecked(t, g, "g")
+	assert.Equal(t, CauseSelector, e.Cause, e.String())
+	assert.Contains(t, e.Culprit, "w")
+	assert.Contains(t, e.Text, "matches the node selector")
 }
