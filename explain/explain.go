@@ -35,6 +35,9 @@ type Explanation struct {
 	CyclePosition, CycleLength int
 	// Waited is how long it has waited: now − its submit time.
 	Waited time.Duration
+	// Rank is, for CauseFairShare, its queue's place in the cycle's fair order: 1 + the
+	// other queues whose work the cycle admits before it.
+	Rank int `json:",omitempty"`
 	// Decision is the gate's own decision the cause was read from: the workload's in
 	// a cycle at now, or Decide's for work a cycle does not walk.
 	Decision admission.Decision
@@ -126,28 +129,34 @@ type Cycle struct {
 	at       map[admission.WorkloadID]int
 	inQueue  []int
 	queueLen map[string]int
-	// before is, per decision, how many the cycle admits before it; first the first
-	// workload it admits.
-	before []int
-	first  admission.WorkloadID
+	// before is, per decision, how many the cycle admits before it, and queues of how
+	// many other queues; first the first workload it admits.
+	before, queues []int
+	first          admission.WorkloadID
 }
 
 // ReadCycle reads c, a cycle run on a gate and not applied, in one pass.
 func ReadCycle(c admission.CycleResult) *Cycle {
 	x := &Cycle{c: c, at: make(map[admission.WorkloadID]int, len(c.Decisions)),
-		inQueue: make([]int, len(c.Decisions)), queueLen: map[string]int{}, before: make([]int, len(c.Decisions))}
+		inQueue: make([]int, len(c.Decisions)), queueLen: map[string]int{},
+		before: make([]int, len(c.Decisions)), queues: make([]int, len(c.Decisions))}
 	admitted := 0
+	served := map[string]bool{} // the queues the cycle admitted work of so far
 	for i := range c.Decisions {
 		d := &c.Decisions[i]
 		x.at[d.Workload.ID] = i
 		x.queueLen[d.Queue]++
 		x.inQueue[i] = x.queueLen[d.Queue]
-		x.before[i] = admitted
+		x.before[i], x.queues[i] = admitted, len(served)
+		if served[d.Queue] {
+			x.queues[i]--
+		}
 		if d.Outcome == admission.Admit {
 			if admitted == 0 {
 				x.first = d.Workload.ID
 			}
 			admitted++
+			served[d.Queue] = true
 		}
 	}
 	return x
@@ -215,6 +224,10 @@ func (x *Cycle) explainAt(g *admission.Gate, at int, o Options) (Explanation, er
 		first = "" // what the cycle admits comes after it
 	}
 	classify(&e, d, alone, x.before[at], first, g.FairSharing())
+	if e.Cause == CauseFairShare {
+		e.Rank = x.queues[at] + 1
+		e.Text += "; its queue comes " + ordinal(e.Rank) + " in this cycle's fair order"
+	}
 	if e.Cause == CauseTree && e.Priority == quota.Low && !g.FairSharing() && lowHolds(g, alone.Fit) {
 		// The room it waits for is LOW work's, which LOW work never preempts.
 		e.Cause = CausePriority

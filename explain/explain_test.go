@@ -102,6 +102,9 @@ func TestExplainOrderAndFairShare(t *testing.T) {
 		}
 		assert.Equal(t, want, e.Cause)
 		assert.Equal(t, "a", e.Culprit)
+		if fair {
+			assert.Equal(t, 1, e.Rank, "only its own queue's work comes first: %s", e.Text)
+		}
 		assert.Equal(t, [4]int{2, 2, 2, 2}, [4]int{e.QueuePosition, e.QueueLength, e.CyclePosition, e.CycleLength})
 		assert.Equal(t, []Remedy{{Kind: RemedyWait}}, e.Remedies)
 	}
@@ -313,4 +316,15 @@ func TestExplainSelector(t *testing.T) {
 	assert.Equal(t, CauseSelector, e.Cause, e.String())
 	assert.Contains(t, e.Culprit, "w")
 	assert.Contains(t, e.Text, "matches the node selector")
+}
+
+// With fair sharing, the rank of the queue: another queue's work comes first.
+func TestExplainFairShareRank(t *testing.T) {
+	g := poolGate(t, 16, admission.Options{FairSharing: true}, "team:10", "other:6")
+	submit(t, g, work("o", "other", quota.High, 6, 1), work("t", "team", quota.Low, 12, 2))
+	e := explainChecked(t, g, "t")
+	require.Equal(t, CauseFairShare, e.Cause, e.String())
+	assert.Equal(t, "o", e.Culprit)
+	assert.Equal(t, 2, e.Rank)
+	assert.Contains(t, e.Text, "its queue comes 2nd in this cycle's fair order")
 }
