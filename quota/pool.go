@@ -94,6 +94,13 @@ type PoolConfig struct {
 	Flavors []FlavorQuota `json:",omitempty"`
 }
 
+// clone returns c with its own copy of Flavors: what the set hands out never aliases
+// what it keeps.
+func (c PoolConfig) clone() PoolConfig {
+	c.Flavors = slices.Clone(c.Flavors)
+	return c
+}
+
 // NewPoolConfig returns the configuration of an ONLINE pool with the given quota, no
 // maximum (Unlimited) and weight 1.
 func NewPoolConfig(quota Quantity) PoolConfig {
@@ -198,7 +205,7 @@ func (i PoolInfo) HasSubpools() bool { return i.Subpools > 0 }
 func (i PoolInfo) Available() Quantity { return i.Unallocated.Sub(i.Ledger.Used) }
 
 func newPoolInfo(name naming.Name, r poolRec) PoolInfo {
-	return PoolInfo{Name: name, Config: r.cfg, Allocated: r.allocated, Unallocated: r.unallocated(), Subpools: r.live, Ledger: r.ledger}
+	return PoolInfo{Name: name, Config: r.cfg.clone(), Allocated: r.allocated, Unallocated: r.unallocated(), Subpools: r.live, Ledger: r.ledger}
 }
 
 // Pool returns the top-level pool name, and false when there is none.
@@ -239,7 +246,7 @@ func (p *PoolSet) AddPool(name naming.Name, cfg PoolConfig) (Event, error) {
 	r := poolRec{cfg: cfg}
 	p.pools[name] = r
 	p.names = insertSorted(p.names, name)
-	return Event{Kind: PoolAdded, Name: name, QuotaAfter: cfg.Quota, UnallocatedAfter: r.unallocated(), PoolAfter: cfg}, nil
+	return Event{Kind: PoolAdded, Name: name, QuotaAfter: cfg.Quota, UnallocatedAfter: r.unallocated(), PoolAfter: cfg.clone()}, nil
 }
 
 // UpdatePool replaces the configuration of the top-level pool name: quota, maximum,
@@ -273,7 +280,7 @@ func (p *PoolSet) UpdatePool(name naming.Name, cfg PoolConfig) (Event, error) {
 	return Event{Kind: PoolUpdated, Name: name,
 		QuotaBefore: before.cfg.Quota, QuotaAfter: cfg.Quota,
 		UnallocatedBefore: before.unallocated(), UnallocatedAfter: r.unallocated(),
-		PoolBefore: before.cfg, PoolAfter: cfg}, nil
+		PoolBefore: before.cfg.clone(), PoolAfter: cfg.clone()}, nil
 }
 
 // RemovePool removes the top-level pool name. It is refused while the pool has ACTIVE
@@ -296,7 +303,7 @@ func (p *PoolSet) RemovePool(name naming.Name) (Event, error) {
 		p.names = slices.Delete(p.names, i, i+1)
 	}
 	return Event{Kind: PoolRemoved, Name: name,
-		QuotaBefore: r.cfg.Quota, UnallocatedBefore: r.unallocated(), PoolBefore: r.cfg}, nil
+		QuotaBefore: r.cfg.Quota, UnallocatedBefore: r.unallocated(), PoolBefore: r.cfg.clone()}, nil
 }
 
 // Clone returns an independent copy of p: changes to either never show in the other.

@@ -418,3 +418,19 @@ func FuzzPoolFlavors(f *testing.F) {
 		}
 	})
 }
+
+// What the set hands out — a pool's configuration, an event's — never aliases its own.
+func TestPoolFlavorsAreCopiedOut(t *testing.T) {
+	p := flavoredSeed(t)
+	info, _ := p.Pool(poolName("team"))
+	info.Config.Flavors[0].Quota = 99
+	ev, err := p.UpdatePool(poolName("research"), NewFlavoredPoolConfig(FlavorQuota{"a100", 6, 8}))
+	require.NoError(t, err)
+	ev.PoolAfter.Flavors[0].Quota = 99
+	ev.PoolBefore.Flavors[0].Quota = 99
+	again, _ := p.Pool(poolName("team"))
+	assert.Equal(t, Quantity(8), again.Config.Flavors[0].Quota)
+	research, _ := p.Pool(poolName("research"))
+	assert.Equal(t, Quantity(6), research.Config.Flavors[0].Quota)
+	require.NoError(t, checkPoolInvariants(p))
+}
