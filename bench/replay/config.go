@@ -38,6 +38,11 @@ type Config struct {
 	// of each; work asks for "gpu" and the gate chooses the class. See the package doc,
 	// "Flavors".
 	Flavors bool
+	// PoolFlavors is Flavors on a pool set: the gate is built from pools with flavors
+	// (quota.NewPoolSet), each pool's quota given per GPU class, in the same order and
+	// shares as Flavors' queues; CPU and memory are placed, not charged, as on any gate
+	// from pools. It may not be set with Flavors.
+	PoolFlavors bool
 	// ExplainEvery, when positive, explains every decision of every ExplainEvery-th
 	// cycle that leaves work pending, before the cycle is applied (package explain),
 	// and seeks and tries again the remedies of the first of them; Report.Explained
@@ -76,6 +81,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, &ConfigError{Field: "copies", Value: strconv.Itoa(c.Copies), Rule: "must be between 1 and 1000"}
 	case c.Period < 0:
 		return c, &ConfigError{Field: "period", Value: c.Period.String(), Rule: "must not be negative"}
+	case c.Flavors && c.PoolFlavors:
+		return c, &ConfigError{Field: "pool flavors", Value: "true", Rule: "may not be set with flavors"}
 	case c.ExplainEvery < 0:
 		return c, &ConfigError{Field: "explain every", Value: strconv.Itoa(c.ExplainEvery), Rule: "must not be negative"}
 	case c.MaxViolations < 0:

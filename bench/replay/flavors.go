@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/poolgate/poolgate/naming"
 	"github.com/poolgate/poolgate/quota"
 )
 
@@ -122,6 +123,38 @@ func flavorTree(cfg Config, nodes []NodeRow) (quota.TreeSpec, []FlavorInfo) {
 	return spec, info
 }
 
+// flavoredPools returns the pool set of PoolFlavors mode for the node list, with the
+// flavors' descriptions: flavorTree's classes, shares and orders, as pools with a quota
+// per flavor and no maximum.
+func flavoredPools(cfg Config, nodes []NodeRow) (*quota.PoolSet, []FlavorInfo, error) {
+	spec, info := flavorTree(cfg, nodes)
+	var flavors []quota.Flavor
+	for _, f := range spec.Flavors {
+		if f.Name != flavorStd {
+			flavors = append(flavors, f)
+		}
+	}
+	pools, err := quota.NewPoolSet(flavors...)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range cfg.Pools {
+		var fq []quota.FlavorQuota
+		for _, c := range flavorOrder(i) {
+			k := slices.Index(gpuClasses, c)
+			fq = append(fq, quota.FlavorQuota{Flavor: c, Quota: quota.Quantity(info[k].Quotas[i]), Maximum: quota.Unlimited})
+		}
+		name, err := naming.ParsePool(poolName(i))
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := pools.AddPool(name, quota.NewFlavoredPoolConfig(fq...)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return pools, info, nil
+}
+
 // poolName names pool i: pool0, pool1, …
 func poolName(i int) string { return "pool" + strconv.Itoa(i) }
 
@@ -219,6 +252,9 @@ func (b *flavorBook) charge(vec []quota.Quantity, q int, amounts [3]int64, flavo
 			named++
 		}
 		switch j, paired := b.pair[k][f]; {
+		case len(b.pair[k]) == 0 && !ok:
+			// No flavor of the tree pairs with the resource: it is placed, never
+			// charged, as CPU and memory are on a gate from pools.
 		case amounts[k] == 0 && ok:
 			bad = append(bad, "names flavor "+f+" for "+res+", which it does not ask for")
 		case amounts[k] == 0:

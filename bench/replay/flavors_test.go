@@ -240,3 +240,23 @@ func TestFlavorsInversions(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolFlavorsReplayTraceSlice replays a slice of the models list on a gate from
+// pools with flavors, four copies, every check on: every check 0, all work runs, the
+// pools' quotas are per class, CPU and memory are never charged.
+func TestPoolFlavorsReplayTraceSlice(t *testing.T) {
+	tr := sliceOf(t, "gpushare40_models", 200)
+	sim, err := New(Config{Copies: 4, Squeeze: 1000, PoolFlavors: true}, tr.Nodes[:80], tr.Pods)
+	require.NoError(t, err)
+	require.NoError(t, sim.Run())
+	r := sim.Report()
+	for _, c := range checks {
+		assert.Zero(t, r.Violated(c), "%s: %v", c, r.Described)
+	}
+	assert.Equal(t, 800, r.Finished, "unplaced: %v", r.Unplaced)
+	assert.Positive(t, r.MaxPending)
+	assert.Len(t, r.Trace.Flavors, 2)
+	assert.Equal(t, []string{"gpu@recent", "gpu@legacy"}, sim.Gate().Tree().Resources(), "GPUs only, per class")
+	_, err = New(Config{Flavors: true, PoolFlavors: true}, tr.Nodes[:80], tr.Pods)
+	assert.Error(t, err)
+}

@@ -127,7 +127,7 @@ func New(cfg Config, nodes []NodeRow, pods []PodRow) (*Sim, error) {
 	if len(nodes) == 0 {
 		return nil, &ConfigError{Field: "nodes", Value: "", Rule: "must list at least one node"}
 	}
-	cluster, capacity, labels, err := clusterOf(nodes, cfg.Flavors)
+	cluster, capacity, labels, err := clusterOf(nodes, cfg.Flavors || cfg.PoolFlavors)
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +149,20 @@ func New(cfg Config, nodes []NodeRow, pods []PodRow) (*Sim, error) {
 			s.queues = append(s.queues, poolName(i))
 		}
 		targets = s.queues
+	} else if cfg.PoolFlavors {
+		var pools *quota.PoolSet
+		pools, s.flavors, err = flavoredPools(cfg, nodes)
+		if err == nil {
+			s.gate, err = admission.NewForPools(pools, 0, admission.Options{Cluster: cluster})
+		}
+		if err != nil {
+			return nil, &ConfigError{Field: "quota", Value: formatFractions(cfg.Quota), Rule: "does not make a gate from pools with flavors", Err: err}
+		}
+		for info := range pools.Pools() {
+			s.queues = append(s.queues, admission.SharedLeaf(info.Name))
+			targets = append(targets, info.Name.String())
+		}
+		spec = s.gate.Tree().Spec()
 	} else {
 		pools, names, err := poolsOf(cfg.quotas(capacity))
 		if err != nil {
@@ -172,7 +186,7 @@ func New(cfg Config, nodes []NodeRow, pods []PodRow) (*Sim, error) {
 		return nil, err
 	}
 	s.resources = s.gate.Tree().Resources()
-	if cfg.Flavors {
+	if cfg.Flavors || cfg.PoolFlavors {
 		s.fl = newFlavorBook(spec, s.resources, s.queues)
 	}
 	s.pairCap = pairCapacities(s.resources, s.capacities, labels, s.fl)

@@ -33,8 +33,13 @@ func (r Report) WriteText(w io.Writer) error {
 				kinds[i] = f.Name + " (" + strings.Join(f.Models, ", ") + ": " + count(f.Nodes, "node", "nodes") + ", " + milliGPU(f.Capacity) + " GPUs)"
 			}
 		}
-		fmt.Fprintf(&b, "flavors       gpu in %s, by the node label %s; cpu and memory in %s, without quota\n",
-			strings.Join(kinds, " or "), labelClass, flavorStd)
+		if cfg.PoolFlavors {
+			fmt.Fprintf(&b, "flavors       gpu in %s, by the node label %s, pools with a quota per flavor; cpu and memory placed, not charged\n",
+				strings.Join(kinds, " or "), labelClass)
+		} else {
+			fmt.Fprintf(&b, "flavors       gpu in %s, by the node label %s; cpu and memory in %s, without quota\n",
+				strings.Join(kinds, " or "), labelClass, flavorStd)
+		}
 		for i := range pools {
 			var parts []string
 			for _, name := range flavorOrder(i) {

@@ -49,6 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		svg      = fs.String("svg", "", "write the chart of pending depth, cycle latency and GPU use to this file")
 		progress = fs.Duration("progress", 0, "print a progress line to stderr this often in wall time (0: never)")
 		flavors  = fs.Bool("flavors", false, "label nodes with their GPU class and let the gate choose one of two GPU flavors per pod, from a quota tree, instead of a pool set")
+		poolFl   = fs.Bool("pool-flavors", false, "as -flavors, but the gate is built from pools with a quota per GPU class (a pool set with flavors)")
 		explainN = fs.Int("explain-every", 0, "explain every pending decision of every n-th cycle and try the first one's remedies again (0: never)")
 		noChecks = fs.Bool("no-checks", false, "skip the checks after each cycle, to time the gate alone (nothing is then verified)")
 		cpuProf  = fs.String("cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof reads it)")
@@ -93,7 +94,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	clock := func() time.Duration { return time.Since(start) }
 	sim, err := replay.New(replay.Config{Pools: *pools, Quota: fractions, Squeeze: *squeeze, Copies: *copies,
-		Period: *period, Clock: clock, MaxViolations: *maxViol, Flavors: *flavors, SkipChecks: *noChecks, ExplainEvery: *explainN}, nodes, pods)
+		Period: *period, Clock: clock, MaxViolations: *maxViol, Flavors: *flavors, PoolFlavors: *poolFl, SkipChecks: *noChecks, ExplainEvery: *explainN}, nodes, pods)
 	if err != nil {
 		fmt.Fprintln(stderr, "replay:", err)
 		return 2
