@@ -111,6 +111,11 @@
 // its flavors; the inversion check tries every assignment of flavors (see
 // CheckInversions).
 //
+// With Config.PoolFlavors (the command's -pool-flavors) the same classes, shares and
+// orders make a pool set with flavors instead of a tree: each pool's quota is given per
+// class, the gate is built with admission.NewForPools, and CPU and memory are placed, not
+// charged, as on any gate from pools; the checks follow the GPU pairs alone.
+//
 // # Cycles
 //
 // The simulation is event driven. Each tick advances to the next event (an arrival or
