@@ -67,23 +67,19 @@ func (k *FlavorPreemption) UnmarshalText(text []byte) error {
 
 // textOf is MarshalText for the enumeration what, whose names are table.
 func textOf[T constraints.Integer](table []string, v T, what string) ([]byte, error) {
-	text, ok := enum.Text(table, v)
-	if !ok {
-		return nil, inputErr(ErrInvalidValue, what, enum.Name(table, v, what), namesRule(table))
-	}
-	return text, nil
+	return enum.Marshal(table, v, what, refuse(what, table))
 }
 
 // fromText is UnmarshalText for the enumeration what, whose names are table: dst is
 // unchanged on an error.
 func fromText[T constraints.Integer](table []string, text []byte, what string, dst *T) error {
-	v, ok := enum.FromText[T](table, text)
-	if !ok {
-		return inputErr(ErrInvalidValue, what, string(text), namesRule(table))
-	}
-	*dst = v
-	return nil
+	return enum.Unmarshal(table, text, dst, refuse(what, table))
 }
 
-// namesRule is the rule an enumeration's text keeps: one of its names.
-func namesRule(table []string) string { return "must be one of " + enum.Names(table) }
+// refuse makes the *InputError, of kind ErrInvalidValue, of an input that is no value
+// of the enumeration what.
+func refuse(what string, table []string) func(string) error {
+	return func(input string) error {
+		return inputErr(ErrInvalidValue, what, input, "must be one of "+enum.Names(table))
+	}
+}

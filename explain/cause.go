@@ -110,26 +110,20 @@ var ErrInvalidValue = errors.New("explain: invalid value")
 
 // textOf is MarshalText for the enumeration what, whose names are table.
 func textOf[T ~uint8](table []string, v T, what string) ([]byte, error) {
-	text, ok := enum.Text(table, v)
-	if !ok {
-		return nil, valueErr(what, strconv.Itoa(int(v)), table)
-	}
-	return text, nil
+	return enum.Marshal(table, v, what, refuse(what, table))
 }
 
 // fromText is UnmarshalText for the enumeration what; dst is unchanged on an error.
 func fromText[T ~uint8](table []string, text []byte, what string, dst *T) error {
-	v, ok := enum.FromText[T](table, text)
-	if !ok {
-		return valueErr(what, strconv.Quote(string(text)), table)
-	}
-	*dst = v
-	return nil
+	return enum.Unmarshal(table, text, dst, refuse(what, table))
 }
 
-// valueErr says that input is no value of the enumeration what.
-func valueErr(what, input string, table []string) error {
-	return &valueError{what: what, input: input, names: enum.Names(table)}
+// refuse makes the error, ErrInvalidValue, of an input that is no value of the
+// enumeration what.
+func refuse(what string, table []string) func(string) error {
+	return func(input string) error {
+		return &valueError{what: what, input: strconv.Quote(input), names: enum.Names(table)}
+	}
 }
 
 // valueError is ErrInvalidValue with what was given and what may be.

@@ -23,8 +23,8 @@
 // invents no arrivals or departures; its causes are those of the gate's decisions and
 // nothing the gate does not know (a node's kubelet, an image pull). The remedies are
 // found by bounded searches (Options.MaxChecks): smallest by construction where the
-// search is exhaustive (one quota raise, a shape), 1-minimal otherwise (a set of
-// victims from which no single one can be spared).
+// search is exhaustive (one quota raise, a shape); for victims, the fewest when every
+// smaller set fits the budget, and always 1-minimal (no single one can be spared).
 //
 // Concurrency: Explain and DryRun read the gate as any read does (safe beside other
 // reads, not beside a write) and allocate their own copies; the values they return

@@ -43,23 +43,18 @@ func (p *FlavorPreference) UnmarshalText(text []byte) error {
 
 // textOf is MarshalText for the enumeration what, whose names are table.
 func textOf[T constraints.Integer](table []string, v T, what string) ([]byte, error) {
-	text, ok := enum.Text(table, v)
-	if !ok {
-		return nil, &ParseError{What: what, Input: enum.Name(table, v, what), Reason: namesRule(table)}
-	}
-	return text, nil
+	return enum.Marshal(table, v, what, refuse(what, table))
 }
 
 // fromText is UnmarshalText for the enumeration what, whose names are table; dst is
 // unchanged on an error.
 func fromText[T constraints.Integer](table []string, text []byte, what string, dst *T) error {
-	v, ok := enum.FromText[T](table, text)
-	if !ok {
-		return &ParseError{What: what, Input: string(text), Reason: namesRule(table)}
-	}
-	*dst = v
-	return nil
+	return enum.Unmarshal(table, text, dst, refuse(what, table))
 }
 
-// namesRule is the rule an enumeration's text keeps: one of its names.
-func namesRule(table []string) string { return "must be one of " + enum.Names(table) }
+// refuse makes the *ParseError of an input that is no value of the enumeration what.
+func refuse(what string, table []string) func(string) error {
+	return func(input string) error {
+		return &ParseError{What: what, Input: input, Reason: "must be one of " + enum.Names(table)}
+	}
+}

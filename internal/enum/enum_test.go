@@ -1,6 +1,7 @@
 package enum
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,4 +50,19 @@ func TestText(t *testing.T) {
 func TestNames(t *testing.T) {
 	assert.Equal(t, "one, Three", Names([]string{1: "one", 3: "Three"}))
 	assert.Equal(t, "", Names(nil))
+}
+
+func TestMarshalUnmarshal(t *testing.T) {
+	table := []string{1: "one"}
+	bad := func(input string) error { return fmt.Errorf("bad %s", input) }
+	b, err := Marshal(table, uint8(1), "Kind", bad)
+	assert.NoError(t, err)
+	assert.Equal(t, "one", string(b))
+	_, err = Marshal(table, uint8(2), "Kind", bad)
+	assert.EqualError(t, err, "bad Kind(2)")
+	v := uint8(7)
+	assert.EqualError(t, Unmarshal(table, []byte("two"), &v, bad), "bad two")
+	assert.Equal(t, uint8(7), v, "unchanged on an error")
+	assert.NoError(t, Unmarshal(table, []byte("ONE"), &v, bad))
+	assert.Equal(t, uint8(1), v)
 }

@@ -65,3 +65,24 @@ func Names(table []string) string {
 	}
 	return string(b)
 }
+
+// Marshal is a MarshalText on table: v's text, or the error bad makes of v's name
+// (TypeName(n) for a value without one) when v may not be written.
+func Marshal[T constraints.Integer](table []string, v T, typeName string, bad func(input string) error) ([]byte, error) {
+	text, ok := Text(table, v)
+	if !ok {
+		return nil, bad(Name(table, v, typeName))
+	}
+	return text, nil
+}
+
+// Unmarshal is an UnmarshalText on table: it sets *dst to the value text names, or
+// returns the error bad makes of text and leaves *dst as it was.
+func Unmarshal[T constraints.Integer](table []string, text []byte, dst *T, bad func(input string) error) error {
+	v, ok := FromText[T](table, text)
+	if !ok {
+		return bad(string(text))
+	}
+	*dst = v
+	return nil
+}
