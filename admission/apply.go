@@ -67,6 +67,7 @@ func (g *Gate) Apply(c CycleResult) error {
 			g.learnBare(key, v)
 		}
 	}
+	g.tick(c.Now)
 	g.changed(changeQueue) // applied: the result cannot be applied again
 	return nil
 }

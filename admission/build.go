@@ -35,6 +35,22 @@ type Options struct {
 	// that does not fit — LOW work included — may preempt LOW work that holds more than
 	// its share. Off by default; SetFairSharing switches it later.
 	FairSharing bool
+	// MinRuntime is the minimum runtime of the LOW work of every queue that MinRuntimes
+	// and SetMinRuntime have not set: how long it runs before a plan may evict it. The
+	// zero value protects nothing.
+	MinRuntime MinRuntime
+	// MinRuntimes sets the minimum runtime of single queues at construction, as
+	// SetMinRuntime would, keyed as Strategies is and kept by name in the same way.
+	MinRuntimes map[string]MinRuntime
+	// CostResources names the resources whose amounts count as lost work
+	// (RunningWorkload.LostWork): GPUs. Empty means every resource named "gpu" or
+	// ending in "/gpu" (nvidia.com/gpu), with the pairs of such a resource and its
+	// flavors. A name the gate does not count is an error of the constructor.
+	CostResources []string
+	// LeastLostWork makes every plan the one that loses the least work among those the
+	// rules allow, then the one with the fewest victims, then the plan of the eviction
+	// order (see the package documentation); off, a plan is the eviction order's.
+	LeastLostWork bool
 }
 
 // NewForPools returns a gate for the pools of one node set, on the tree described in
@@ -136,11 +152,44 @@ func newGate(l layout, book capacityBook, o Options) (*Gate, error) {
 	if o.Cluster != nil {
 		g.live.cluster, g.live.guarded, g.bare = o.Cluster.Clone(), o.Cluster.Clone(), bareOf(o.Cluster)
 	}
+	if !o.MinRuntime.valid() {
+		return nil, inputErr(ErrInvalidValue, "options.minRuntime", o.MinRuntime.String(), minRuntimeRule)
+	}
+	g.minRuntimes, g.minFallback, g.leastLost = map[string]MinRuntime{}, o.MinRuntime, o.LeastLostWork
+	if len(o.CostResources) > 0 {
+		g.costNames = slices.Clone(o.CostResources)
+		for i, name := range g.costNames {
+			if !slices.Contains(g.resources, name) && !slices.ContainsFunc(g.resources, func(r string) bool {
+				res, _, ok := quota.SplitPair(r)
+				return ok && res == name
+			}) {
+				return nil, inputErr(ErrUnknownResource, "options.costResources["+strconv.Itoa(i)+"]", name, "must name a resource of the gate: "+joinNames(g.resources))
+			}
+		}
+	}
 	g.install(l)
 	if err := g.setStrategies(o.Strategies); err != nil {
 		return nil, err
 	}
+	if err := g.setMinRuntimes(o.MinRuntimes); err != nil {
+		return nil, err
+	}
 	return g, nil
+}
+
+// costlyOf marks the resources of names whose amounts count as lost work: those
+// costNames names, or those a pair of names, or by default the GPUs (isCostResource).
+func costlyOf(names, costNames []string) []bool {
+	out := make([]bool, len(names))
+	for j, name := range names {
+		if costNames == nil {
+			out[j] = isCostResource(name)
+			continue
+		}
+		res, _, ok := quota.SplitPair(name)
+		out[j] = slices.Contains(costNames, name) || ok && slices.Contains(costNames, res)
+	}
+	return out
 }
 
 // install makes l the gate's layout, with no usage: the caller charges the running
@@ -152,6 +201,7 @@ func (g *Gate) install(l layout) {
 		size = max(size, int(n))
 	}
 	g.tree, g.live.books = t, t
+	g.costly = costlyOf(g.resources, g.costNames)
 	g.pools, g.menu = l.pools, l.menu
 	g.capacity.guaranteed, g.capacity.roots = l.guaranteed, t.Roots()
 	g.capacity.capTree(t)
@@ -170,7 +220,7 @@ func (g *Gate) install(l layout) {
 		for p := t.Parent(pool); p != 0 && t.Parent(p) != 0; p = t.Parent(pool) {
 			pool = p
 		}
-		g.leaves[n-1] = leafInfo{pool: pool, exempt: l.exempt[name], closed: l.closed[name], strategy: g.strategyOf(name)}
+		g.leaves[n-1] = leafInfo{pool: pool, exempt: l.exempt[name], closed: l.closed[name], strategy: g.strategyOf(name), minRun: g.minRuntimeOf(name)}
 	}
 	for from, to := range l.alias {
 		if n, ok := t.Node(to); ok {
@@ -231,7 +281,8 @@ func (g *Gate) reconfigure(l layout, drop map[*record]bool) error {
 	if got := l.tree.Resources(); !slices.Equal(got, g.resources) {
 		return inputErr(ErrInvalidConfig, "tree.resources", joinNames(got), "must be the gate's resources "+joinNames(g.resources))
 	}
-	next := &Gate{resources: g.resources, strategies: g.strategies, fallback: g.fallback, capacity: g.capacity}
+	next := &Gate{resources: g.resources, strategies: g.strategies, fallback: g.fallback, capacity: g.capacity,
+		minRuntimes: g.minRuntimes, minFallback: g.minFallback, costNames: g.costNames}
 	next.install(l)
 	leaves := make(map[*record]quota.NodeID, len(g.ids))
 	for _, r := range g.records() {

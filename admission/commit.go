@@ -29,6 +29,7 @@ func keep(r record) *record {
 // placement (retired) took it before.
 func requeue(r *record) *record {
 	r.admitted, r.placement, r.foot, r.spread = time.Time{}, nil, topology.Footprint{}, false
+	r.checkpoint, r.evicted = time.Time{}, nil
 	if r.fl != nil {
 		// Waiting again, the work has no flavor until it is admitted again.
 		r.ask, r.w.Flavors = r.fl.base, nil
@@ -138,6 +139,7 @@ func (g *Gate) AddRunning(w Workload, admitted time.Time, placement *topology.Pl
 	if err := g.start(k); err != nil {
 		return err
 	}
+	g.tick(admitted)
 	g.changed(changeUsage)
 	return nil
 }
@@ -200,6 +202,38 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 	if pending {
 		g.changed(changeQueue)
 	}
+	g.tick(now)
+	return nil
+}
+
+// tick moves the gate's clock, the latest time it has been told of, to at when at is
+// later.
+func (g *Gate) tick(at time.Time) {
+	if at.After(g.clock) {
+		g.clock = at
+	}
+}
+
+// Checkpoint records that the running workload id saved its work at at: from then on,
+// evicting it loses only what it did since (RunningWorkload.LostWork). A checkpoint
+// before its admission or before the one recorded last is an error (ErrInvalidValue),
+// as is an ID that is not running (ErrUnknownWorkload); either changes nothing.
+func (g *Gate) Checkpoint(id WorkloadID, at time.Time) error {
+	if !g.usable() {
+		return errUnusable()
+	}
+	r, ok := g.runningRecord(id)
+	switch {
+	case !ok:
+		return inputErr(ErrUnknownWorkload, "workload.id", string(id), "is not running")
+	case at.Before(r.admitted):
+		return inputErr(ErrInvalidValue, "checkpoint", at.Format(time.RFC3339Nano), "must not be before the workload's admission at "+r.admitted.Format(time.RFC3339Nano))
+	case at.Before(r.checkpoint):
+		return inputErr(ErrInvalidValue, "checkpoint", at.Format(time.RFC3339Nano), "must not be before its last checkpoint at "+r.checkpoint.Format(time.RFC3339Nano))
+	}
+	r.checkpoint = at
+	g.tick(at)
+	g.changed(changeUsage)
 	return nil
 }
 
@@ -253,6 +287,12 @@ func (g *Gate) carryOut(steps []step) error {
 		return err
 	}
 	for _, s := range steps {
+		if s.admit.w.Priority == quota.Low && len(s.victims) > 0 {
+			s.admit.evicted = make([]WorkloadID, len(s.victims))
+			for i, v := range s.victims {
+				s.admit.evicted[i] = v.w.ID
+			}
+		}
 		if err := g.start(s.admit); err != nil {
 			return undo(err)
 		}
@@ -358,6 +398,7 @@ func (g *Gate) start(r *record) error {
 // gate's indexes.
 func (g *Gate) remember(r *record) {
 	g.live.account(r.leaf, r, +1)
+	g.shield(r, +1)
 	g.runs[r.leaf-1]++
 	r.held = heldRunning
 	g.ids[r.w.ID] = r
@@ -452,6 +493,7 @@ func (g *Gate) giveBack(rs []*record) error {
 // delete.
 func (g *Gate) forget(r *record, gone string) {
 	g.live.account(r.leaf, r, -1)
+	g.shield(r, -1)
 	g.runs[r.leaf-1]--
 	r.held = heldNone
 	g.indexLow(r, -1)

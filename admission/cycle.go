@@ -85,7 +85,7 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 			handed.guarded = nil
 		}
 	}
-	s := g.working(res.clusters)
+	s := g.working(now, res.clusters)
 	if carried {
 		s.search.takeOver(handed.placement, gained, false)
 		s.search.takeOver(handed.guarded, guardedGained, true)

@@ -39,11 +39,11 @@ func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload) (Decision, []*
 		d.Reason = ReasonNone
 	}
 	if a.place == nil || s.cluster == nil {
-		return withWhy(g.admitted(d, victims), why), victims
+		return withWhy(g.admitted(s, d, victims), why), victims
 	}
 	res := g.placeAfter(s, a, victims)
 	if res.Outcome == topology.Placed {
-		d = withWhy(g.admitted(d, victims), why)
+		d = withWhy(g.admitted(s, d, victims), why)
 		d.Placement = &res.Placement
 		return d, victims
 	}
@@ -56,20 +56,22 @@ func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload) (Decision, []*
 		d.Outcome, d.Reason, d.Plan, d.PlacementReasons = Pending, ReasonPlacement, nil, planned.res.Reasons
 		return d, nil
 	}
-	d = g.admitted(d, planned.victims)
+	d = g.admitted(s, d, planned.victims)
 	d.Placement = &planned.placement
 	return d, planned.victims
 }
 
 // admitted turns d into an admission after evicting victims, each for priority (the
-// priority plans: HIGH/NORMAL work evicts LOW work).
-func (g *Gate) admitted(d Decision, victims []*record) Decision {
-	d.Outcome, d.Reason = Admit, ReasonNone
+// priority plans: HIGH/NORMAL work evicts LOW work), with what each loses at s's time.
+func (g *Gate) admitted(s *state, d Decision, victims []*record) Decision {
+	d.Outcome, d.Reason, d.LostWork = Admit, ReasonNone, 0
 	if len(victims) > 0 {
 		d.Plan = make([]RunningWorkload, len(victims))
 		for i, v := range victims {
 			d.Plan[i] = g.runningOf(v)
 			d.Plan[i].Why = VictimPriority
+			d.Plan[i].LostWork = g.lost(s, v)
+			d.LostWork = d.LostWork.add(d.Plan[i].LostWork)
 		}
 	}
 	return d

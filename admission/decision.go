@@ -124,8 +124,12 @@ type Decision struct {
 	// Barrier says, for ReasonInadmissible, what the work can never get past.
 	Barrier Barrier
 	// Plan lists the LOW workloads to evict before the admission, in eviction order,
-	// each with why it goes (RunningWorkload.Why); empty when none need to go.
+	// each with why it goes (RunningWorkload.Why) and what it loses
+	// (RunningWorkload.LostWork); empty when none need to go.
 	Plan []RunningWorkload
+	// LostWork is what the plan throws away: the sum of its victims' lost work at the
+	// time of the decision.
+	LostWork LostWork
 	// Blocker is, for ReasonFIFO, the head of the StrictFIFO queue that holds this
 	// workload back.
 	Blocker WorkloadID

@@ -2,6 +2,7 @@ package admission
 
 import (
 	"slices"
+	"time"
 
 	"github.com/poolgate/poolgate/quota"
 )
@@ -33,7 +34,20 @@ import (
 // go to a quota.Draft over the live tree and, for a gang, a copy of the cluster, never
 // to the gate. With flavors it also allocates the explanation of the flavors it tried
 // and, for work that is not pending, the menu it walks.
+//
+// Lost work and minimum runtimes are judged at the latest time the gate has been told
+// of (an admission, a checkpoint, a cycle applied); DecideAt names the time.
 func (g *Gate) Decide(w Workload) (Decision, error) {
+	if !g.usable() {
+		return Decision{}, errUnusable()
+	}
+	return g.DecideAt(w, g.clock)
+}
+
+// DecideAt decides w as Decide does, at now: a plan passes over LOW work that has run
+// less than its queue's minimum runtime by then (Gate.SetMinRuntime), and counts what
+// each victim loses up to then (RunningWorkload.LostWork).
+func (g *Gate) DecideAt(w Workload, now time.Time) (Decision, error) {
 	var r record
 	if err := g.resolvePending(w, &r); err != nil {
 		return Decision{}, err
@@ -41,7 +55,7 @@ func (g *Gate) Decide(w Workload) (Decision, error) {
 	if _, ok := g.runningRecord(w.ID); ok {
 		return Decision{}, inputErr(ErrDuplicateWorkload, "workload.id", string(w.ID), "is already running")
 	}
-	s, p := g.trial(), plans{}
+	s, p := g.trial(now), plans{}
 	d, _, a := g.decide(&s, &p, &r)
 	d.Searches = s.searches
 	if a != nil {
@@ -81,6 +95,20 @@ func (g *Gate) decide(s *state, p *plans, r *record) (Decision, []*record, *ask)
 		d := Decision{Outcome: Pending, Workload: r.w, Queue: g.tree.Name(r.leaf), Request: r.vec}
 		g.judge(s, r, &d)
 		return d, nil, nil
+	}
+	if g.shielded[r.w.ID] > 0 && s.shield == "" {
+		// Work that some running work evicted may not evict that work in turn: its
+		// planners see fewer candidates than others of its shape, so it neither reads
+		// nor leaves what they learn.
+		search := s.search
+		if search != nil {
+			s.search = newSearchCache(true, s.cluster)
+			s.search.changed, s.search.freed = search.changed, search.freed
+		}
+		s.shield = r.w.ID
+		d, victims, a := g.decide(s, &plans{search: s.search}, r)
+		s.search, s.shield = search, ""
+		return d, victims, a
 	}
 	var d Decision
 	var victims []*record

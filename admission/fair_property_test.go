@@ -3,6 +3,7 @@ package admission
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/leanovate/gopter"
@@ -141,8 +142,9 @@ func replayToQuiescence(g *Gate, s gen.FairScenario, limit int) (int, error) {
 // with the request on the resources that need preemption (reclaim), or, with P the share after admission of q's subtree just
 // below the lowest common ancestor and T y's there, P ≤ T after removing z or P < T
 // before. Like the plan, it takes no victim from a subtree off q's path whose share is
-// 0. It returns a description of the first it finds, or "".
-func passingVictim(g *Gate, t *quota.Tree, q quota.NodeID, v []quota.Quantity) string {
+// 0, nor one whose admission evicted the waiting workload id. It returns a description
+// of the first it finds, or "".
+func passingVictim(g *Gate, t *quota.Tree, q quota.NodeID, id WorkloadID, v []quota.Quantity) string {
 	path, err := t.AppendPathDRS(nil, q, v)
 	if err != nil {
 		return err.Error()
@@ -156,7 +158,8 @@ func passingVictim(g *Gate, t *quota.Tree, q quota.NodeID, v []quota.Quantity) s
 	}
 	for _, z := range g.Running() {
 		y, _ := t.Node(z.Queue)
-		if z.Workload.Priority != quota.Low || y == q || z.Request[0] == 0 || !t.Borrowing(y, 0) {
+		// Work whose admission evicted the waiting workload may not be evicted by it.
+		if z.Workload.Priority != quota.Low || y == q || z.Request[0] == 0 || !t.Borrowing(y, 0) || slices.Contains(z.Evicted, id) {
 			continue
 		}
 		c := t.Clone()
@@ -251,7 +254,7 @@ func fairReplayFindings(s gen.FairScenario, fair bool) (cycles, below int, findi
 			continue
 		}
 		below++
-		if v := passingVictim(g, tr, q, w.Request); v != "" && finding == "" {
+		if v := passingVictim(g, tr, q, w.ID, w.Request); v != "" && finding == "" {
 			finding = fmt.Sprintf("%s waits in %s below its fair share %s, yet %s would make room\n%s",
 				w.ID, tr.Name(q), shares.Share(q, 0), v, shares)
 		}

@@ -43,7 +43,7 @@ func (g *Gate) fairPlan(s *state, p *plans, a *ask) ([]*record, []VictimReason) 
 	}
 	s.ownBooks()
 	f := fairPlanner{g: g, books: s.books.(shareLedger), x: p.scratch(), leaf: a.leaf, vec: a.vec, guaranteed: a.guaranteed}
-	fits := f.run(g.lowOrder(s))
+	fits := f.run(g.unspared(s, a, g.lowOrder(s)))
 	if fits {
 		s.fillBackQuota(a, f.removed)
 	}

@@ -186,14 +186,14 @@ func BenchmarkFairDecide(b *testing.B) {
 		b.Run(s.String()+"/draft", func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
-				st, p := g.trial(), plans{}
+				st, p := g.trial(g.clock), plans{}
 				sinkDecision, _, _ = g.decide(&st, &p, &r)
 			}
 		})
 		b.Run(s.String()+"/clone", func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
-				st := g.trial()
+				st := g.trial(g.clock)
 				st.books, st.sharedBooks = g.tree.Clone(), false
 				p := plans{}
 				sinkDecision, _, _ = g.decide(&st, &p, &r)

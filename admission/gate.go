@@ -5,6 +5,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/btree"
 
@@ -68,6 +69,24 @@ type Gate struct {
 	// survive a new tree; fallback is the strategy of every other queue.
 	strategies map[string]Strategy
 	fallback   Strategy
+	// minRuntimes holds the minimum runtimes SetMinRuntime set, by queue name, kept
+	// across a new tree as strategies are; minFallback is every other queue's.
+	minRuntimes map[string]MinRuntime
+	minFallback MinRuntime
+	// costly marks, by ResourceID, the resources whose amounts count as lost work;
+	// costNames are the names Options.CostResources gave (nil: the GPUs by name,
+	// isCostResource), kept for a new tree.
+	costly    []bool
+	costNames []string
+	// leastLost turns on plans that lose the least work (Options.LeastLostWork).
+	leastLost bool
+	// clock is the latest time the gate has been told of — an admission, a checkpoint,
+	// a cycle applied — at which Decide judges lost work and minimum runtimes.
+	clock time.Time
+	// shielded counts, by workload ID, the running LOW records whose admission evicted
+	// that workload (record.evicted): it may not evict them in turn. A workload that no
+	// record names is decided as any other of its shape.
+	shielded map[WorkloadID]int32
 	// ids holds every workload the gate holds by ID, pending or running (record.held
 	// says which): one map for both, so that running work that returns to the queue —
 	// a failed node's whole load — moves without a change to it. The pending queue
@@ -132,6 +151,8 @@ type leafInfo struct {
 	// running work drains.
 	closed   bool
 	strategy Strategy
+	// minRun is the queue's minimum runtime of LOW work before it may be evicted.
+	minRun MinRuntime
 }
 
 // exemptOn reports whether HIGH/NORMAL work here is not held to the nominal quota of
@@ -143,6 +164,14 @@ func (g *Gate) strategyOf(queue string) Strategy {
 		return s
 	}
 	return g.fallback
+}
+
+// minRuntimeOf returns the minimum runtime of the queue of that name.
+func (g *Gate) minRuntimeOf(queue string) MinRuntime {
+	if m, ok := g.minRuntimes[queue]; ok {
+		return m
+	}
+	return g.minFallback
 }
 
 // leafOf returns the queue a workload targeting name lands in. On a gate built from
@@ -279,6 +308,12 @@ type state struct {
 	// lowsGone is how many of gone it was last cleared of.
 	lows     []*record
 	lowsGone int
+	// now is the time the state is decided at: lost work and minimum runtimes are
+	// judged then.
+	now time.Time
+	// shield is, while a workload that a running record names in its evicted list is
+	// decided, its ID: planners pass over the work it may not evict. Empty otherwise.
+	shield WorkloadID
 	// newLows holds where the LOW work a cycle admitted on this state holds pods: with
 	// lows less the evicted, all the LOW work whose pods cluster has and guarded has not.
 	newLows []topology.Footprint

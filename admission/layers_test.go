@@ -24,7 +24,7 @@ var layers = []struct {
 	files []string
 }{
 	{"words", []string{"errors.go", "decision.go", "enumtext.go", "event.go", "strategy.go", "authz.go", "poolref.go", "static.go",
-		"poolset_tree.go", "workload.go", "signature.go", "seal.go", "ask.go", "flavor.go"}},
+		"poolset_tree.go", "cost.go", "workload.go", "signature.go", "seal.go", "ask.go", "flavor.go"}},
 	{"containers", []string{"pending.go", "capacitybook.go", "searchcache.go", "carry.go"}},
 	{"state", []string{"gate.go", "state.go", "resolve.go"}},
 	{"planners", []string{"plans.go", "preempt.go", "footprint.go", "nodeplan.go", "fairpreempt.go", "possible.go"}},

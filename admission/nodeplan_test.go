@@ -203,7 +203,7 @@ func TestNodePlanSaysWhyItFoundNone(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := c.setup()
-			s, p := f.g.trial(), plans{}
+			s, p := f.g.trial(f.g.clock), plans{}
 			got := plan(f, &s, &p)
 			assert.Equal(t, c.cause, got.cause)
 			var ids []string
@@ -220,7 +220,7 @@ func TestNodePlanSaysWhyItFoundNone(t *testing.T) {
 	}
 	t.Run("a verdict the cycle holds", func(t *testing.T) {
 		f := noCandidateThere()
-		s := f.g.working(nil)
+		s := f.g.working(f.g.clock, nil)
 		p := newPlans(s.search)
 		assert.Equal(t, planNoPlacement, plan(f, s, &p).cause)
 		again := plan(f, s, &p)

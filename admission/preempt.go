@@ -80,6 +80,7 @@ func (g *Gate) pass(s *state, books ledger, a *ask, quotaOnly bool, done func() 
 		// The walk for nodes takes every candidate: room for all, at once.
 		removed = make([]*record, 0, len(order))
 	}
+	spares := g.spares(s)
 	visit := func(c *record) bool {
 		if done != nil && done() {
 			return false
@@ -91,7 +92,7 @@ func (g *Gate) pass(s *state, books ledger, a *ask, quotaOnly bool, done func() 
 			// asks for: that frees the other flavor's room, not this one's.
 			skip = g.menu.otherFlavor(c.vec, a.vec)
 		}
-		if skip || c.leaf != a.leaf && !g.eligible(books, c, a, asked) {
+		if skip || spares && g.spared(s, c, a) || c.leaf != a.leaf && !g.eligible(books, c, a, asked) {
 			return true
 		}
 		_ = books.Remove(c.leaf, c.vec)

@@ -75,6 +75,7 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 		w.Uint(uint64(g.strategies[n]))
 	}
 	w.Bool(g.fair)
+	writeCosts(w, g)
 	writeCluster(w, g.live.cluster, g.runningRecords())
 
 	var running []*record
@@ -95,6 +96,11 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 		writeTime(w, r.admitted)
 		writePlacement(w, r.placement)
 		writeFlavors(w, r.w.Flavors)
+		writeTime(w, r.checkpoint)
+		w.Uint(uint64(len(r.evicted)))
+		for _, id := range r.evicted {
+			w.String(string(id))
+		}
 	}
 	w.Uint(uint64(pending.waitingLen()))
 	g.eachWaiting(func(r *record) {
@@ -105,8 +111,70 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 }
 
 // snapshotVersion is the version of the snapshot's form: 2 since the gate holds its
-// pools and sets inadmissible work aside, 3 since running work keeps its flavors.
-const snapshotVersion = 3
+// pools and sets inadmissible work aside, 3 since running work keeps its flavors, 4
+// since the gate keeps minimum runtimes, what lost work counts and its clock, and
+// running work its checkpoint and whom its admission evicted. Restore reads 3 too.
+const snapshotVersion = 4
+
+// writeCosts writes what the gate counts lost work and minimum runtimes by.
+func writeCosts(w *wire.Writer, g *Gate) {
+	writeMinRuntime(w, g.minFallback)
+	names := slices.Sorted(maps.Keys(g.minRuntimes))
+	w.Uint(uint64(len(names)))
+	for _, n := range names {
+		w.String(n)
+		writeMinRuntime(w, g.minRuntimes[n])
+	}
+	w.Bool(g.costNames != nil)
+	w.Uint(uint64(len(g.costNames)))
+	for _, n := range g.costNames {
+		w.String(n)
+	}
+	w.Bool(g.leastLost)
+	writeTime(w, g.clock)
+}
+
+// costs is what writeCosts wrote.
+type costs struct {
+	fallback  MinRuntime
+	byQueue   map[string]MinRuntime
+	names     []string
+	leastLost bool
+	clock     time.Time
+}
+
+// readCosts reads what writeCosts wrote.
+func readCosts(r *wire.Reader) costs {
+	c := costs{fallback: readMinRuntime(r), byQueue: map[string]MinRuntime{}}
+	for range r.Len(2) {
+		name := r.String()
+		c.byQueue[name] = readMinRuntime(r)
+	}
+	named := r.Bool()
+	n := r.Len(1)
+	if named {
+		c.names = make([]string, 0, n)
+	}
+	for range n {
+		c.names = append(c.names, r.String())
+	}
+	c.leastLost = r.Bool()
+	c.clock = readTime(r)
+	return c
+}
+
+func writeMinRuntime(w *wire.Writer, m MinRuntime) {
+	w.Int(int64(m.Preempt))
+	w.Int(int64(m.Reclaim))
+}
+
+func readMinRuntime(r *wire.Reader) MinRuntime {
+	m := MinRuntime{Preempt: time.Duration(r.Int()), Reclaim: time.Duration(r.Int())}
+	if !m.valid() {
+		r.Fail("minimum runtime " + m.String() + " " + minRuntimeRule)
+	}
+	return m
+}
 
 // writeFlavors writes the flavors of a running workload, by resource in byte order.
 func writeFlavors(w *wire.Writer, flavors map[string]string) {
@@ -184,11 +252,11 @@ func (g *Gate) bareTree() *quota.Tree {
 // *InputError matching ErrForeignSnapshot, ErrSnapshotVersion or ErrCorruptSnapshot,
 // and no gate is built.
 func Restore(data []byte) (*Gate, error) {
-	r, _, err := wire.NewReader(data, gateMagic, snapshotVersion)
+	r, version, err := wire.NewReader(data, gateMagic, 3, snapshotVersion)
 	if err != nil {
 		return nil, snapshotErr(err)
 	}
-	g, err := readGate(r)
+	g, err := readGate(r, version)
 	if err == nil {
 		err = r.Done()
 	}
@@ -226,7 +294,7 @@ func snapshotErr(err error) error {
 }
 
 // readGate reads what MarshalBinary wrote and builds the gate, checking as it goes.
-func readGate(r *wire.Reader) (*Gate, error) {
+func readGate(r *wire.Reader, version uint64) (*Gate, error) {
 	fromPools := r.Bool()
 	var gpu string
 	var given quota.Quantity
@@ -253,6 +321,11 @@ func readGate(r *wire.Reader) (*Gate, error) {
 		}
 	}
 	o.FairSharing = r.Bool()
+	c := costs{byQueue: map[string]MinRuntime{}}
+	if version >= 4 {
+		c = readCosts(r)
+	}
+	o.MinRuntime, o.CostResources, o.LeastLostWork = c.fallback, c.names, c.leastLost
 	var lowered map[string]topology.Resources
 	o.Cluster, lowered = readCluster(r)
 	if r.Err() != nil {
@@ -273,10 +346,11 @@ func readGate(r *wire.Reader) (*Gate, error) {
 		r.Fail(err.Error())
 		return nil, r.Err()
 	}
-	g.strategies = strategies
+	g.strategies, g.minRuntimes, g.clock = strategies, c.byQueue, c.clock
 	for _, n := range g.tree.Nodes() {
 		if g.tree.Kind(n) == quota.KindQueue {
 			g.leaves[n-1].strategy = g.strategyOf(g.tree.Name(n))
+			g.leaves[n-1].minRun = g.minRuntimeOf(g.tree.Name(n))
 		}
 	}
 	d := readGangTable(r, g)
@@ -285,6 +359,14 @@ func readGate(r *wire.Reader) (*Gate, error) {
 		admitted := readTime(r)
 		placement := d.readPlacement(r)
 		w.Flavors = readFlavors(r)
+		var checkpoint time.Time
+		var evicted []WorkloadID
+		if version >= 4 {
+			checkpoint = readTime(r)
+			for range r.Len(1) {
+				evicted = append(evicted, WorkloadID(r.String()))
+			}
+		}
 		if r.Err() != nil {
 			return nil, r.Err()
 		}
@@ -292,6 +374,9 @@ func readGate(r *wire.Reader) (*Gate, error) {
 			r.Fail("running workload " + strconv.Quote(string(w.ID)) + ": " + err.Error())
 			return nil, r.Err()
 		}
+		k := g.ids[w.ID]
+		k.checkpoint, k.evicted = checkpoint, evicted
+		g.shield(k, +1)
 	}
 	var aside []*record
 	for range r.Len(5) {

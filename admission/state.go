@@ -2,6 +2,7 @@ package admission
 
 import (
 	"slices"
+	"time"
 
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
@@ -52,11 +53,11 @@ func (g *Gate) onCordoned(r *record) bool {
 	return false
 }
 
-// working returns the state a cycle works on: an independent copy of the live state,
+// working returns the state a cycle at now works on: an independent copy of the live state,
 // its clusters copied into the storage of spare, copies an earlier cycle made and is
 // done with.
-func (g *Gate) working(spare []*topology.Cluster) *state {
-	c := &state{books: g.tree.Clone(), guaranteed: slices.Clone(g.live.guaranteed), total: slices.Clone(g.live.total),
+func (g *Gate) working(now time.Time, spare []*topology.Cluster) *state {
+	c := &state{now: now, books: g.tree.Clone(), guaranteed: slices.Clone(g.live.guaranteed), total: slices.Clone(g.live.total),
 		gone: map[WorkloadID]bool{}, search: newSearchCache(g.uncached, g.live.cluster), spare: spare, made: slices.Clone(spare)}
 	if g.live.cluster != nil {
 		c.cluster, c.guarded = c.copyOf(g.live.cluster), c.copyOf(g.live.guarded)
@@ -84,12 +85,12 @@ func (s *state) done(c *topology.Cluster) {
 	s.spare = append(s.spare, c)
 }
 
-// trial returns the state Decide works on: it reads the live state without writing
+// trial returns the state Decide at now works on: it reads the live state without writing
 // it. A plan's usage changes go to a Draft over the live tree and its pod changes to a
 // copy of the cluster, both made only when a plan needs them; HIGH/NORMAL and total
 // usage are only read.
-func (g *Gate) trial() state {
-	return state{books: g.tree, guaranteed: g.live.guaranteed, total: g.live.total, cluster: g.live.cluster, guarded: g.live.guarded,
+func (g *Gate) trial(now time.Time) state {
+	return state{now: now, books: g.tree, guaranteed: g.live.guaranteed, total: g.live.total, cluster: g.live.cluster, guarded: g.live.guarded,
 		sharedBooks: true, sharedCluster: g.live.cluster != nil}
 }
 
@@ -358,4 +359,59 @@ func (g *Gate) indexNodes(r *record, sign int) {
 			delete(g.byNode, a.Node)
 		}
 	}
+}
+
+// shield counts (sign +1) or uncounts (−1) the workloads r's admission evicted in
+// Gate.shielded, as r starts or stops running.
+func (g *Gate) shield(r *record, sign int32) {
+	if len(r.evicted) > 0 && g.shielded == nil {
+		g.shielded = map[WorkloadID]int32{}
+	}
+	for _, id := range r.evicted {
+		if n := g.shielded[id] + sign; n > 0 {
+			g.shielded[id] = n
+		} else {
+			delete(g.shielded, id)
+		}
+	}
+}
+
+// spared reports whether the planners of s must pass over the running c for the ask a:
+// c has run less than its queue's minimum runtime (Preempt for work of a's queue,
+// Reclaim for work of another), or c's admission evicted the workload s decides.
+func (g *Gate) spared(s *state, c *record, a *ask) bool {
+	m := g.leaves[c.leaf-1].minRun
+	least := m.Reclaim
+	if c.leaf == a.leaf {
+		least = m.Preempt
+	}
+	if least > 0 && s.now.Sub(c.admitted) < least {
+		return true
+	}
+	return s.shield != "" && len(c.evicted) > 0 && slices.Contains(c.evicted, s.shield)
+}
+
+// lost returns what evicting the running c throws away at s's time.
+func (g *Gate) lost(s *state, c *record) LostWork { return lostWork(c, g.costly, s.now) }
+
+// unspared returns the members of lows, running LOW work, that s's planners may evict
+// for a (see spared): lows itself when no queue has a minimum runtime and s decides no
+// shielded workload, else a copy without the spared ones.
+func (g *Gate) unspared(s *state, a *ask, lows []*record) []*record {
+	if !g.spares(s) {
+		return lows
+	}
+	out := make([]*record, 0, len(lows))
+	for _, c := range lows {
+		if !g.spared(s, c, a) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// spares reports whether s's planners may have to pass over any running work: some
+// queue has a minimum runtime, or s decides a shielded workload.
+func (g *Gate) spares(s *state) bool {
+	return s.shield != "" || g.minFallback != (MinRuntime{}) || len(g.minRuntimes) > 0
 }

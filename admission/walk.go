@@ -67,7 +67,7 @@ func classOf(r *record) classKey {
 // in its sentences is not reused. The decision ran no search. It is written to d, which
 // is left as it was when it reports false.
 func (w *walk) repeat(r *record, d *Decision) bool {
-	if w.g.fair || w.s.search.off {
+	if w.g.fair || w.s.search.off || w.g.shielded[r.w.ID] > 0 {
 		return false
 	}
 	// A run of equal requests meets the last one remembered without a lookup.
@@ -110,7 +110,7 @@ func sameVec(a, b []quota.Quantity) bool {
 
 // remember keeps d, a pending decision of r, for repeat.
 func (w *walk) remember(r *record, d Decision) {
-	if w.g.fair || w.s.search.off {
+	if w.g.fair || w.s.search.off || w.g.shielded[r.w.ID] > 0 {
 		return
 	}
 	if w.same == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/poolgate/poolgate/gang"
 	"github.com/poolgate/poolgate/internal/enum"
+	"github.com/poolgate/poolgate/internal/sat"
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
@@ -104,11 +105,20 @@ type RunningWorkload struct {
 	// Admitted is when it was admitted; preemption evicts the most recently admitted
 	// first.
 	Admitted time.Time
+	// Checkpoint is when it last saved its work (Gate.Checkpoint); zero when it has not
+	// since it was admitted.
+	Checkpoint time.Time
 	// Placement is where a gang's pods run, on a gate with a cluster; nil otherwise.
 	Placement *topology.Placement
 	// Why is, for a victim in a decision's plan, why the plan evicts it; VictimNone for
 	// running work outside a plan.
 	Why VictimReason
+	// Evicted names, for LOW work admitted with a plan, the workloads that plan
+	// evicted: none of them may evict this workload in turn while it runs.
+	Evicted []WorkloadID
+	// LostWork is, for a victim in a decision's plan, what evicting it throws away at
+	// the time the decision was made (Decision.LostWork sums them); 0 outside a plan.
+	LostWork LostWork
 }
 
 // record is a workload as the gate holds it, pending or running. A record is owned by
@@ -127,6 +137,14 @@ type record struct {
 	admitted  time.Time
 	placement *topology.Placement
 	foot      topology.Footprint
+	// checkpoint is when the running workload last saved its work (Gate.Checkpoint);
+	// zero when it has not since it was admitted. What evicting it loses is counted
+	// from here (lostWork).
+	checkpoint time.Time
+	// evicted names, for LOW work admitted with a plan, the workloads that plan evicted:
+	// none of them may evict it in turn while it runs, so that no two workloads take the
+	// same room from each other back and forth (Gate.shielded counts them).
+	evicted []WorkloadID
 	// held says how the gate holds the record, if it does: pending, set aside as
 	// inadmissible, or running.
 	held holding
@@ -253,3 +271,29 @@ var victimText = [...]string{
 
 // victimRule is the rule every refused victim reason breaks.
 const victimRule = "must be none, priority, reclaim or fair-share"
+
+// since returns when r's work was last saved: its last checkpoint, or its admission
+// when it has none or the checkpoint is older.
+func (r *record) since() time.Time {
+	if r.checkpoint.After(r.admitted) {
+		return r.checkpoint
+	}
+	return r.admitted
+}
+
+// lostWork returns what evicting the running r at now throws away, counting the
+// resources costly marks (by ResourceID).
+func lostWork(r *record, costly []bool, now time.Time) LostWork {
+	secs := int64(now.Sub(r.since()) / time.Second)
+	if secs <= 0 {
+		return 0
+	}
+	var l LostWork
+	for j, x := range r.vec {
+		if x <= 0 || j >= len(costly) || !costly[j] {
+			continue
+		}
+		l = l.add(sat.Mul(LostWork(x), LostWork(secs)))
+	}
+	return l
+}
