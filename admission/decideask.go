@@ -35,6 +35,9 @@ func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload) (Decision, []*
 				s.search.noteQuota(a.leaf, a.vec)
 				return d, nil
 			}
+			if g.leastLost {
+				victims = g.cheapestQuota(s, a, victims)
+			}
 		}
 		d.Reason = ReasonNone
 	}
@@ -55,6 +58,9 @@ func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload) (Decision, []*
 	if planned.cause != planFound {
 		d.Outcome, d.Reason, d.Plan, d.PlacementReasons = Pending, ReasonPlacement, nil, planned.res.Reasons
 		return d, nil
+	}
+	if g.leastLost {
+		planned.victims, planned.placement = g.cheapestNodes(s, a, planned.victims, planned.placement)
 	}
 	d = g.admitted(s, d, planned.victims)
 	d.Placement = &planned.placement

@@ -96,20 +96,29 @@ func (g *Gate) decide(s *state, p *plans, r *record) (Decision, []*record, *ask)
 		g.judge(s, r, &d)
 		return d, nil, nil
 	}
-	if g.shielded[r.w.ID] > 0 && s.shield == "" {
-		// Work that some running work evicted may not evict that work in turn: its
-		// planners see fewer candidates than others of its shape, so it neither reads
-		// nor leaves what they learn.
-		search := s.search
-		if search != nil {
-			s.search = newSearchCache(true, s.cluster)
-			s.search.changed, s.search.freed = search.changed, search.freed
-		}
-		s.shield = r.w.ID
-		d, victims, a := g.decide(s, &plans{search: s.search}, r)
-		s.search, s.shield = search, ""
-		return d, victims, a
+	if g.shielded[r.w.ID] > 0 {
+		return g.decideShielded(s, r)
 	}
+	return g.decideOpenRecord(s, p, r)
+}
+
+// decideShielded decides r, a workload that some running work's admission evicted and
+// that may not evict that work in turn: its planners see fewer candidates than others
+// of its shape, so it neither reads nor leaves what they learn.
+func (g *Gate) decideShielded(s *state, r *record) (Decision, []*record, *ask) {
+	search := s.search
+	if search != nil {
+		s.search = newSearchCache(true, s.cluster)
+		s.search.changed, s.search.freed = search.changed, search.freed
+	}
+	s.shield = r.w.ID
+	d, victims, a := g.decideOpenRecord(s, &plans{search: s.search}, r)
+	s.search, s.shield = search, ""
+	return d, victims, a
+}
+
+// decideOpenRecord is decide for r, whose queue takes work.
+func (g *Gate) decideOpenRecord(s *state, p *plans, r *record) (Decision, []*record, *ask) {
 	var d Decision
 	var victims []*record
 	var a *ask

@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/poolgate/poolgate/topology"
@@ -207,7 +208,7 @@ func chosenOf(cands []*record, chosen map[*record]bool) []*record {
 func (g *Gate) fillBack(s *state, a *ask, victims []*record, cur topology.Placement) ([]*record, topology.Placement) {
 	victims = slices.Clone(victims)
 	s.take(victims)
-	for i := len(victims) - 1; i >= 0; i-- {
+	for _, i := range g.fillOrder(s, victims) {
 		v := victims[i]
 		s.give([]*record{v})
 		if s.fits(a) {
@@ -226,4 +227,22 @@ func (g *Gate) fillBack(s *state, a *ask, victims []*record, cur topology.Placem
 	victims = slices.DeleteFunc(victims, func(v *record) bool { return v == nil })
 	s.give(victims)
 	return victims, cur
+}
+
+// fillOrder returns the order in which fillBack tries to give victims back, by index:
+// the last first; when plans lose the least work, the costliest first (ties last
+// first), so that what stays evicted is what loses least.
+func (g *Gate) fillOrder(s *state, victims []*record) []int {
+	order := make([]int, len(victims))
+	for i := range order {
+		order[i] = len(victims) - 1 - i
+	}
+	if g.leastLost {
+		lost := make([]LostWork, len(victims))
+		for i, v := range victims {
+			lost[i] = g.lost(s, v)
+		}
+		slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(lost[j], lost[i]) })
+	}
+	return order
 }
