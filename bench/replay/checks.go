@@ -110,6 +110,9 @@ func (s *Sim) check(res *admission.CycleResult) {
 	t := s.clock()
 	c := &s.checks.inversions
 	c.reset(s.gate, cluster, s.lowInOrder)
+	if m := s.cfg.MinRuntime; m != (admission.MinRuntime{}) {
+		c.now, c.minRun = s.Now(), func(string) admission.MinRuntime { return m }
+	}
 	inv, err := c.check(res.Decisions)
 	s.stats.inversionTime += s.clock() - t
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/poolgate/poolgate/admission"
 )
 
 // Config sets up a replay. The zero Config replays the trace once, 1000 times faster,
@@ -48,6 +50,16 @@ type Config struct {
 	// and seeks and tries again the remedies of the first of them; Report.Explained
 	// says what it found. It costs wall time outside the cycles' and is off by default.
 	ExplainEvery int
+	// LeastLostWork makes the gate's plans lose the least work
+	// (admission.Options.LeastLostWork) instead of following the eviction order.
+	LeastLostWork bool
+	// Checkpoint is the synthetic checkpoint rule: running work saves its work every
+	// Checkpoint of runtime, which the replay tells the gate (Gate.Checkpoint) before
+	// the cycle that follows; what a preemption loses is counted from the last one
+	// (Report.Lost). 0 means work never checkpoints: it loses all it ran.
+	Checkpoint time.Duration
+	// MinRuntime is every queue's minimum runtime (admission.Options.MinRuntime).
+	MinRuntime admission.MinRuntime
 	// SkipChecks turns the checks after each cycle off, for benchmarks that only need
 	// the state a replay reaches; a report then finds no violation because it looked
 	// for none, and says so.
@@ -85,6 +97,10 @@ func (c Config) withDefaults() (Config, error) {
 		return c, &ConfigError{Field: "pool flavors", Value: "true", Rule: "may not be set with flavors"}
 	case c.ExplainEvery < 0:
 		return c, &ConfigError{Field: "explain every", Value: strconv.Itoa(c.ExplainEvery), Rule: "must not be negative"}
+	case c.Checkpoint < 0:
+		return c, &ConfigError{Field: "checkpoint", Value: c.Checkpoint.String(), Rule: "must not be negative"}
+	case c.MinRuntime.Preempt < 0 || c.MinRuntime.Reclaim < 0:
+		return c, &ConfigError{Field: "min runtime", Value: c.MinRuntime.String(), Rule: "must not be negative"}
 	case c.MaxViolations < 0:
 		return c, &ConfigError{Field: "max violations", Value: strconv.Itoa(c.MaxViolations), Rule: "must not be negative"}
 	}

@@ -49,7 +49,9 @@ type Inversion struct {
 //     pod kept to the nodes of its flavors' labels: every such assignment is tried,
 //     except those that a pod's node selector or the labels of the flavors of its other
 //     groups rule out and those its queue's HIGH/NORMAL usage leaves no room for on a
-//     pair; it is inverted when one runs with the candidates evicted and none without.
+//     pair; it is inverted when one runs with the candidates evicted and none without;
+//   - in a Sim with Config.MinRuntime, a candidate that has run less than the minimum
+//     runtime by the cycle's time is no candidate: no plan may evict it.
 //
 // Verdicts are cached by queue and request shape within one call, so a deep queue of
 // identical pods costs one placement search per shape. A placement search that runs
@@ -120,6 +122,11 @@ type inversionCheck struct {
 	order    []int
 	removed  []topology.Footprint
 	out      []Inversion
+	// now and minRun, when minRun is set, leave out of every plan the candidates that
+	// have run less than their queue's minimum runtime by now (the gate's
+	// MinRuntime), which no plan may evict.
+	now    time.Time
+	minRun func(queue string) admission.MinRuntime
 }
 
 // reset readies c for a check of g's decisions: cluster is a copy of the gate's
@@ -128,6 +135,7 @@ type inversionCheck struct {
 func (c *inversionCheck) reset(g *admission.Gate, cluster *topology.Cluster, source func() []candidate) {
 	c.gate, c.cluster, c.source, c.tree = g, cluster, source, nil
 	c.loaded, c.evicted = false, false
+	c.now, c.minRun = time.Time{}, nil
 	if c.queues == nil {
 		c.queues, c.verdicts = map[string]*queueView{}, map[string]bool{}
 	}
@@ -468,17 +476,31 @@ func (c *inversionCheck) view(queue string) (*queueView, error) {
 func (c *inversionCheck) candidates(queue string) []int {
 	out := c.order[:0]
 	for i := range c.low {
-		if c.low[i].queue != queue {
+		if c.low[i].queue != queue && !c.protected(i, queue) {
 			out = append(out, i)
 		}
 	}
 	for i := range c.low {
-		if c.low[i].queue == queue {
+		if c.low[i].queue == queue && !c.protected(i, queue) {
 			out = append(out, i)
 		}
 	}
 	c.order = out
 	return out
+}
+
+// protected reports whether candidate i has run less than its queue's minimum
+// runtime for work of queue: Preempt for its own queue, Reclaim for another.
+func (c *inversionCheck) protected(i int, queue string) bool {
+	if c.minRun == nil {
+		return false
+	}
+	m := c.minRun(c.low[i].queue)
+	least := m.Reclaim
+	if c.low[i].queue == queue {
+		least = m.Preempt
+	}
+	return c.now.Sub(c.low[i].admitted) < least
 }
 
 // reclaimable reports whether a LOW workload of queue q, using request, may be taken

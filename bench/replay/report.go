@@ -62,6 +62,8 @@ type Report struct {
 	Unplaced []Unplaced
 	// Samples is the state after every tick, for charts.
 	Samples []Sample
+	// Lost is what the preemptions threw away, by the replay's checkpoint rule.
+	Lost Lost
 	// Explained is what the samples of explanations found; zero without
 	// Config.ExplainEvery.
 	Explained Explained
@@ -232,7 +234,7 @@ func (s *Sim) Report() Report {
 		Inversion: st.inversionTime, Wall: st.wall, Simulated: s.now,
 		Described: slices.Clone(st.described), InvertedWorkloads: len(st.inverted),
 		Unplaced: slices.Clone(st.unplaced), Samples: slices.Clone(st.samples),
-		Explained: s.explained.report(),
+		Explained: s.explained.report(), Lost: s.lost.report(),
 	}
 	for _, reason := range slices.Sorted(maps.Keys(st.pendingBy)) {
 		r.PendingByReason = append(r.PendingByReason, ReasonCount{reason, st.pendingBy[reason]})

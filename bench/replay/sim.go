@@ -49,6 +49,8 @@ type Sim struct {
 	checks  checkRound
 	// explained holds what the samples of explanations found (Config.ExplainEvery).
 	explained explained
+	// lost holds what preemptions threw away, and the checkpoints due.
+	lost lostStats
 
 	jobs     []job
 	index    map[admission.WorkloadID]int
@@ -140,7 +142,7 @@ func New(cfg Config, nodes []NodeRow, pods []PodRow) (*Sim, error) {
 		spec, s.flavors = flavorTree(cfg, nodes)
 		tree, err := quota.NewTree(spec)
 		if err == nil {
-			s.gate, err = admission.New(tree, admission.Options{Cluster: cluster})
+			s.gate, err = admission.New(tree, s.options(cluster))
 		}
 		if err != nil {
 			return nil, &ConfigError{Field: "quota", Value: formatFractions(cfg.Quota), Rule: "does not make a gate with flavors", Err: err}
@@ -153,7 +155,7 @@ func New(cfg Config, nodes []NodeRow, pods []PodRow) (*Sim, error) {
 		var pools *quota.PoolSet
 		pools, s.flavors, err = flavoredPools(cfg, nodes)
 		if err == nil {
-			s.gate, err = admission.NewForPools(pools, 0, admission.Options{Cluster: cluster})
+			s.gate, err = admission.NewForPools(pools, 0, s.options(cluster))
 		}
 		if err != nil {
 			return nil, &ConfigError{Field: "quota", Value: formatFractions(cfg.Quota), Rule: "does not make a gate from pools with flavors", Err: err}
@@ -168,7 +170,7 @@ func New(cfg Config, nodes []NodeRow, pods []PodRow) (*Sim, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s.gate, err = admission.NewForPools(pools, 0, admission.Options{Cluster: cluster}); err != nil {
+		if s.gate, err = admission.NewForPools(pools, 0, s.options(cluster)); err != nil {
 			return nil, &ConfigError{Field: "quota", Value: formatFractions(cfg.Quota), Rule: "does not make a gate", Err: err}
 		}
 		for _, p := range names {
@@ -458,6 +460,9 @@ func (s *Sim) cycle() error {
 	// One result serves every cycle (CycleInto reuses its storage): the last one is
 	// read once more at the end, for the work it left waiting.
 	res := &s.last
+	if err := s.checkpoint(); err != nil {
+		return err
+	}
 	t0 := s.clock()
 	err := s.gate.CycleInto(now, res)
 	t1 := s.clock()
@@ -506,6 +511,7 @@ func (s *Sim) follow(res *admission.CycleResult, now time.Time) {
 				s.violate(CheckWork, "a plan evicts workload "+string(v.Workload.ID)+", which is not running")
 				continue
 			}
+			s.evicted(j, v.Queue, res.Decisions[i].Queue, now)
 			s.stop(j)
 			s.jobs[j].state = pendingState
 			s.pending++
@@ -532,6 +538,7 @@ func (s *Sim) follow(res *admission.CycleResult, now time.Time) {
 		}
 		s.pending--
 		s.start(j, d, now)
+		s.started(j)
 		s.done.schedule(completion{at: s.now + s.jobs[j].lifetime, job: j, run: s.jobs[j].run})
 		s.stats.admit(s.jobs[j].w.Priority, now.Sub(d.Workload.Submitted))
 	}

@@ -74,6 +74,11 @@ func (r Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "remedies      of %s workloads, one a sample: %s offered (%s), %s failed when tried again\n",
 			group(int64(x.Sought)), group(int64(x.Remedies)), orNone(counts(x.Kinds)), group(int64(x.Failed)))
 	}
+	if r.Preemptions > 0 {
+		l := r.Lost
+		fmt.Fprintf(&b, "lost work     %.1f GPU-hours, %.3f per preemption; %s of work under 10 min, %s inside its minimum runtime; %s preempted more than once\n",
+			l.GPUHours, l.PerPreemption, count(l.Young, "eviction", "evictions"), group(int64(l.InsideMinRuntime)), count(l.Repreempted, "workload", "workloads"))
+	}
 	b.WriteString("waits         submit → admission, simulated seconds:\n")
 	for _, wt := range r.Waits {
 		if wt.Count == 0 {

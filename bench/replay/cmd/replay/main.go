@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/poolgate/poolgate/admission"
 	"github.com/poolgate/poolgate/bench/replay"
 )
 
@@ -37,22 +38,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		trace    = fs.String("trace", "gpushare40", "embedded pod list to replay when -pods is not given: "+strings.Join(replay.TraceNames(), " or "))
-		podsPath = fs.String("pods", "", "pod list CSV (default: the embedded -trace)")
-		nodePath = fs.String("nodes", "", "node list CSV (default: the embedded openb_node_list_gpu_node.csv)")
-		copies   = fs.Int("copies", 1, "submit the trace this many times at once")
-		squeeze  = fs.Float64("squeeze", 1000, "divide arrival times by this factor (lifetimes are not squeezed)")
-		pools    = fs.Int("pools", 2, "number of pools, pool0 … pool{n-1}; pod i goes to pool i mod n")
-		quotas   = fs.String("quota", "", "comma-separated quota fractions of the GPU capacity, one per pool (default: an equal split of it all)")
-		period   = fs.Duration("period", time.Second, "least simulated time between two cycles")
-		maxViol  = fs.Int("max-violations", 20, "violations described per check (all are counted)")
-		svg      = fs.String("svg", "", "write the chart of pending depth, cycle latency and GPU use to this file")
-		progress = fs.Duration("progress", 0, "print a progress line to stderr this often in wall time (0: never)")
-		flavors  = fs.Bool("flavors", false, "label nodes with their GPU class and let the gate choose one of two GPU flavors per pod, from a quota tree, instead of a pool set")
-		poolFl   = fs.Bool("pool-flavors", false, "as -flavors, but the gate is built from pools with a quota per GPU class (a pool set with flavors)")
-		explainN = fs.Int("explain-every", 0, "explain every pending decision of every n-th cycle and try the first one's remedies again (0: never)")
-		noChecks = fs.Bool("no-checks", false, "skip the checks after each cycle, to time the gate alone (nothing is then verified)")
-		cpuProf  = fs.String("cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof reads it)")
+		trace     = fs.String("trace", "gpushare40", "embedded pod list to replay when -pods is not given: "+strings.Join(replay.TraceNames(), " or "))
+		podsPath  = fs.String("pods", "", "pod list CSV (default: the embedded -trace)")
+		nodePath  = fs.String("nodes", "", "node list CSV (default: the embedded openb_node_list_gpu_node.csv)")
+		copies    = fs.Int("copies", 1, "submit the trace this many times at once")
+		squeeze   = fs.Float64("squeeze", 1000, "divide arrival times by this factor (lifetimes are not squeezed)")
+		pools     = fs.Int("pools", 2, "number of pools, pool0 … pool{n-1}; pod i goes to pool i mod n")
+		quotas    = fs.String("quota", "", "comma-separated quota fractions of the GPU capacity, one per pool (default: an equal split of it all)")
+		period    = fs.Duration("period", time.Second, "least simulated time between two cycles")
+		maxViol   = fs.Int("max-violations", 20, "violations described per check (all are counted)")
+		svg       = fs.String("svg", "", "write the chart of pending depth, cycle latency and GPU use to this file")
+		progress  = fs.Duration("progress", 0, "print a progress line to stderr this often in wall time (0: never)")
+		flavors   = fs.Bool("flavors", false, "label nodes with their GPU class and let the gate choose one of two GPU flavors per pod, from a quota tree, instead of a pool set")
+		poolFl    = fs.Bool("pool-flavors", false, "as -flavors, but the gate is built from pools with a quota per GPU class (a pool set with flavors)")
+		explainN  = fs.Int("explain-every", 0, "explain every pending decision of every n-th cycle and try the first one's remedies again (0: never)")
+		leastLost = fs.Bool("least-lost-work", false, "plans lose the least work (GPUs × time since the last checkpoint) instead of following the eviction order")
+		ckpt      = fs.Duration("checkpoint", 0, "running work checkpoints every this much of runtime (0: never); lost work counts from the last one")
+		minRun    = fs.Duration("min-runtime", 0, "every queue's minimum runtime of LOW work before a plan may evict it, for preemption and reclaim alike")
+		noChecks  = fs.Bool("no-checks", false, "skip the checks after each cycle, to time the gate alone (nothing is then verified)")
+		cpuProf   = fs.String("cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof reads it)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -94,7 +98,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	clock := func() time.Duration { return time.Since(start) }
 	sim, err := replay.New(replay.Config{Pools: *pools, Quota: fractions, Squeeze: *squeeze, Copies: *copies,
-		Period: *period, Clock: clock, MaxViolations: *maxViol, Flavors: *flavors, PoolFlavors: *poolFl, SkipChecks: *noChecks, ExplainEvery: *explainN}, nodes, pods)
+		Period: *period, Clock: clock, MaxViolations: *maxViol, Flavors: *flavors, PoolFlavors: *poolFl, SkipChecks: *noChecks, ExplainEvery: *explainN,
+		LeastLostWork: *leastLost, Checkpoint: *ckpt, MinRuntime: admission.MinRuntime{Preempt: *minRun, Reclaim: *minRun}}, nodes, pods)
 	if err != nil {
 		fmt.Fprintln(stderr, "replay:", err)
 		return 2

@@ -1,0 +1,107 @@
+package replay
+
+import (
+	"time"
+
+	"github.com/poolgate/poolgate/admission"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// Lost is what the replay's preemptions threw away, counted by the replay's own rule,
+// not the gate's: a victim loses its GPUs × the time since its last checkpoint
+// (Config.Checkpoint: every that much of runtime since its admission; with none, since
+// its admission).
+type Lost struct {
+	// GPUHours is the work lost in all, in GPU-hours; PerPreemption is its mean per
+	// victim.
+	GPUHours, PerPreemption float64
+	// Young counts the evictions of work that had run less than ten minutes.
+	Young int
+	// Repreempted counts the workloads preempted more than once.
+	Repreempted int
+	// InsideMinRuntime counts the evictions of work that had run less than its queue's
+	// minimum runtime for the preemptor (Config.MinRuntime: Preempt for a preemptor of
+	// its queue, Reclaim for another's); the gate's rules keep it at 0.
+	InsideMinRuntime int
+}
+
+// lostStats accumulates Lost.
+type lostStats struct {
+	milliGPUSeconds float64
+	victims, young  int
+	inside          int
+	preempted       map[int]int
+	// due holds the next checkpoint of every running job (Config.Checkpoint).
+	due completions
+}
+
+// options returns the gate's options for cluster.
+func (s *Sim) options(cluster *topology.Cluster) admission.Options {
+	return admission.Options{Cluster: cluster, LeastLostWork: s.cfg.LeastLostWork, MinRuntime: s.cfg.MinRuntime}
+}
+
+// started schedules the first checkpoint of job i, admitted now.
+func (s *Sim) started(i int) {
+	if s.cfg.Checkpoint > 0 {
+		s.lost.due.schedule(completion{at: s.now + s.cfg.Checkpoint, job: i, run: s.jobs[i].run})
+	}
+}
+
+// checkpoint tells the gate of every checkpoint due by now, and schedules each job's
+// next.
+func (s *Sim) checkpoint() error {
+	for {
+		c, ok := s.lost.due.peek(s.live)
+		if !ok || c.at > s.now {
+			return nil
+		}
+		s.lost.due.pop()
+		id := s.jobs[c.job].w.ID
+		if err := s.gate.Checkpoint(id, s.epoch.Add(c.at)); err != nil {
+			return &ConfigError{Field: "checkpoint", Value: string(id), Rule: "the gate refused it", Err: err}
+		}
+		c.at += s.cfg.Checkpoint
+		s.lost.due.schedule(c)
+	}
+}
+
+// evicted counts what job i, evicted now by a plan for work in queue by, loses.
+func (s *Sim) evicted(i int, victimQueue, by string, now time.Time) {
+	j := &s.jobs[i]
+	ran := now.Sub(j.admitted)
+	since := ran
+	if p := s.cfg.Checkpoint; p > 0 {
+		since = ran % p
+	}
+	st := &s.lost
+	st.milliGPUSeconds += float64(j.ask[0]) * since.Seconds()
+	st.victims++
+	if ran < 10*time.Minute {
+		st.young++
+	}
+	least := s.cfg.MinRuntime.Reclaim
+	if victimQueue == by {
+		least = s.cfg.MinRuntime.Preempt
+	}
+	if ran < least {
+		st.inside++
+	}
+	if st.preempted == nil {
+		st.preempted = map[int]int{}
+	}
+	st.preempted[i]++
+}
+
+// report returns Lost.
+func (st *lostStats) report() Lost {
+	l := Lost{GPUHours: st.milliGPUSeconds / 1000 / 3600, Young: st.young, InsideMinRuntime: st.inside}
+	if st.victims > 0 {
+		l.PerPreemption = l.GPUHours / float64(st.victims)
+	}
+	for _, n := range st.preempted {
+		if n > 1 {
+			l.Repreempted++
+		}
+	}
+	return l
+}
