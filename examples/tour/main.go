@@ -66,6 +66,11 @@ var sections = []section{
 		"A platform that runs Kueue already has its quotas written down: read them as they are, see\n" +
 			"what poolgate would not do with them, and decide on the gate they describe.",
 		"manifests (ReadKueue, ReadKAI, Config.Build)", tourManifests},
+	{"lost work", "preemption that loses the least work, minimum runtimes, no eviction back and forth",
+		"Every eviction throws away what a job computed since it last saved: the gate counts it per\n" +
+			"victim, picks the plan that loses least, leaves young work alone for a minimum runtime,\n" +
+			"and never lets two workloads evict each other in turn.",
+		"admission (Options.LeastLostWork, Checkpoint, MinRuntime)", tourLostWork},
 	{"why pending", "one cause with its numbers, and remedies checked before they are offered",
 		"Why does my job wait, and what would run it? The gate answers with its own decisions: one\n" +
 			"cause from a closed set, the numbers, the culprit and the job's place in line, and\n" +

@@ -35,6 +35,7 @@ func TestTourIsDeterministic(t *testing.T) {
 		"│  └─ product--shared   1       gpu       2      5      12      5      -",
 		"└─ research             2       gpu       2      8      12      8      -",
 	}, "\n"), "with fair sharing the weights 2 and 1 split the idle GPUs")
+	assert.Contains(t, first, "  least lost work: admit to team--shared after preempting train-a, evicting train-a, which loses 240 GPU-s", "the plan that loses least takes the fresh checkpoint")
 	assert.Contains(t, first, "  job-2: admit to research — nvidia.com/gpu: a100 (Fit); h100: Quota\n", "Kueue's objects decide as read")
 	assert.Contains(t, first, "not modelled: ResourceFlavor \"a100\": spec.nodeTaints", "what poolgate does not model is said")
 	assert.Contains(t, first, "  research h100: quota 16, maximum 32, 8 allocated to subpools, 8 unallocated\n", "pools keep their quotas per flavor")
@@ -53,5 +54,5 @@ func TestTourIsDeterministic(t *testing.T) {
 	}, "\n"), "the pool list of a gate's pools is its running work")
 	assert.Contains(t, first, "  capacity 88 gpu, guaranteed 96, running 64, over-committed true\n")
 	assert.Contains(t, first, `  wide: inadmissible: with nothing running, node "(root)" would allow 88 of the 96 gpu asked (short by 8)`+"\n")
-	assert.Len(t, sections, 12, "one stop per package, fair sharing, faults, the host's seams, flavors, Kueue's objects and why work waits")
+	assert.Len(t, sections, 13, "one stop per package, fair sharing, faults, the host's seams, flavors, Kueue's objects, lost work and why work waits")
 }
