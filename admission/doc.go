@@ -123,6 +123,36 @@
 // reported as such, never as "no plan". A plan costs a few searches (logarithmic in the
 // candidates a node holds) and work linear in the candidates.
 //
+// # What a preemption loses
+//
+// Evicting running work throws away what it computed since it last saved: its lost
+// work, the amount it holds of the gate's GPUs (Options.CostResources) times the whole
+// seconds since its last checkpoint (Checkpoint; its admission when it has none), at
+// the decision's time (a cycle's now, DecideAt's, or for Decide the latest time the gate
+// was told of). Every victim of a plan says what it loses (RunningWorkload.LostWork)
+// and the decision sums it (Decision.LostWork), whichever way the plan was chosen.
+//
+// With Options.LeastLostWork a plan is, among the sets the rules allow, one that loses
+// the least work, then has the fewest victims, then is the eviction order's own plan.
+// A set is allowed when each victim of another queue passes its re-check with the
+// victims before it in the eviction order evicted, and without the set the request
+// fits the tree (and is placed, for a plan that frees nodes). Such a plan is 1-minimal
+// by construction: without any one victim it would cost less. Exact when a quota plan
+// has at most 10 candidates and a plan that frees nodes at most 8: every allowed set is
+// weighed, branches that cannot beat the best cut. With more, a quota plan evicts the
+// candidates cheapest first and gives back the costliest first while the request still
+// fits, and keeps that plan only when the rules allow it and it loses less than the
+// eviction order's, so it never loses more; a plan that frees nodes keeps the victims
+// its placement picked and gives back the costliest first.
+//
+// A queue's minimum runtime (Options.MinRuntime, SetMinRuntime) keeps its LOW work out
+// of every plan until it has run that long: Preempt against HIGH/NORMAL work of its own
+// queue, Reclaim against work of another (every priority plan, fair sharing's plans,
+// plans that free nodes). And LOW work admitted with a plan may not be evicted by any
+// workload that plan evicted, while it runs (RunningWorkload.Evicted): two workloads
+// never take the same room from each other in turn, whatever fair sharing's shares say
+// between two cycles.
+//
 // # Cycle cost
 //
 // A cycle's cost does not grow with pending work that cannot run. Within a cycle, a
