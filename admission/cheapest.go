@@ -2,6 +2,7 @@ package admission
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/poolgate/poolgate/topology"
@@ -99,7 +100,10 @@ func (g *Gate) cheapestOf(s *state, a *ask, cands []*record, nodes bool, best []
 	for i, c := range cands {
 		lost[i] = g.lost(s, c)
 	}
-	bestCost := g.costOf(s, best)
+	bestCost := planCost{lost: LostWork(math.MaxInt64), victims: math.MaxInt}
+	if best != nil {
+		bestCost = g.costOf(s, best)
+	}
 	type frame struct {
 		i    int
 		cost LostWork
@@ -175,7 +179,9 @@ func evictOnTrial(s *state, c *record, nodes bool, sign int) {
 }
 
 // cheapestQuota returns the quota plan for a that loses the least work, given base,
-// the plan of the eviction order (1-minimal, allowed). With few candidates every
+// the plan of the eviction order (1-minimal, allowed), or nil when the eviction order
+// found none: a set the walk passed over may still be allowed, since evicting fewer
+// leaves more queues borrowing. With few candidates every
 // allowed plan is weighed. With more, the candidates are evicted cheapest first, each
 // re-checked as pass does, until a fits, and given back costliest first while it still
 // fits; that plan replaces base if the rules allow it and it costs less. Either way the
@@ -216,7 +222,7 @@ func (g *Gate) cheapestQuota(s *state, a *ask, base []*record) []*record {
 	}
 	greedy := slices.DeleteFunc(removed, func(c *record) bool { return c == nil })
 	greedy = inOrderOf(cands, greedy)
-	if g.costOf(s, greedy).less(g.costOf(s, base)) && g.allowed(s, a, greedy) {
+	if (base == nil || g.costOf(s, greedy).less(g.costOf(s, base))) && g.allowed(s, a, greedy) {
 		return greedy
 	}
 	return base

@@ -31,12 +31,13 @@ func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload) (Decision, []*
 		case !a.guaranteed || s.search.failedQuota(a.leaf, a.vec):
 			return d, nil
 		default:
-			if victims = g.plan(s, a); victims == nil {
-				s.search.noteQuota(a.leaf, a.vec)
-				return d, nil
-			}
+			victims = g.plan(s, a)
 			if g.leastLost {
 				victims = g.cheapestQuota(s, a, victims)
+			}
+			if victims == nil {
+				s.search.noteQuota(a.leaf, a.vec)
+				return d, nil
 			}
 		}
 		d.Reason = ReasonNone
@@ -55,12 +56,15 @@ func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload) (Decision, []*
 		return d, nil
 	}
 	planned := g.nodePlan(s, p, a, res)
+	if g.leastLost && planned.cause != planNoRoom && planned.cause != planBudget {
+		// With no plan of the eviction order, a set its walk passed over may do.
+		if v, at := g.cheapestNodes(s, a, planned.victims, planned.placement); v != nil {
+			planned.victims, planned.placement, planned.cause = v, at, planFound
+		}
+	}
 	if planned.cause != planFound {
 		d.Outcome, d.Reason, d.Plan, d.PlacementReasons = Pending, ReasonPlacement, nil, planned.res.Reasons
 		return d, nil
-	}
-	if g.leastLost {
-		planned.victims, planned.placement = g.cheapestNodes(s, a, planned.victims, planned.placement)
 	}
 	d = g.admitted(s, d, planned.victims)
 	d.Placement = &planned.placement

@@ -76,7 +76,7 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	if r.Preemptions > 0 {
 		l := r.Lost
-		fmt.Fprintf(&b, "lost work     %.1f GPU-hours, %.3f per preemption; %s of work under 10 min, %s inside its minimum runtime; %s preempted more than once\n",
+		fmt.Fprintf(&b, "lost work     %.2f GPU-hours, %.3f per preemption; %s of work under 10 min, %s inside its minimum runtime; %s preempted more than once\n",
 			l.GPUHours, l.PerPreemption, count(l.Young, "eviction", "evictions"), group(int64(l.InsideMinRuntime)), count(l.Repreempted, "workload", "workloads"))
 	}
 	b.WriteString("waits         submit → admission, simulated seconds:\n")
