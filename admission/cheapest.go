@@ -42,8 +42,10 @@ func (g *Gate) costOf(s *state, victims []*record) planCost {
 // each, the order of lowOrder), the running LOW work that some allowed plan for a may
 // evict: what pass would walk, less the work of other queues that does not borrow on
 // s as it is. Evicting only lowers what queues borrow, so work that fails its re-check
-// before any eviction fails it after every one: no plan can take it.
-func (g *Gate) candidates(s *state, a *ask, quotaOnly bool) []*record {
+// before any eviction fails it after every one: no plan can take it. It stops once it
+// has found more than most, when most is not negative: a caller that weighs every set
+// only up to a bound need not list thousands.
+func (g *Gate) candidates(s *state, a *ask, quotaOnly bool, most int) []*record {
 	var out []*record
 	spares := g.spares(s)
 	order := g.lowOrder(s)
@@ -52,16 +54,12 @@ func (g *Gate) candidates(s *state, a *ask, quotaOnly bool) []*record {
 			if (c.leaf == a.leaf) != own {
 				continue
 			}
-			asked := overlaps(c.vec, a.vec)
-			switch {
-			case quotaOnly && !asked, !quotaOnly && a.flavored && !asked && g.menu.otherFlavor(c.vec, a.vec):
-				continue
-			case spares && g.spared(s, c, a):
-				continue
-			case !own && !g.eligible(s.books, c, a, asked):
+			if asked, ok := g.mayTake(s, c, a, quotaOnly, spares); !ok || !own && !g.eligible(s.books, c, a, asked) {
 				continue
 			}
-			out = append(out, c)
+			if out = append(out, c); most >= 0 && len(out) > most {
+				return out
+			}
 		}
 	}
 	return out
@@ -187,7 +185,7 @@ func evictOnTrial(s *state, c *record, nodes bool, sign int) {
 // fits; that plan replaces base if the rules allow it and it costs less. Either way the
 // plan returned is 1-minimal and costs no more than base. It leaves s as it was.
 func (g *Gate) cheapestQuota(s *state, a *ask, base []*record) []*record {
-	cands := g.candidates(s, a, true)
+	cands := g.candidates(s, a, true, -1)
 	if len(cands) <= exactCandidates {
 		return g.cheapestOf(s, a, cands, false, base)
 	}
@@ -208,39 +206,19 @@ func (g *Gate) cheapestQuota(s *state, a *ask, base []*record) []*record {
 		_ = s.books.Remove(c.leaf, c.vec)
 		removed = append(removed, c)
 	}
-	fits := s.fits(a)
-	if fits {
-		s.fillBackQuota(a, removed)
-	}
-	for _, c := range removed {
-		if c != nil {
-			_ = s.books.Add(c.leaf, c.vec)
-		}
-	}
-	if !fits {
+	greedy := s.settleQuotaPlan(a, removed)
+	if greedy == nil {
 		return base
 	}
-	greedy := slices.DeleteFunc(removed, func(c *record) bool { return c == nil })
-	greedy = inOrderOf(cands, greedy)
+	chosen := make(map[*record]bool, len(greedy))
+	for _, c := range greedy {
+		chosen[c] = true
+	}
+	greedy = chosenOf(cands, chosen) // in eviction order, as allowed reads a plan
 	if (base == nil || g.costOf(s, greedy).less(g.costOf(s, base))) && g.allowed(s, a, greedy) {
 		return greedy
 	}
 	return base
-}
-
-// inOrderOf returns the members of set in the order of list, which holds them all.
-func inOrderOf(list, set []*record) []*record {
-	in := make(map[*record]bool, len(set))
-	for _, c := range set {
-		in[c] = true
-	}
-	out := set[:0:0]
-	for _, c := range list {
-		if in[c] {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // cheapestNodes returns the plan that frees nodes for a and loses the least work,
@@ -249,7 +227,7 @@ func inOrderOf(list, set []*record) []*record {
 // placement; with more, victims stands, its fill-back having given back the costliest
 // victims first (fillBack). It leaves s as it was.
 func (g *Gate) cheapestNodes(s *state, a *ask, victims []*record, placed topology.Placement) ([]*record, topology.Placement) {
-	cands := g.candidates(s, a, false)
+	cands := g.candidates(s, a, false, exactNodeCandidates)
 	if len(cands) > exactNodeCandidates {
 		return victims, placed
 	}

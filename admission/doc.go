@@ -143,7 +143,11 @@
 // candidates cheapest first and gives back the costliest first while the request still
 // fits, and keeps that plan only when the rules allow it and it loses less than the
 // eviction order's, so it never loses more; a plan that frees nodes keeps the victims
-// its placement picked and gives back the costliest first.
+// its placement picked and gives back the costliest first. Because the search weighs
+// every allowed set, it also finds a plan where the eviction order's walk finds none:
+// the walk re-checks each candidate after evicting those before it, and an eviction
+// that ends a queue's borrowing rules out that queue's later work, which a smaller set
+// without it could have taken.
 //
 // A queue's minimum runtime (Options.MinRuntime, SetMinRuntime) keeps its LOW work out
 // of every plan until it has run that long: Preempt against HIGH/NORMAL work of its own

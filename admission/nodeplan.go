@@ -197,9 +197,10 @@ func chosenOf(cands []*record, chosen map[*record]bool) []*record {
 }
 
 // fillBack trims victims, a set that lets a fit the tree and be placed at cur, to a
-// 1-minimal plan: each victim, last first, is given back and stays given back when the
-// request still fits the tree and still has a placement — cur if it still fits, else a
-// new search. It returns the plan and its placement, and leaves s as it was.
+// 1-minimal plan: each victim, last first (with plans that lose the least, the
+// costliest first: fillOrder), is given back and stays given back when the request
+// still fits the tree and still has a placement — cur if it still fits, else a new
+// search. It returns the plan and its placement, and leaves s as it was.
 //
 // Fitting and placing are monotone in what is evicted (a placement that fits less free
 // capacity fits more), so the plan is 1-minimal: without any one victim the request
@@ -208,7 +209,12 @@ func chosenOf(cands []*record, chosen map[*record]bool) []*record {
 func (g *Gate) fillBack(s *state, a *ask, victims []*record, cur topology.Placement) ([]*record, topology.Placement) {
 	victims = slices.Clone(victims)
 	s.take(victims)
-	for _, i := range g.fillOrder(s, victims) {
+	order := g.fillOrder(s, victims)
+	for k := range victims {
+		i := len(victims) - 1 - k
+		if order != nil {
+			i = order[k]
+		}
 		v := victims[i]
 		s.give([]*record{v})
 		if s.fits(a) {
@@ -229,20 +235,18 @@ func (g *Gate) fillBack(s *state, a *ask, victims []*record, cur topology.Placem
 	return victims, cur
 }
 
-// fillOrder returns the order in which fillBack tries to give victims back, by index:
-// the last first; when plans lose the least work, the costliest first (ties last
-// first), so that what stays evicted is what loses least.
+// fillOrder returns, when plans lose the least work, the order in which fillBack
+// tries to give victims back, by index: the costliest first (ties last first), so that
+// what stays evicted is what loses least. Otherwise nil: the last first.
 func (g *Gate) fillOrder(s *state, victims []*record) []int {
+	if !g.leastLost {
+		return nil
+	}
 	order := make([]int, len(victims))
-	for i := range order {
-		order[i] = len(victims) - 1 - i
+	lost := make([]LostWork, len(victims))
+	for i, v := range victims {
+		order[i], lost[i] = len(victims)-1-i, g.lost(s, v)
 	}
-	if g.leastLost {
-		lost := make([]LostWork, len(victims))
-		for i, v := range victims {
-			lost[i] = g.lost(s, v)
-		}
-		slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(lost[j], lost[i]) })
-	}
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(lost[j], lost[i]) })
 	return order
 }

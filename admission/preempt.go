@@ -24,8 +24,14 @@ func (g *Gate) plan(s *state, a *ask) []*record {
 		return f.OK
 	}
 	s.ownBooks()
-	removed := g.pass(s, s.books, a, true, fits)
-	ok := fits()
+	return s.settleQuotaPlan(a, g.pass(s, s.books, a, true, fits))
+}
+
+// settleQuotaPlan ends a quota plan whose victims, removed, s's tree no longer holds:
+// when a fits without them it fills them back to 1-minimal (fillBackQuota); either way
+// it gives their usage back and returns the plan, or nil when a does not fit.
+func (s *state) settleQuotaPlan(a *ask, removed []*record) []*record {
+	ok := s.fits(a)
 	if ok {
 		s.fillBackQuota(a, removed)
 	}
@@ -85,14 +91,8 @@ func (g *Gate) pass(s *state, books ledger, a *ask, quotaOnly bool, done func() 
 		if done != nil && done() {
 			return false
 		}
-		asked := overlaps(c.vec, a.vec)
-		skip := quotaOnly && !asked
-		if a.flavored && !asked && !quotaOnly {
-			// Freeing nodes for a flavor takes no work of another flavor of what it
-			// asks for: that frees the other flavor's room, not this one's.
-			skip = g.menu.otherFlavor(c.vec, a.vec)
-		}
-		if skip || spares && g.spared(s, c, a) || c.leaf != a.leaf && !g.eligible(books, c, a, asked) {
+		asked, ok := g.mayTake(s, c, a, quotaOnly, spares)
+		if !ok || c.leaf != a.leaf && !g.eligible(books, c, a, asked) {
 			return true
 		}
 		_ = books.Remove(c.leaf, c.vec)
@@ -107,6 +107,22 @@ func (g *Gate) pass(s *state, books ledger, a *ask, quotaOnly bool, done func() 
 		}
 	}
 	return removed
+}
+
+// mayTake reports whether the running LOW c is a candidate of a's plans before any
+// re-check (see pass), and whether it uses a resource a asks for (asked). spares says
+// whether some work must be spared (Gate.spares).
+func (g *Gate) mayTake(s *state, c *record, a *ask, quotaOnly, spares bool) (asked, ok bool) {
+	asked = overlaps(c.vec, a.vec)
+	switch {
+	case quotaOnly && !asked:
+		return asked, false
+	case !quotaOnly && a.flavored && !asked && g.menu.otherFlavor(c.vec, a.vec):
+		// Freeing nodes for a flavor takes no work of another flavor of what it asks
+		// for: that frees the other flavor's room, not this one's.
+		return asked, false
+	}
+	return asked, !spares || !g.spared(s, c, a)
 }
 
 // eligible is the re-check of a LOW workload c that is not in a's queue (see pass):

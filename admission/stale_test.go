@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/leanovate/gopter"
 	ggen "github.com/leanovate/gopter/gen"
@@ -77,6 +78,9 @@ const (
 	staleSetNodeCapacity
 	staleSetStrategy
 	staleSetFairSharing
+	staleCheckpoint
+	staleSetMinRuntime
+	staleSetLeastLostWork
 	staleReconfigure
 	staleSetCapacity
 	staleAddPool
@@ -95,7 +99,7 @@ const (
 
 var staleOpNames = [numStaleOps]string{"Submit", "Withdraw", "AddRunning", "Commit", "Apply", "Release", "Evict",
 	"AddNode", "RemoveNode", "CordonNode", "UncordonNode", "SetNodeCapacity", "SetStrategy", "SetFairSharing",
-	"Reconfigure", "SetCapacity", "AddPool", "UpdatePool", "SetPoolQuota", "SetPoolStatus", "RemovePool",
+	"Checkpoint", "SetMinRuntime", "SetLeastLostWork", "Reconfigure", "SetCapacity", "AddPool", "UpdatePool", "SetPoolQuota", "SetPoolStatus", "RemovePool",
 	"CreateSubpool", "UpdateSubpool", "DeleteSubpool", "Reconcile", "UnmarshalBinary", "Reads"}
 
 func (k staleOpKind) String() string { return staleOpNames[k] }
@@ -413,6 +417,18 @@ func (r *staleRig) mutate(op staleOp, d *Decision, c CycleResult) (staleExpect, 
 			changed = expectNothing
 		}
 		err = g.SetFairSharing(on)
+	case staleCheckpoint:
+		// Now, a minute back (before an earlier checkpoint, or the admission) or on.
+		err = g.Checkpoint(someID(r.stoppable(op), op.A, op.B), at(r.now+op.C%3-1))
+	case staleSetMinRuntime:
+		queues := append(r.queues(), "nope")
+		err = g.SetMinRuntime(queues[op.A%len(queues)], MinRuntime{Preempt: time.Duration(op.B%3-1) * time.Minute, Reclaim: time.Duration(op.C%3) * time.Minute})
+	case staleSetLeastLostWork:
+		on := op.B%2 == 0
+		if on == g.LeastLostWork() {
+			changed = expectNothing
+		}
+		err = g.SetLeastLostWork(on)
 	case staleReconfigure:
 		err = g.Reconfigure(staleTreeFor(r.t, quota.Quantity(op.B%4), quota.Quantity(op.C%4), op.A%5))
 	case staleSetCapacity:
@@ -600,7 +616,7 @@ func TestStaleAfterEveryMutation(t *testing.T) {
 		case staleReads:
 			assert.Positive(t, stats[k.String()+" unchanged"], k.String())
 			continue
-		case staleSetFairSharing:
+		case staleSetFairSharing, staleSetLeastLostWork:
 			// It fails on nil and zero gates only.
 			assert.Positive(t, stats[k.String()+" all stale"], "%s never changed the setting: %v", k, stats)
 			assert.Positive(t, stats[k.String()+" no change"], "%s never kept the setting: %v", k, stats)
