@@ -29,7 +29,7 @@ func keep(r record) *record {
 // placement (retired) took it before.
 func requeue(r *record) *record {
 	r.admitted, r.placement, r.foot, r.spread = time.Time{}, nil, topology.Footprint{}, false
-	r.checkpoint, r.evicted = time.Time{}, nil
+	r.cost = nil
 	if r.fl != nil {
 		// Waiting again, the work has no flavor until it is admitted again.
 		r.ask, r.w.Flavors = r.fl.base, nil
@@ -228,10 +228,10 @@ func (g *Gate) Checkpoint(id WorkloadID, at time.Time) error {
 		return inputErr(ErrUnknownWorkload, "workload.id", string(id), "is not running")
 	case at.Before(r.admitted):
 		return inputErr(ErrInvalidValue, "checkpoint", at.Format(time.RFC3339Nano), "must not be before the workload's admission at "+r.admitted.Format(time.RFC3339Nano))
-	case at.Before(r.checkpoint):
-		return inputErr(ErrInvalidValue, "checkpoint", at.Format(time.RFC3339Nano), "must not be before its last checkpoint at "+r.checkpoint.Format(time.RFC3339Nano))
+	case at.Before(r.checkpoint()):
+		return inputErr(ErrInvalidValue, "checkpoint", at.Format(time.RFC3339Nano), "must not be before its last checkpoint at "+r.checkpoint().Format(time.RFC3339Nano))
 	}
-	r.checkpoint = at
+	r.costs().checkpoint = at
 	g.tick(at)
 	g.changed(changeUsage)
 	return nil
@@ -288,10 +288,11 @@ func (g *Gate) carryOut(steps []step) error {
 	}
 	for _, s := range steps {
 		if s.admit.w.Priority == quota.Low && len(s.victims) > 0 {
-			s.admit.evicted = make([]WorkloadID, len(s.victims))
+			ids := make([]WorkloadID, len(s.victims))
 			for i, v := range s.victims {
-				s.admit.evicted[i] = v.w.ID
+				ids[i] = v.w.ID
 			}
+			s.admit.costs().evicted = ids
 		}
 		if err := g.start(s.admit); err != nil {
 			return undo(err)

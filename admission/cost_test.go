@@ -161,7 +161,7 @@ func TestCostResources(t *testing.T) {
 
 	r := &record{ask: ask{vec: []quota.Quantity{4000, 2}}, admitted: at(0)}
 	assert.Equal(t, LostWork(2*600), lostWork(r, []bool{false, true}, at(10)))
-	r.checkpoint = at(5)
+	r.cost = &runCost{checkpoint: at(5)}
 	assert.Equal(t, LostWork(2*300), lostWork(r, []bool{false, true}, at(10)))
 	assert.Equal(t, LostWork(0), lostWork(r, []bool{false, true}, at(4)), "a time before the checkpoint loses nothing")
 	r.vec[1] = quota.Unlimited - 1

@@ -38,31 +38,42 @@ import (
 // Lost work and minimum runtimes are judged at the latest time the gate has been told
 // of (an admission, a checkpoint, a cycle applied); DecideAt names the time.
 func (g *Gate) Decide(w Workload) (Decision, error) {
+	var d Decision
 	if !g.usable() {
-		return Decision{}, errUnusable()
+		return d, errUnusable()
 	}
-	return g.DecideAt(w, g.clock)
+	err := g.decideAt(w, g.clock, &d)
+	return d, err
 }
 
 // DecideAt decides w as Decide does, at now: a plan passes over LOW work that has run
 // less than its queue's minimum runtime by then (Gate.SetMinRuntime), and counts what
 // each victim loses up to then (RunningWorkload.LostWork).
 func (g *Gate) DecideAt(w Workload, now time.Time) (Decision, error) {
+	var d Decision
+	err := g.decideAt(w, now, &d)
+	return d, err
+}
+
+// decideAt is Decide at now, written to d: Decide and DecideAt copy the decision once,
+// as they return it.
+func (g *Gate) decideAt(w Workload, now time.Time, d *Decision) error {
 	var r record
 	if err := g.resolvePending(w, &r); err != nil {
-		return Decision{}, err
+		return err
 	}
 	if _, ok := g.runningRecord(w.ID); ok {
-		return Decision{}, inputErr(ErrDuplicateWorkload, "workload.id", string(w.ID), "is already running")
+		return inputErr(ErrDuplicateWorkload, "workload.id", string(w.ID), "is already running")
 	}
 	s, p := g.trial(now), plans{}
-	d, _, a := g.decide(&s, &p, &r)
+	var a *ask
+	*d, _, a = g.decide(&s, &p, &r)
 	d.Searches = s.searches
 	if a != nil {
 		r.ask, r.w.Flavors = *a, a.names
 	}
-	g.sealDecision(&d, &r)
-	return d, nil
+	g.sealDecision(d, &r)
+	return nil
 }
 
 // resolvePending resolves w into r, reusing the record of the pending workload of the
@@ -96,29 +107,20 @@ func (g *Gate) decide(s *state, p *plans, r *record) (Decision, []*record, *ask)
 		g.judge(s, r, &d)
 		return d, nil, nil
 	}
-	if g.shielded[r.w.ID] > 0 {
-		return g.decideShielded(s, r)
+	// Work that some running work's admission evicted may not evict that work in turn:
+	// its planners see fewer candidates than others of its shape, so it neither reads
+	// nor leaves what they learn. (Set up here rather than in a function of its own: a
+	// decision is a large value, and every call it passes through copies it.)
+	shielded := g.shielded[r.w.ID] > 0
+	var search *searchCache
+	if shielded {
+		search = s.search
+		if search != nil {
+			s.search = newSearchCache(true, s.cluster)
+			s.search.changed, s.search.freed = search.changed, search.freed
+		}
+		s.shield, p = r.w.ID, &plans{search: s.search}
 	}
-	return g.decideOpenRecord(s, p, r)
-}
-
-// decideShielded decides r, a workload that some running work's admission evicted and
-// that may not evict that work in turn: its planners see fewer candidates than others
-// of its shape, so it neither reads nor leaves what they learn.
-func (g *Gate) decideShielded(s *state, r *record) (Decision, []*record, *ask) {
-	search := s.search
-	if search != nil {
-		s.search = newSearchCache(true, s.cluster)
-		s.search.changed, s.search.freed = search.changed, search.freed
-	}
-	s.shield = r.w.ID
-	d, victims, a := g.decideOpenRecord(s, &plans{search: s.search}, r)
-	s.search, s.shield = search, ""
-	return d, victims, a
-}
-
-// decideOpenRecord is decide for r, whose queue takes work.
-func (g *Gate) decideOpenRecord(s *state, p *plans, r *record) (Decision, []*record, *ask) {
 	var d Decision
 	var victims []*record
 	var a *ask
@@ -129,6 +131,9 @@ func (g *Gate) decideOpenRecord(s *state, p *plans, r *record) (Decision, []*rec
 	}
 	if d.Outcome == Pending && (d.Reason == ReasonQuota || d.Reason == ReasonFit || d.Reason == ReasonPlacement) {
 		g.judge(s, r, &d)
+	}
+	if shielded {
+		s.search, s.shield = search, ""
 	}
 	return d, victims, a
 }

@@ -84,7 +84,7 @@ type Gate struct {
 	// a cycle applied — at which Decide judges lost work and minimum runtimes.
 	clock time.Time
 	// shielded counts, by workload ID, the running LOW records whose admission evicted
-	// that workload (record.evicted): it may not evict them in turn. A workload that no
+	// that workload (runCost.evicted): it may not evict them in turn. A workload that no
 	// record names is decided as any other of its shape.
 	shielded map[WorkloadID]int32
 	// ids holds every workload the gate holds by ID, pending or running (record.held

@@ -13,7 +13,7 @@ import (
 // serves as both Request and a plain workload's Workload.Request.
 func (g *Gate) runningOf(r *record) RunningWorkload {
 	rw := RunningWorkload{Workload: r.w, Queue: g.tree.Name(r.leaf), Request: slices.Clone(r.vec),
-		Admitted: r.admitted, Checkpoint: r.checkpoint, Evicted: slices.Clone(r.evicted), Placement: clonePlacement(r.placement)}
+		Admitted: r.admitted, Checkpoint: r.checkpoint(), Evicted: slices.Clone(r.evicted()), Placement: clonePlacement(r.placement)}
 	switch {
 	case r.fl != nil:
 		rw.Workload = r.w.clone()
@@ -28,7 +28,7 @@ func (g *Gate) runningOf(r *record) RunningWorkload {
 // it (requeue and Release drop it), and its request is copied, since a re-queued record
 // keeps it.
 func (g *Gate) retired(r *record, req []quota.Quantity) RunningWorkload {
-	rw := RunningWorkload{Workload: r.w, Queue: g.tree.Name(r.leaf), Admitted: r.admitted, Checkpoint: r.checkpoint, Evicted: r.evicted, Placement: r.placement}
+	rw := RunningWorkload{Workload: r.w, Queue: g.tree.Name(r.leaf), Admitted: r.admitted, Checkpoint: r.checkpoint(), Evicted: r.evicted(), Placement: r.placement}
 	if len(req) >= len(r.vec) {
 		rw.Request = req[:len(r.vec):len(r.vec)]
 		copy(rw.Request, r.vec)

@@ -96,9 +96,9 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 		writeTime(w, r.admitted)
 		writePlacement(w, r.placement)
 		writeFlavors(w, r.w.Flavors)
-		writeTime(w, r.checkpoint)
-		w.Uint(uint64(len(r.evicted)))
-		for _, id := range r.evicted {
+		writeTime(w, r.checkpoint())
+		w.Uint(uint64(len(r.evicted())))
+		for _, id := range r.evicted() {
 			w.String(string(id))
 		}
 	}
@@ -375,7 +375,9 @@ func readGate(r *wire.Reader, version uint64) (*Gate, error) {
 			return nil, r.Err()
 		}
 		k := g.ids[w.ID]
-		k.checkpoint, k.evicted = checkpoint, evicted
+		if !checkpoint.IsZero() || len(evicted) > 0 {
+			k.cost = &runCost{checkpoint: checkpoint, evicted: evicted}
+		}
 		g.shield(k, +1)
 	}
 	var aside []*record

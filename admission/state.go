@@ -364,10 +364,11 @@ func (g *Gate) indexNodes(r *record, sign int) {
 // shield counts (sign +1) or uncounts (−1) the workloads r's admission evicted in
 // Gate.shielded, as r starts or stops running.
 func (g *Gate) shield(r *record, sign int32) {
-	if len(r.evicted) > 0 && g.shielded == nil {
+	ids := r.evicted()
+	if len(ids) > 0 && g.shielded == nil {
 		g.shielded = map[WorkloadID]int32{}
 	}
-	for _, id := range r.evicted {
+	for _, id := range ids {
 		if n := g.shielded[id] + sign; n > 0 {
 			g.shielded[id] = n
 		} else {
@@ -388,7 +389,7 @@ func (g *Gate) spared(s *state, c *record, a *ask) bool {
 	if least > 0 && s.now.Sub(c.admitted) < least {
 		return true
 	}
-	return s.shield != "" && len(c.evicted) > 0 && slices.Contains(c.evicted, s.shield)
+	return s.shield != "" && slices.Contains(c.evicted(), s.shield)
 }
 
 // lost returns what evicting the running c throws away at s's time.

@@ -137,14 +137,9 @@ type record struct {
 	admitted  time.Time
 	placement *topology.Placement
 	foot      topology.Footprint
-	// checkpoint is when the running workload last saved its work (Gate.Checkpoint);
-	// zero when it has not since it was admitted. What evicting it loses is counted
-	// from here (lostWork).
-	checkpoint time.Time
-	// evicted names, for LOW work admitted with a plan, the workloads that plan evicted:
-	// none of them may evict it in turn while it runs, so that no two workloads take the
-	// same room from each other back and forth (Gate.shielded counts them).
-	evicted []WorkloadID
+	// cost is what the gate knows of the running workload's cost, nil for work that
+	// never checkpointed nor evicted anyone: most work, whose record stays small.
+	cost *runCost
 	// held says how the gate holds the record, if it does: pending, set aside as
 	// inadmissible, or running.
 	held holding
@@ -272,11 +267,46 @@ var victimText = [...]string{
 // victimRule is the rule every refused victim reason breaks.
 const victimRule = "must be none, priority, reclaim or fair-share"
 
+// runCost is what the gate knows of a running workload's cost beyond its admission.
+type runCost struct {
+	// checkpoint is when the workload last saved its work (Gate.Checkpoint). What
+	// evicting it loses is counted from here (lostWork).
+	checkpoint time.Time
+	// evicted names, for LOW work admitted with a plan, the workloads that plan evicted:
+	// none of them may evict it in turn while it runs, so that no two workloads take the
+	// same room from each other back and forth (Gate.shielded counts them).
+	evicted []WorkloadID
+}
+
+// checkpoint returns when the running r last saved its work, zero when it has not.
+func (r *record) checkpoint() time.Time {
+	if r.cost == nil {
+		return time.Time{}
+	}
+	return r.cost.checkpoint
+}
+
+// evicted returns the workloads the plan that admitted r evicted, if any.
+func (r *record) evicted() []WorkloadID {
+	if r.cost == nil {
+		return nil
+	}
+	return r.cost.evicted
+}
+
+// costs returns r's cost, made on first use.
+func (r *record) costs() *runCost {
+	if r.cost == nil {
+		r.cost = &runCost{}
+	}
+	return r.cost
+}
+
 // since returns when r's work was last saved: its last checkpoint, or its admission
 // when it has none or the checkpoint is older.
 func (r *record) since() time.Time {
-	if r.checkpoint.After(r.admitted) {
-		return r.checkpoint
+	if c := r.checkpoint(); c.After(r.admitted) {
+		return c
 	}
 	return r.admitted
 }

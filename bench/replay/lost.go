@@ -2,9 +2,6 @@ package replay
 
 import (
 	"time"
-
-	"github.com/poolgate/poolgate/admission"
-	"github.com/poolgate/poolgate/topology"
 )
 
 // Lost is what the replay's preemptions threw away, counted by the replay's own rule,
@@ -33,11 +30,6 @@ type lostStats struct {
 	preempted       map[int]int
 	// due holds the next checkpoint of every running job (Config.Checkpoint).
 	due completions
-}
-
-// options returns the gate's options for cluster.
-func (s *Sim) options(cluster *topology.Cluster) admission.Options {
-	return admission.Options{Cluster: cluster, LeastLostWork: s.cfg.LeastLostWork, MinRuntime: s.cfg.MinRuntime}
 }
 
 // started schedules the first checkpoint of job i, admitted now.

@@ -262,6 +262,11 @@ func (s *Sim) addJobs(pods []PodRow, queues []string) error {
 	return nil
 }
 
+// options returns the gate's options for cluster.
+func (s *Sim) options(cluster *topology.Cluster) admission.Options {
+	return admission.Options{Cluster: cluster, LeastLostWork: s.cfg.LeastLostWork, MinRuntime: s.cfg.MinRuntime}
+}
+
 // usable reports whether New built s. A nil or zero Sim holds nothing: its reads
 // return zero values and Step and Run report ErrInvalidConfig.
 func (s *Sim) usable() bool { return s != nil && s.gate != nil }
