@@ -50,8 +50,8 @@ func TestCheapestPlanTakesTheFreshCheckpoint(t *testing.T) {
 }
 
 // TestCheapestPlanWeighsSizeAgainstAge: an 8-GPU workload admitted ten minutes ago
-// loses more than two 1-GPU workloads admitted an hour ago (80 against 120 GPU-minutes
-// is the other way round: see the numbers), and the count breaks a tie.
+// (80 GPU-minutes) loses less than two 1-GPU workloads admitted an hour ago (120), and
+// is the plan; admitted twenty minutes ago (160) it loses more, and the two go.
 func TestCheapestPlanWeighsSizeAgainstAge(t *testing.T) {
 	g, err := NewForPools(poolSet(t, "team:10"), 10, Options{LeastLostWork: true})
 	require.NoError(t, err)
