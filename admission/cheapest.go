@@ -220,25 +220,3 @@ func (g *Gate) cheapestQuota(s *state, a *ask, base []*record) []*record {
 	}
 	return base
 }
-
-// cheapestNodes returns the plan that frees nodes for a and loses the least work,
-// given the plan victims found (1-minimal, allowed) and its placement. With few
-// candidates, every allowed set is weighed by evicting it on trial and searching a
-// placement; with more, victims stands, its fill-back having given back the costliest
-// victims first (fillBack). It leaves s as it was.
-func (g *Gate) cheapestNodes(s *state, a *ask, victims []*record, placed topology.Placement) ([]*record, topology.Placement) {
-	cands := g.candidates(s, a, false, exactNodeCandidates)
-	if len(cands) > exactNodeCandidates {
-		return victims, placed
-	}
-	s.ownBooks()
-	s.ownCluster()
-	best := g.cheapestOf(s, a, cands, true, victims)
-	if slices.Equal(best, victims) {
-		return victims, placed
-	}
-	s.take(best)
-	res := s.place(a.place)
-	s.give(best)
-	return best, res.Placement
-}

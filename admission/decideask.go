@@ -58,7 +58,7 @@ func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload) (Decision, []*
 	planned := g.nodePlan(s, p, a, res)
 	if g.leastLost && planned.cause != planNoRoom && planned.cause != planBudget {
 		// With no plan of the eviction order, a set its walk passed over may do.
-		if v, at := g.cheapestNodes(s, a, planned.victims, planned.placement); v != nil {
+		if v, at := g.cheapestNodes(s, a, planned); v != nil {
 			planned.victims, planned.placement, planned.cause = v, at, planFound
 		}
 	}

@@ -142,12 +142,18 @@
 // weighed, branches that cannot beat the best cut. With more, a quota plan evicts the
 // candidates cheapest first and gives back the costliest first while the request still
 // fits, and keeps that plan only when the rules allow it and it loses less than the
-// eviction order's, so it never loses more; a plan that frees nodes keeps the victims
-// its placement picked and gives back the costliest first. Because the search weighs
-// every allowed set, it also finds a plan where the eviction order's walk finds none:
-// the walk re-checks each candidate after evicting those before it, and an eviction
-// that ends a queue's borrowing rules out that queue's later work, which a smaller set
-// without it could have taken.
+// eviction order's, so it never loses more. A plan that frees nodes for a one-pod gang
+// weighs every node as the one to free: on each, the candidates there are freed
+// cheapest first until the pod fits and given back costliest first while it still fits
+// (greedy on one node; every node weighed), and of the four cheapest nodes the first
+// whose set the rules allow and a placement search confirms is the plan, when it loses
+// less than the eviction order's. A plan that frees nodes for a larger gang keeps the
+// victims its placement picked, trimmed both ways (last first, and costliest first),
+// the cheaper trim kept. Either way it never loses more than the eviction order's
+// plan. The exact search, weighing every allowed set, also finds a plan where the
+// eviction order's walk finds none: the walk re-checks each candidate after evicting
+// those before it, and an eviction that ends a queue's borrowing rules out that queue's
+// later work, which a smaller set without it could have taken.
 //
 // A queue's minimum runtime (Options.MinRuntime, SetMinRuntime) keeps its LOW work out
 // of every plan until it has run that long: Preempt against HIGH/NORMAL work of its own

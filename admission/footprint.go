@@ -291,3 +291,14 @@ func placementNodes(p topology.Placement) []string {
 // victims there; past it, every candidate on the node is taken and the fill-back trims
 // them. Nodes rarely hold more than a handful of candidates.
 const maxCoverSets = 4096
+
+// chosenOf returns the members of cands that chosen holds, in cands' order.
+func chosenOf(cands []*record, chosen map[*record]bool) []*record {
+	var out []*record
+	for _, c := range cands {
+		if chosen[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -17,6 +17,9 @@ type nodePlanned struct {
 	// res explains a failure: the first placement search that failed, or the one that
 	// ran out of budget.
 	res topology.Result
+	// opt is the optimistic state the plan was found on, with its candidates' footprint
+	// (nil without a plan): the cheapest-plan search weighs the same candidates.
+	opt *optimistic
 }
 
 // planCause is why a planner found no plan, kept apart so that an explanation can
@@ -87,8 +90,19 @@ func (g *Gate) nodePlan(s *state, p *plans, a *ask, now topology.Result) nodePla
 		return failed(planBudget, best)
 	}
 	victims, placed := g.propose(s, a, opt, best)
-	victims, placed = g.fillBack(s, a, victims, placed)
-	return nodePlanned{victims: victims, placement: placed}
+	trimmed, at := g.fillBack(s, a, victims, placed, nil)
+	if g.leastLost && !onePod(a) {
+		// Giving back the costliest first usually keeps the cheaper victims, but not
+		// always: of the two trims, the cheaper stands (a tie keeps the eviction order's).
+		// When the costliest come last anyway (the oldest, without checkpoints), the two
+		// are one. A one-pod gang's plan is weighed node by node instead (cheapestNode).
+		if order := g.fillOrder(s, victims); !lastFirst(order) {
+			if v, p := g.fillBack(s, a, victims, placed, order); g.costOf(s, v).less(g.costOf(s, trimmed)) {
+				trimmed, at = v, p
+			}
+		}
+	}
+	return nodePlanned{victims: trimmed, placement: at, opt: opt}
 }
 
 // propose picks victims among opt's candidates and a placement for a that needs few of
@@ -185,31 +199,19 @@ func (g *Gate) propose(s *state, a *ask, opt *optimistic, best topology.Result) 
 	return victims, best.Placement
 }
 
-// chosenOf returns the members of cands that chosen holds, in cands' order.
-func chosenOf(cands []*record, chosen map[*record]bool) []*record {
-	var out []*record
-	for _, c := range cands {
-		if chosen[c] {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // fillBack trims victims, a set that lets a fit the tree and be placed at cur, to a
-// 1-minimal plan: each victim, last first (with plans that lose the least, the
-// costliest first: fillOrder), is given back and stays given back when the request
-// still fits the tree and still has a placement — cur if it still fits, else a new
-// search. It returns the plan and its placement, and leaves s as it was.
+// 1-minimal plan: each victim is given back in turn — in the order of order's indices,
+// or last first when order is nil — and stays given back when the request still fits
+// the tree and still has a placement — cur if it still fits, else a new search. It
+// returns the plan and its placement, and leaves s as it was.
 //
 // Fitting and placing are monotone in what is evicted (a placement that fits less free
 // capacity fits more), so the plan is 1-minimal: without any one victim the request
 // does not fit or has no placement. A search that runs out of budget keeps its victim,
 // so a plan found under a tight budget may hold one victim too many.
-func (g *Gate) fillBack(s *state, a *ask, victims []*record, cur topology.Placement) ([]*record, topology.Placement) {
+func (g *Gate) fillBack(s *state, a *ask, victims []*record, cur topology.Placement, order []int) ([]*record, topology.Placement) {
 	victims = slices.Clone(victims)
 	s.take(victims)
-	order := g.fillOrder(s, victims)
 	for k := range victims {
 		i := len(victims) - 1 - k
 		if order != nil {
@@ -235,13 +237,10 @@ func (g *Gate) fillBack(s *state, a *ask, victims []*record, cur topology.Placem
 	return victims, cur
 }
 
-// fillOrder returns, when plans lose the least work, the order in which fillBack
-// tries to give victims back, by index: the costliest first (ties last first), so that
-// what stays evicted is what loses least. Otherwise nil: the last first.
+// fillOrder returns the order in which fillBack gives victims back, by index, when the
+// costliest go first (ties last first), so that what stays evicted is what loses least.
+// It reads victims (their lost work) before fillBack takes them.
 func (g *Gate) fillOrder(s *state, victims []*record) []int {
-	if !g.leastLost {
-		return nil
-	}
 	order := make([]int, len(victims))
 	lost := make([]LostWork, len(victims))
 	for i, v := range victims {
@@ -249,4 +248,21 @@ func (g *Gate) fillOrder(s *state, victims []*record) []int {
 	}
 	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(lost[j], lost[i]) })
 	return order
+}
+
+// lastFirst reports whether order gives victims back last first, as a nil order does.
+func lastFirst(order []int) bool {
+	for k, i := range order {
+		if i != len(order)-1-k {
+			return false
+		}
+	}
+	return true
+}
+
+// onePod reports whether a's gang is one pod, with nothing elastic: room on one node
+// is all it needs.
+func onePod(a *ask) bool {
+	root := &a.place.Root
+	return len(root.Children) == 0 && root.Pods == 1 && root.Extra == 0
 }

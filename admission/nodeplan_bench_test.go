@@ -99,13 +99,25 @@ func naiveNodePlan(tb testing.TB, g *Gate, w Workload) ([]WorkloadID, int) {
 	return ids, searches
 }
 
+// checkpointMiddle tells g that the pods of the fragmented cluster's middle node (of n)
+// checkpointed at the time of the last admission, so that freeing that node loses the
+// least work, where the eviction order frees the node of the latest admitted pods.
+func checkpointMiddle(tb testing.TB, g *Gate, n int) {
+	for k := n / 2; k < 7*n; k += n {
+		require.NoError(tb, g.Checkpoint(WorkloadID(fmt.Sprintf("l%06d", k)), at(7*n)))
+	}
+}
+
 // BenchmarkNodePlan: a HIGH gang that fits the quota but no node, on a fragmented
 // cluster: Decide's plan that frees nodes (gate) beside the candidate-by-candidate
 // search (naive), for a pod of 4 GPUs (pod) and eight of them sharing a rack (rack).
-// Both report the placement searches a plan costs.
+// Both report the placement searches a plan costs. With the middle node's pods
+// checkpointed last, the same plan when plans lose the least work (least-lost) beside
+// the eviction order's (gate); both report what their plan loses.
 func BenchmarkNodePlan(b *testing.B) {
 	for _, n := range []int{100, 1000} {
 		g := fragmentedGate(b, n)
+		checkpointMiddle(b, g, n)
 		for _, shape := range []struct {
 			name       string
 			pods, gpus int
@@ -123,6 +135,23 @@ func BenchmarkNodePlan(b *testing.B) {
 				}
 				b.ReportMetric(float64(searches), "searches/op")
 				b.ReportMetric(float64(len(d.Plan)), "victims")
+				b.ReportMetric(float64(d.LostWork), "GPU-s-lost")
+			})
+			b.Run(fmt.Sprintf("nodes=%d/%s/least-lost", n, shape.name), func(b *testing.B) {
+				require.NoError(b, g.SetLeastLostWork(true))
+				defer func() { require.NoError(b, g.SetLeastLostWork(false)) }()
+				d, err := g.Decide(w)
+				require.NoError(b, err)
+				require.True(b, d.Admitted(), d.Message())
+				b.ReportAllocs()
+				searches := 0
+				for b.Loop() {
+					d, _ := g.Decide(w)
+					searches = d.Searches
+				}
+				b.ReportMetric(float64(searches), "searches/op")
+				b.ReportMetric(float64(len(d.Plan)), "victims")
+				b.ReportMetric(float64(d.LostWork), "GPU-s-lost")
 			})
 			b.Run(fmt.Sprintf("nodes=%d/%s/naive", n, shape.name), func(b *testing.B) {
 				b.ReportAllocs()

@@ -10,7 +10,10 @@
 // domain can hold of it (`rack b1/r1 can host 3 of 4 pods of decode-workers`), or
 // BudgetExhausted. [Cluster.Apply] and [Cluster.Remove] commit a placement to the free
 // capacity and give it back. [Cluster.AddNode], [Cluster.RemoveNode], [Cluster.Cordon],
-// [Cluster.Uncordon] and [Cluster.SetCapacity] follow the nodes as they change.
+// [Cluster.Uncordon] and [Cluster.SetCapacity] follow the nodes as they change. A
+// planner that chooses which node to free for one pod asks [Cluster.PodRoom]: a tally,
+// node by node, of whether the pod would fit once some placed work ([Footprint]s) were
+// taken off, without a search per node.
 //
 // [Cluster.FromGang] turns a compiled gang of package gang (a KAI PodGroup) into a
 // Request, and [ToGang] reads the placement back in the gang's terms: pods per node by
@@ -44,7 +47,8 @@
 // nodes, the aggregates and the cached counts — so that a clone taken per scheduling
 // cycle starts with what the original has counted. Clones are independent, node changes
 // included, and may be used from different goroutines. Values returned to callers never
-// alias the Cluster's state.
+// alias the Cluster's state. A [PodRoom] reads its Cluster when asked and keeps a tally
+// of its own: one per goroutine, and not while the Cluster changes.
 //
 // # How placement works
 //

@@ -114,25 +114,9 @@ func (c *Cluster) Fit(shape Resources, d Domain) (int64, error) {
 	if err := c.built(); err != nil {
 		return 0, err
 	}
-	k := kind{vec: make([]int64, len(c.res))}
-	for name, v := range shape {
-		switch {
-		case name == Pods:
-			return 0, placementErr("shape", fmt.Sprintf("%q", name), "every pod takes one slot; a shape must not list pods")
-		case v < 0:
-			return 0, placementErr(fmt.Sprintf("shape[%q]", name), fmt.Sprint(v), "quantities must not be negative")
-		case v == 0:
-		default:
-			col, ok := c.resIdx[name]
-			if !ok {
-				k.never = true
-				continue
-			}
-			k.vec[col] = v
-		}
-	}
-	if c.slots >= 0 {
-		k.vec[c.slots] = 1
+	k, err := c.podKind(shape)
+	if err != nil {
+		return 0, err
 	}
 	l, id, err := c.lookup(d)
 	if err != nil {
@@ -147,6 +131,32 @@ func (c *Cluster) Fit(shape Resources, d Domain) (int64, error) {
 		}
 	}
 	return n, nil
+}
+
+// podKind checks shape, the request of one pod, and returns it in column form with one
+// slot counted.
+func (c *Cluster) podKind(shape Resources) (kind, error) {
+	k := kind{vec: make([]int64, len(c.res))}
+	for name, v := range shape {
+		switch {
+		case name == Pods:
+			return kind{}, placementErr("shape", fmt.Sprintf("%q", name), "every pod takes one slot; a shape must not list pods")
+		case v < 0:
+			return kind{}, placementErr(fmt.Sprintf("shape[%q]", name), fmt.Sprint(v), "quantities must not be negative")
+		case v == 0:
+		default:
+			col, ok := c.resIdx[name]
+			if !ok {
+				k.never = true
+				continue
+			}
+			k.vec[col] = v
+		}
+	}
+	if c.slots >= 0 {
+		k.vec[c.slots] = 1
+	}
+	return k, nil
 }
 
 // lookup finds the internal form of an exported domain.

@@ -69,6 +69,10 @@ func advanceToDeepQueue() (*Sim, error) {
 //   - gate: Gate.Cycle, which decides every pending workload in one walk;
 //   - into: the same cycle by Gate.CycleInto into one result reused from iteration to
 //     iteration, as the replay runs it;
+//   - into-least-lost: into with plans that lose the least work
+//     (Gate.SetLeastLostWork) beside into-eviction-order, the same without, each
+//     after the option was turned (which drops what the gate carried from its last
+//     applied cycle), reporting what the cycle's plans lose;
 //   - naive: Gate.Decide of every pending workload one by one, each searched afresh
 //     against the state as it is, which is what a host without cycles would do.
 //
@@ -100,6 +104,28 @@ func BenchmarkCycle(b *testing.B) {
 		b.ReportMetric(float64(len(pending)), "pending")
 		b.ReportMetric(float64(len(res.Admitted())), "admitted")
 	})
+	// Turning plans that lose the least work on or off is a change of the gate's rules,
+	// which drops what the gate carried from the last applied cycle: both sides of the
+	// comparison start from that.
+	for _, least := range []bool{false, true} {
+		name := "into-eviction-order"
+		if least {
+			name = "into-least-lost"
+		}
+		b.Run(name, func(b *testing.B) {
+			require.NoError(b, gate.SetLeastLostWork(!least))
+			require.NoError(b, gate.SetLeastLostWork(least))
+			defer func() { require.NoError(b, gate.SetLeastLostWork(false)) }()
+			b.ReportAllocs()
+			var res admission.CycleResult
+			for b.Loop() {
+				require.NoError(b, gate.CycleInto(now, &res))
+			}
+			b.ReportMetric(float64(len(pending)), "pending")
+			b.ReportMetric(float64(len(res.Admitted())), "admitted")
+			b.ReportMetric(float64(cycleLost(res))/1000/3600, "GPU-h-lost") // the gate counts milli-GPUs
+		})
+	}
 	b.Run("naive", func(b *testing.B) {
 		b.ReportAllocs()
 		admitted := 0
@@ -118,6 +144,15 @@ func BenchmarkCycle(b *testing.B) {
 		b.ReportMetric(float64(len(pending)), "pending")
 		b.ReportMetric(float64(admitted), "admitted")
 	})
+}
+
+// cycleLost is what the plans of a cycle's decisions lose.
+func cycleLost(res admission.CycleResult) admission.LostWork {
+	var lost admission.LostWork
+	for _, d := range res.Decisions {
+		lost += d.LostWork
+	}
+	return lost
 }
 
 // BenchmarkChecks times one round of checks on the deep queue BenchmarkCycle

@@ -56,7 +56,9 @@ type Config struct {
 	// Checkpoint is the synthetic checkpoint rule: running work saves its work every
 	// Checkpoint of runtime, which the replay tells the gate (Gate.Checkpoint) before
 	// the cycle that follows; what a preemption loses is counted from the last one
-	// (Report.Lost). 0 means work never checkpoints: it loses all it ran.
+	// (Report.Lost), and work admitted again resumes from it: it runs what is left of its
+	// lifetime past the last checkpoint. 0 means work never checkpoints: it loses all it
+	// ran and starts again from the beginning.
 	Checkpoint time.Duration
 	// MinRuntime is every queue's minimum runtime (admission.Options.MinRuntime).
 	MinRuntime admission.MinRuntime

@@ -65,6 +65,8 @@ func (s *Sim) evicted(i int, victimQueue, by string, now time.Time) {
 	if p := s.cfg.Checkpoint; p > 0 {
 		since = ran % p
 	}
+	// What ran up to the last checkpoint is kept: the job resumes from there.
+	j.saved += ran - since
 	st := &s.lost
 	st.milliGPUSeconds += float64(j.ask[0]) * since.Seconds()
 	st.victims++

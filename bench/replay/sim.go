@@ -89,6 +89,9 @@ type job struct {
 	w        admission.Workload
 	arrival  time.Duration
 	lifetime time.Duration
+	// saved is the runtime its checkpoints kept through its evictions (Config.Checkpoint):
+	// admitted again, it runs only what is left of its lifetime.
+	saved time.Duration
 	// ask is what the pod asks of each of podResources; models the GPU models it
 	// accepts (gpu_spec), nil for any.
 	ask    [3]int64
@@ -504,7 +507,7 @@ func (s *Sim) cycle() error {
 
 // follow carries an applied cycle's result into the model, in Apply's order: the
 // victims of every plan go back to pending, then the admitted workloads run, each
-// until its lifetime ends. A victim the model does not have running, or an admission
+// until its lifetime ends (less what its checkpoints saved). A victim the model does not have running, or an admission
 // of work it does not have pending, is a violation of check 3 and changes nothing.
 func (s *Sim) follow(res *admission.CycleResult, now time.Time) {
 	victims := 0
@@ -544,7 +547,7 @@ func (s *Sim) follow(res *admission.CycleResult, now time.Time) {
 		s.pending--
 		s.start(j, d, now)
 		s.started(j)
-		s.done.schedule(completion{at: s.now + s.jobs[j].lifetime, job: j, run: s.jobs[j].run})
+		s.done.schedule(completion{at: s.now + s.jobs[j].lifetime - s.jobs[j].saved, job: j, run: s.jobs[j].run})
 		s.stats.admit(s.jobs[j].w.Priority, now.Sub(d.Workload.Submitted))
 	}
 	s.dirty = victims > 0
