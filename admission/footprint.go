@@ -1,6 +1,8 @@
 package admission
 
 import (
+	"cmp"
+	"iter"
 	"slices"
 
 	"github.com/poolgate/poolgate/internal/combin"
@@ -27,7 +29,7 @@ func footprintOf(cands []*record) *footprint {
 	fp := &footprint{on: map[string][]*record{}, pos: make(map[*record]int, len(cands)), level: make(map[*record]int, len(cands))}
 	for i, c := range cands {
 		fp.pos[c] = i
-		for _, node := range podNodes(c) {
+		for node := range podNodes(c) {
 			fp.on[node] = append(fp.on[node], c)
 		}
 	}
@@ -58,18 +60,33 @@ func (fp *footprint) larger(a, b *record) int {
 	return fp.pos[a] - fp.pos[b]
 }
 
-// podNodes returns the nodes where c holds pods, each once, in its placement's order.
-func podNodes(c *record) []string {
-	if c.placement == nil {
-		return nil
-	}
-	var out []string
-	for k, a := range c.placement.Assignments {
-		if a.Pods > 0 && !slices.ContainsFunc(c.placement.Assignments[:k], func(b topology.Assignment) bool { return b.Node == a.Node && b.Pods > 0 }) {
-			out = append(out, a.Node)
+// podNodes yields the nodes where c holds pods, each once, in its placement's order.
+// It allocates nothing: a plan's footprint reads every candidate's nodes.
+func podNodes(c *record) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if c.placement == nil {
+			return
+		}
+		as := c.placement.Assignments
+		for k, a := range as {
+			if a.Pods > 0 && !slices.ContainsFunc(as[:k], func(b topology.Assignment) bool { return b.Node == a.Node && b.Pods > 0 }) {
+				if !yield(a.Node) {
+					return
+				}
+			}
 		}
 	}
-	return out
+}
+
+// onOneNode reports whether c's pods sit on one node at most.
+func onOneNode(c *record) bool {
+	n := 0
+	for range podNodes(c) {
+		if n++; n > 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // drop takes the candidates gone out of the index, as evicting them does: what is left
@@ -87,7 +104,7 @@ func (fp *footprint) drop(gone []*record) (first []*record) {
 		fp.byLevel[l-1] = fp.remove(fp.byLevel[l-1], v)
 		delete(fp.level, v)
 		delete(moved, v)
-		for _, node := range podNodes(v) {
+		for node := range podNodes(v) {
 			list := fp.on[node]
 			i := slices.Index(list, v)
 			list = slices.Delete(list, i, i+1)
@@ -105,7 +122,7 @@ func (fp *footprint) drop(gone []*record) (first []*record) {
 	}
 	for c := range moved {
 		l := fp.level[c]
-		for _, node := range podNodes(c) {
+		for node := range podNodes(c) {
 			l = min(l, slices.Index(fp.on[node], c)+1)
 		}
 		fp.byLevel[fp.level[c]-1] = fp.remove(fp.byLevel[fp.level[c]-1], c)
@@ -188,12 +205,12 @@ func (fp *footprint) cover(cluster *topology.Cluster, k int, p topology.Placemen
 				here = append(here, c)
 			}
 		}
-		amounts := func(c *record) topology.Resources {
-			out := topology.Resources{}
+		amounts := make([]topology.Resources, len(here))
+		for i, c := range here {
+			amounts[i] = topology.Resources{}
 			for res := range short {
-				out[res] = heldOn(c, node, res)
+				amounts[i][res] = heldOn(c, node, res)
 			}
-			return out
 		}
 		for _, c := range fewestCovering(here, short, amounts) {
 			chosen[c] = true
@@ -202,15 +219,18 @@ func (fp *footprint) cover(cluster *topology.Cluster, k int, p topology.Placemen
 	return chosen
 }
 
-// fewestCovering returns the fewest of cands whose amounts together reach short on
-// every resource, the smallest requests first among sets of that size (ties in cands'
-// order), or all of cands when no set within maxCoverSets tries does.
-func fewestCovering(cands []*record, short topology.Resources, amount func(*record) topology.Resources) []*record {
+// fewestCovering returns the fewest of cands whose amounts (amounts[i] is what
+// cands[i] frees) together reach short on every resource, the smallest requests first
+// among sets of that size (ties in cands' order), or all of cands when no set within
+// maxCoverSets tries does. A size whose largest amounts cannot reach short on some
+// resource is passed over without trying its sets: a node whose pods are all needed
+// (a whole node freed for one pod) costs one try, not every smaller set.
+func fewestCovering(cands []*record, short topology.Resources, amounts []topology.Resources) []*record {
 	covers := func(set []int) bool {
 		for res, q := range short {
 			var sum int64
 			for _, i := range set {
-				sum += amount(cands[i])[res]
+				sum += amounts[i][res]
 			}
 			if sum < q {
 				return false
@@ -230,8 +250,32 @@ func fewestCovering(cands []*record, short topology.Resources, amount func(*reco
 		}
 		return out
 	}
+	// most[res][k-1]: the most any k candidates free of res, their k largest amounts.
+	most := make(map[string][]int64, len(short))
+	for res := range short {
+		col := make([]int64, len(cands))
+		for i := range cands {
+			col[i] = amounts[i][res]
+		}
+		slices.SortFunc(col, func(a, b int64) int { return cmp.Compare(b, a) })
+		for k := 1; k < len(col); k++ {
+			col[k] += col[k-1]
+		}
+		most[res] = col
+	}
+	reachable := func(k int) bool {
+		for res, q := range short {
+			if most[res][k-1] < q {
+				return false
+			}
+		}
+		return true
+	}
 	tries := 0
 	for k := 1; k <= len(cands); k++ {
+		if !reachable(k) {
+			continue
+		}
 		idx := make([]int, k)
 		combin.First(idx)
 		var best []int

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/poolgate/poolgate/internal/sat"
 	"github.com/poolgate/poolgate/topology"
 )
 
@@ -127,9 +128,15 @@ func (g *Gate) propose(s *state, a *ask, opt *optimistic, best topology.Result) 
 	// The search runs on a copy of the cluster of the first level and evicts the
 	// levels up to the one it tries. Every candidate evicted (the last level) gives
 	// best; most plans need the first: the levels are tried 1, 2, 4, … up to the first
-	// that places, then bisected below it.
-	base, k := opt.cluster, 0
-	if len(fp.byLevel) > 0 {
+	// that places, then bisected below it — from the first level with room enough to
+	// count the gang's pods, when that can be told (firstLevel): a gang of whole nodes
+	// on nodes full of small work places only where every candidate is evicted.
+	lo, hi := 1, len(fp.byLevel)
+	if hi > 0 {
+		lo = min(firstLevel(s, a, fp, cands), hi)
+	}
+	base, k := opt.cluster, len(fp.byLevel)
+	if lo < hi {
 		if opt.one == nil {
 			// The levels above the first are the smaller ones (a level holds the
 			// nodes with more candidates than the levels below it): put them back.
@@ -149,8 +156,7 @@ func (g *Gate) propose(s *state, a *ask, opt *optimistic, best topology.Result) 
 			unplaceOn(trial, fp.byLevel[k-1], +1)
 		}
 	}
-	lo, hi := 1, len(fp.byLevel)
-	for try := 1; try < hi; try *= 2 {
+	for try := lo; try < hi; try *= 2 {
 		at(try)
 		if res := s.placeOn(trial, a.place); res.Outcome == topology.Placed {
 			hi, best = try, res
@@ -265,4 +271,48 @@ func lastFirst(order []int) bool {
 func onePod(a *ask) bool {
 	root := &a.place.Root
 	return len(root.Children) == 0 && root.Pods == 1 && root.Extra == 0
+}
+
+// firstLevel returns the first level of fp (1 at least) at which a, a gang of one
+// shape, can have room for its pods at all: the pods that fit every node a may use,
+// with the candidates of that level and below evicted, counted node by node
+// (topology.PodRoom), reach the gang's. Below it no placement exists, so the search
+// need not try. It returns 1 when that cannot be told cheaply: a gang of several
+// shapes, or a candidate with pods on several nodes (whose level is not its rank on
+// each).
+func firstLevel(s *state, a *ask, fp *footprint, cands []*record) int {
+	root := &a.place.Root
+	if len(root.Children) != 0 {
+		return 1
+	}
+	for _, c := range cands {
+		if !onOneNode(c) {
+			return 1
+		}
+	}
+	room, err := s.cluster.PodRoom(root.Shape, root.Selector)
+	if err != nil {
+		return 1
+	}
+	// gain[k]: the pods more that fit once the candidates of rank k go, on every node.
+	gain := make([]int64, len(fp.byLevel)+1)
+	for node, list := range fp.on {
+		if !room.On(node) {
+			continue
+		}
+		prev := room.Count()
+		for rank, c := range list {
+			room.Free(c.foot, +1)
+			n := room.Count()
+			gain[rank+1] = sat.Add(gain[rank+1], n-prev)
+			prev = n
+		}
+	}
+	total := room.Total()
+	for k := 1; k < len(gain); k++ {
+		if total = sat.Add(total, gain[k]); total >= root.Pods {
+			return k
+		}
+	}
+	return len(fp.byLevel)
 }

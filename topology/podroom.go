@@ -1,5 +1,7 @@
 package topology
 
+import "github.com/poolgate/poolgate/internal/sat"
+
 // PodRoom answers, node by node, whether one pod of a given shape and selector would fit
 // on a node once some placed work were taken off it. A planner that must choose which
 // node to free for a one-pod gang weighs every node with it: a tally far cheaper than a
@@ -12,6 +14,7 @@ type PodRoom struct {
 	match []bool // per node slot; nil when the pod may use any node
 	node  int32  // the node the tally is of; -1 for none the pod may use
 	freed []int64
+	sum   []int64 // scratch for Count
 }
 
 // PodRoom prepares the question for one pod of shape on the nodes sel matches (nil: any
@@ -29,7 +32,7 @@ func (c *Cluster) PodRoom(shape Resources, sel Selector) (*PodRoom, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &PodRoom{c: c, k: k, match: c.matchAll(cs), node: -1, freed: make([]int64, len(c.res))}, nil
+	return &PodRoom{c: c, k: k, match: c.matchAll(cs), node: -1, freed: make([]int64, len(c.res)), sum: make([]int64, len(c.res))}, nil
 }
 
 // On starts a tally of the named node with nothing freed, and reports whether the pod
@@ -91,4 +94,37 @@ func (r *PodRoom) Fits() bool {
 		}
 	}
 	return true
+}
+
+// Count returns how many pods fit on the tally's node with what Free counted taken off,
+// as a placement search would count them there; 0 after a false On.
+func (r *PodRoom) Count() int64 {
+	c, i := r.c, r.node
+	if i < 0 {
+		return 0
+	}
+	nr := len(c.res)
+	for j := range r.sum {
+		r.sum[j] = sat.Add(c.free[int(i)*nr+j], r.freed[j])
+	}
+	return fitVec(r.sum, c.used[int(i)*nr:(int(i)+1)*nr], r.k.vec, Unlimited)
+}
+
+// Total returns how many pods fit on every node the pod may use, as they are (nothing
+// taken off), saturating at Unlimited. It leaves the tally as it was.
+func (r *PodRoom) Total() int64 {
+	c := r.c
+	if c == nil || r.k.never {
+		return 0
+	}
+	nr := len(c.res)
+	var n int64
+	for i := range int32(len(c.names)) {
+		if !c.usable(i) || r.match != nil && !r.match[i] {
+			continue
+		}
+		lo, hi := int(i)*nr, (int(i)+1)*nr
+		n = sat.Add(n, fitVec(c.free[lo:hi], c.used[lo:hi], r.k.vec, Unlimited))
+	}
+	return n
 }

@@ -65,6 +65,13 @@ func TestPodRoom(t *testing.T) {
 	assert.False(t, room.Fits())
 	assert.False(t, room.On("n4"), "a node outside the topology takes no pod")
 	assert.False(t, room.On("n9"), "no such node")
+	assert.Equal(t, int64(0), room.Count())
+	assert.Equal(t, int64(0), room.Total(), "1 GPU free on n1, no slot on n2, n3 cordoned, n4 outside the topology")
+	require.True(t, room.On("n1"))
+	room.Free(foot(big), +1)
+	assert.Equal(t, int64(1), room.Count(), "7 GPUs: one pod of 4")
+	room.Free(foot(small), +1)
+	assert.Equal(t, int64(2), room.Count(), "8 GPUs: two")
 
 	onB, err := c.PodRoom(four, topology.Selector{"model": {"B"}})
 	require.NoError(t, err)
@@ -153,6 +160,33 @@ func TestPropertyPodRoomAgreesWithPlace(t *testing.T) {
 			}
 			if got, want := room.Fits(), res.Outcome == topology.Placed; got != want {
 				return fmt.Sprintf("node %s with %d placements off: PodRoom %v, Place %v (shape %v, selector %v)", n.Name, len(off), got, want, shape, sel)
+			}
+			// Count pods fit there, and one more does not.
+			count := room.Count()
+			if (count >= 1) != room.Fits() {
+				return fmt.Sprintf("node %s: Count %d, Fits %v", n.Name, count, room.Fits())
+			}
+			if count >= 1 && count <= 32 {
+				for _, pods := range []int64{count, count + 1} {
+					res, err := trial.Place(topology.Request{Root: topology.Group{Name: "job", Pods: pods, Shape: shape, Selector: held}}, topology.Options{})
+					if err != nil {
+						return err.Error()
+					}
+					if placed := res.Outcome == topology.Placed; placed != (pods == count) {
+						return fmt.Sprintf("node %s: Count %d, but %d pods placed: %v", n.Name, count, pods, placed)
+					}
+				}
+			}
+		}
+		if sel == nil {
+			// With nothing taken off, the pods that fit anywhere are those Fit counts on
+			// the whole cluster.
+			want, err := c.Fit(shape, topology.Domain{})
+			if err != nil {
+				return err.Error()
+			}
+			if got := room.Total(); got != want {
+				return fmt.Sprintf("Total %d, Fit %d (shape %v)", got, want, shape)
 			}
 		}
 		return ""
