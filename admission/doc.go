@@ -445,6 +445,12 @@
 //     The strategies are greedy, and a small victim taken by strategy 1 can make a
 //     larger one fail strategy 2 although it alone would have made room; without this,
 //     such work would wait below its fair share for good.
+//   - A tie does not undo a plan: strategy 1 asks for a share strictly below the
+//     target's (P < T) of a candidate whose own admission evicted work the gate still
+//     holds. At equal shares a move changes nothing a share can tell, and with two
+//     resources (a dominant share the same whichever queue holds the unit), or three
+//     queues in a ring, the queues otherwise pass one unit on every cycle, one workload
+//     after another, which the shield of a single workload does not stop.
 //   - Convergence holds for the replays the tests run with work of one GPU each. With
 //     lumpier work the strategies can leave no state in which nothing passes, and the
 //     same workloads take turns forever (TestFairLumpyWorkMaySettleNever shows three

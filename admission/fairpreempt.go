@@ -144,7 +144,7 @@ func (p *fairPlanner) run(lows []*record) bool {
 				continue
 			}
 			p.x.other, _ = p.books.AppendPathDRSWithout(p.x.other[:0], y, z.vec)
-			if bAt < len(p.x.other) && P.Compare(p.x.other[bAt].DRS) <= 0 {
+			if bAt < len(p.x.other) && p.passes(P.Compare(p.x.other[bAt].DRS), z) {
 				fits = p.take(z, VictimFairShare)
 				break // the shares changed: choose the target again
 			}
@@ -200,7 +200,7 @@ func (p *fairPlanner) single(cands []*record, reclaim bool) bool {
 			a, b, bAt := p.split(z.leaf)
 			P := p.shareAfter(a)
 			p.x.other, _ = p.books.AppendPathDRSWithout(p.x.other[:0], z.leaf, z.vec)
-			if (bAt >= len(p.x.other) || P.Compare(p.x.other[bAt].DRS) > 0) && P.Compare(p.books.DRS(b)) >= 0 {
+			if (bAt >= len(p.x.other) || !p.passes(P.Compare(p.x.other[bAt].DRS), z)) && P.Compare(p.books.DRS(b)) >= 0 {
 				continue
 			}
 			why = VictimFairShare
@@ -212,6 +212,16 @@ func (p *fairPlanner) single(cands []*record, reclaim bool) bool {
 		p.removed, p.why = p.removed[:0], p.why[:0]
 	}
 	return false
+}
+
+// passes is strategy 1's test of candidate z, given how P compares with T after z's
+// removal: P ≤ T — but P < T when z's own admission evicted work that the gate still
+// holds (tookFrom). At equal shares a move changes nothing a share can tell, and queues
+// that tie after either takes a unit from another (equal shares of two resources, or
+// three queues in a ring) would otherwise pass it on every cycle, one workload after
+// another: a tie does not undo a plan.
+func (p *fairPlanner) passes(cmp int, z *record) bool {
+	return cmp < 0 || cmp == 0 && !p.g.tookFrom(z)
 }
 
 // markNeed marks the resources r asks for and cannot get without preemption: those

@@ -68,6 +68,12 @@ func podNodes(c *record) iter.Seq[string] {
 			return
 		}
 		as := c.placement.Assignments
+		if len(as) == 1 { // most work: one group on one node
+			if as[0].Pods > 0 {
+				yield(as[0].Node)
+			}
+			return
+		}
 		for k, a := range as {
 			if a.Pods > 0 && !slices.ContainsFunc(as[:k], func(b topology.Assignment) bool { return b.Node == a.Node && b.Pods > 0 }) {
 				if !yield(a.Node) {

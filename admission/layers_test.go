@@ -27,7 +27,7 @@ var layers = []struct {
 		"poolset_tree.go", "cost.go", "workload.go", "signature.go", "seal.go", "ask.go", "flavor.go"}},
 	{"containers", []string{"pending.go", "capacitybook.go", "searchcache.go", "carry.go"}},
 	{"state", []string{"gate.go", "state.go", "resolve.go"}},
-	{"planners", []string{"plans.go", "preempt.go", "footprint.go", "nodeplan.go", "fairpreempt.go", "possible.go", "cheapest.go", "cheapnode.go"}},
+	{"planners", []string{"plans.go", "preempt.go", "footprint.go", "nodeplan.go", "fairpreempt.go", "possible.go", "cheapest.go", "cheapnode.go", "wholenodes.go"}},
 	{"decisions", []string{"decideask.go", "assign.go", "dynamic.go"}},
 	{"cycles", []string{"walk.go", "fairwalk.go", "cycle.go"}},
 	{"mutations", []string{"change.go", "eventlog.go", "aside.go", "commit.go", "apply.go", "nodes.go", "capacity.go", "pools.go",

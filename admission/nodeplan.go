@@ -50,7 +50,10 @@ const (
 // re-checks, and every LOW workload of a's queue). With every one of them evicted, is
 // there a placement? If not, no plan exists: evicting fewer frees less. A bounded
 // search that runs out says so (BudgetExhausted). Otherwise propose picks victims and a
-// placement that needs few of them, and fillBack trims them to a 1-minimal plan.
+// placement that needs few of them, and fillBack trims them to a 1-minimal plan; for a
+// gang of one shape, whole nodes chosen for few victims (wholeNodes), trimmed the same
+// way, replace that plan when they are better (fewer victims; with plans that lose the
+// least work, less lost).
 //
 // Before the candidates are walked, one search on what HIGH/NORMAL work alone leaves
 // free (s.guarded, no LOW work at all) rules out the gangs no eviction can help: on a
@@ -92,6 +95,12 @@ func (g *Gate) nodePlan(s *state, p *plans, a *ask, now topology.Result) nodePla
 	}
 	victims, placed := g.propose(s, a, opt, best)
 	trimmed, at := g.fillBack(s, a, victims, placed, nil)
+	if v, p, ok := g.wholeNodes(s, a, opt); ok {
+		// Freeing whole nodes chosen for few victims may need fewer than the levels did.
+		if v, p = g.fillBack(s, a, v, p, nil); g.better(s, v, trimmed) {
+			victims, trimmed, at = v, v, p
+		}
+	}
 	if g.leastLost && !onePod(a) {
 		// Giving back the costliest first usually keeps the cheaper victims, but not
 		// always: of the two trims, the cheaper stands (a tie keeps the eviction order's).
@@ -218,6 +227,14 @@ func (g *Gate) propose(s *state, a *ask, opt *optimistic, best topology.Result) 
 func (g *Gate) fillBack(s *state, a *ask, victims []*record, cur topology.Placement, order []int) ([]*record, topology.Placement) {
 	victims = slices.Clone(victims)
 	s.take(victims)
+	// Whether cur still fits is asked once per victim: compiled once, it is a read.
+	foot, err := s.cluster.Footprint(cur)
+	stillFits := func() bool {
+		if err != nil {
+			return s.fitsNow(cur)
+		}
+		return s.cluster.HoldsFootprint(foot)
+	}
 	for k := range victims {
 		i := len(victims) - 1 - k
 		if order != nil {
@@ -226,12 +243,13 @@ func (g *Gate) fillBack(s *state, a *ask, victims []*record, cur topology.Placem
 		v := victims[i]
 		s.give([]*record{v})
 		if s.fits(a) {
-			if s.fitsNow(cur) {
+			if stillFits() {
 				victims[i] = nil
 				continue
 			}
 			if res := s.place(a.place); res.Outcome == topology.Placed {
 				cur = res.Placement
+				foot, err = s.cluster.Footprint(cur)
 				victims[i] = nil
 				continue
 			}
@@ -315,4 +333,13 @@ func firstLevel(s *state, a *ask, fp *footprint, cands []*record) int {
 		}
 	}
 	return len(fp.byLevel)
+}
+
+// better reports whether plan v is better than plan w: it loses less work when plans lose
+// the least work (then has fewer victims), else has fewer victims.
+func (g *Gate) better(s *state, v, w []*record) bool {
+	if g.leastLost {
+		return g.costOf(s, v).less(g.costOf(s, w))
+	}
+	return len(v) < len(w)
 }

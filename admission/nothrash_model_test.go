@@ -54,15 +54,17 @@ import (
 //     held exactly once, and the running LOW work admitted with a plan records its
 //     plan's victims.
 //
-// Two shapes of run may take turns for good, through different workloads of the same
-// queues, and there a ring of the graph is counted, not failed; every other check holds
-// there too. The package documents one: fair sharing with work of several GPUs, where
-// the strategies can leave no state in which nothing passes
-// (TestFairLumpyWorkMaySettleNever). The model found the other: fair sharing on a gate
-// that counts two resources — CPU beside the GPUs, or a GPU in two flavors — where two
-// queues may take one unit from each other every cycle at equal dominant shares
-// (TestNoThrashEqualSharesOnTwoResources, skipped). Any ring with fair sharing off, or
-// with fair sharing on work of one GPU each on a gate that counts one resource, fails.
+// A ring of three or more workloads that ends (no eviction in the run's last
+// settleCycles cycles) is counted, not failed: each took from the next once and the
+// evictions stopped; a pair never may. Two shapes of run may take turns for good, and
+// there a ring is counted too; every other check holds there as well. The package
+// documents one: fair sharing with work of several GPUs, where the strategies can leave
+// no state in which nothing passes (TestFairLumpyWorkMaySettleNever). The other is open:
+// on a tree that counts CPU beside the GPUs, a reclaim that looks only at the GPUs and
+// fair sharing's share test take a GPU around a ring of queues
+// (TestNoThrashReclaimAgainstShares, skipped). The model found a third, which the
+// fair planner's tie rule now closes: at equal dominant shares, queues passed one unit
+// around every cycle (TestNoThrashEqualSharesOnTwoResources). Any other ring fails.
 
 // thrashPool is a pool of a generated setup: its quota (for a pool set with flavors,
 // per flavor in offer order), maximum (0: none), weight and subpools.
@@ -540,8 +542,26 @@ type thrashAdmission struct {
 // thrashStats counts what the runs exercised, so the test can tell it said something.
 type thrashStats struct {
 	runs, fairRuns, cycles, evictions, lowByLow, fairVictims, minRuntimeRuns int
-	returnsNextCycle, returnChecks, knownLumpy, knownTies                    int
+	returnsNextCycle, returnChecks, knownLumpy, transientRings               int
+	knownReclaimRings                                                        int
 }
+
+// reclaimAndShare reports whether the evictions among the ring's workloads include a
+// reclaim and a fair-share eviction.
+func reclaimAndShare(es []thrashEviction, ring []WorkloadID) bool {
+	var reclaim, share bool
+	for _, e := range es {
+		if slices.Contains(ring, e.victim) && slices.Contains(ring, e.preemptor) {
+			reclaim = reclaim || e.why == VictimReclaim
+			share = share || e.why == VictimFairShare
+		}
+	}
+	return reclaim && share
+}
+
+// settleCycles is how many cycles at the end of a run must evict nothing for a ring of
+// its evictions to count as one that ended.
+const settleCycles = 5
 
 // gpusOn returns the GPUs a placement holds per node, nil for none.
 func gpusOn(p *topology.Placement) map[string]int64 {
@@ -695,15 +715,22 @@ func runNoThrash(tb testing.TB, s thrashSetup, st *thrashStats) string {
 			}
 		}
 		pair, ring := evictionPair(late), evictionRing(late)
+		// A run settles when its last settleCycles cycles evict nothing.
+		settled := len(evictions) == 0 || evictions[len(evictions)-1].cycle <= s.steps-settleCycles
 		switch back := evictedBack(evictions); {
 		case len(back) > 0:
 			fail("%s evicts %s back while it runs the admission that evicted it: the two evict each other in turn", back[1], back[0])
 		case len(ring) == 0:
-		case s.fair && (s.kind == "flavors" || s.cpu):
-			// Known: with two resources (CPU beside the GPUs, or a GPU in two flavors)
-			// two queues may take one unit from each other every cycle at equal
-			// dominant shares (TestNoThrashEqualSharesOnTwoResources).
-			st.knownTies++
+		case len(pair) == 0 && settled:
+			// A ring of three or more queues' work that ends: each took from the next once
+			// (a reclaim of guaranteed quota among them), and the evictions stopped.
+			st.transientRings++
+		case len(pair) == 0 && s.fair && s.cpu && reclaimAndShare(late, ring):
+			// Known, open: a queue within its nominal quota of the GPUs it needs reclaims
+			// them without a share test while it borrows CPU, and fair sharing then finds
+			// it above its share and takes the work back through other queues' work
+			// (TestNoThrashReclaimAgainstShares, skipped).
+			st.knownReclaimRings++
 		case s.fair && !s.unit:
 			// Documented: fair sharing with work of several GPUs may leave no state in
 			// which nothing passes, and the same workloads take turns
@@ -870,7 +897,7 @@ func TestNoThrashModel(t *testing.T) {
 	assert.Positive(t, st.fairVictims, "fair sharing never evicted anything")
 }
 
-// TestNoThrashEqualSharesOnTwoResources shows fair sharing taking turns for good under
+// TestNoThrashEqualSharesOnTwoResources: fair sharing used to take turns for good under
 // unchanged input with work of one unit each, when the gate counts two resources (two
 // resources of a tree, or one GPU in two flavors). Two sibling queues each hold one unit
 // of the first resource, and one unit of the second is free for them to borrow. A
@@ -880,9 +907,9 @@ func TestNoThrashModel(t *testing.T) {
 // eviction, and strategy 1 (at most the target's) passes. The other queue then does the
 // same. The shield stops the workload that was evicted from evicting its preemptor, but
 // not the next workload of its queue, so with two pending workloads per queue the unit
-// changes hands every cycle.
+// changed hands every cycle. Strategy 1 now asks for a strict P < T of a candidate whose
+// own admission evicted work the gate still holds, and both cases settle.
 func TestNoThrashEqualSharesOnTwoResources(t *testing.T) {
-	t.Skip("known: with two resources, fair sharing's strategy 1 passes a move that leaves both dominant shares equal, and two queues take one unit from each other every cycle")
 	// settles runs cycles until one admits nothing and fails if none does within limit.
 	settles := func(t *testing.T, g *Gate, limit int) {
 		t.Helper()
@@ -938,4 +965,20 @@ func TestNoThrashEqualSharesOnTwoResources(t *testing.T) {
 			flavorWork(t, "S3", "alpha", quota.Low, 1, 1, 3, ""), flavorWork(t, "X3", "alpha--x", quota.Low, 1, 1, 4, ""))
 		settles(t, g, 20)
 	})
+}
+
+// TestNoThrashReclaimAgainstShares holds the ring the model found that the rules still
+// allow (seed 3926 of the model: fair sharing on a tree that counts CPU beside the
+// GPUs). Queue q1 is within its nominal GPUs, so its work reclaims a GPU from q2's
+// borrowed work without a share test, although it borrows CPU; fair sharing then finds
+// q1 above its share and q2's work takes the GPU back, and q0's and q2's work pass it
+// on, four workloads in a ring every four cycles. The reclaim rule looks only at the
+// resources that need preemption, as Kueue reads it; breaking the ring means weighing
+// the borrowed CPU there too, a change of that rule.
+func TestNoThrashReclaimAgainstShares(t *testing.T) {
+	t.Skip("known: a reclaim that ignores borrowed CPU and fair sharing's share test take a GPU around a ring of four queues' work")
+	st := &thrashStats{}
+	if msg := runNoThrash(t, buildThrashSetup(3926), st); msg != "" {
+		t.Fatal(msg)
+	}
 }

@@ -392,6 +392,17 @@ func (g *Gate) spared(s *state, c *record, a *ask) bool {
 	return s.shield != "" && slices.Contains(c.evicted(), s.shield)
 }
 
+// tookFrom reports whether c's admission evicted a workload that the gate still holds
+// (pending or running): the fair planner's tie rule (fairPlanner.passes).
+func (g *Gate) tookFrom(c *record) bool {
+	for _, id := range c.evicted() {
+		if _, ok := g.ids[id]; ok {
+			return true
+		}
+	}
+	return false
+}
+
 // lost returns what evicting the running c throws away at s's time.
 func (g *Gate) lost(s *state, c *record) LostWork { return lostWork(c, g.costly, s.now) }
 

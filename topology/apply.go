@@ -36,22 +36,50 @@ func (c *Cluster) ApplyAll(ps []Placement) error {
 
 // take checks that the nodes have the room use needs, and takes it.
 func (c *Cluster) take(use []nodeUse, field string) error {
+	u, j, short := c.shortOf(use)
+	if short {
+		x := int(u.node)*len(c.res) + j
+		room := roomOf(c.free[x], c.used[x])
+		reason := fmt.Sprintf("needs %d %s but %d are free", u.vec[j], c.res[j], room)
+		if c.free[x] == Unlimited {
+			reason = fmt.Sprintf("needs %d %s but only %d more can be counted on a node that offers it without limit", u.vec[j], c.res[j], room)
+		}
+		return placementErr(field, fmt.Sprintf("%q", c.names[u.node]), reason)
+	}
+	c.change(use, -1)
+	return nil
+}
+
+// shortOf returns the first entry of use, and its column, that needs more than its node
+// has free, and false when every node has the room.
+func (c *Cluster) shortOf(use []nodeUse) (nodeUse, int, bool) {
 	nr := len(c.res)
 	for _, u := range use {
 		for j, q := range u.vec {
 			// A node over-committed on a resource still takes pods that ask none of it.
 			x := int(u.node)*nr + j
-			if room := roomOf(c.free[x], c.used[x]); q > 0 && q > room {
-				reason := fmt.Sprintf("needs %d %s but %d are free", q, c.res[j], room)
-				if c.free[x] == Unlimited {
-					reason = fmt.Sprintf("needs %d %s but only %d more can be counted on a node that offers it without limit", q, c.res[j], room)
-				}
-				return placementErr(field, fmt.Sprintf("%q", c.names[u.node]), reason)
+			if q > 0 && q > roomOf(c.free[x], c.used[x]) {
+				return u, j, true
 			}
 		}
 	}
-	c.change(use, -1)
-	return nil
+	return nodeUse{}, 0, false
+}
+
+// HoldsFootprint reports whether the free capacity has the room f's pods need, as
+// ApplyFootprints of f alone would find, without changing anything: a planner that asks
+// again and again whether one placement still fits compiles it once (Footprint) and
+// asks here, where Apply and Remove would change the capacity and its sums twice.
+func (c *Cluster) HoldsFootprint(f Footprint) bool {
+	if c.built() != nil {
+		return false
+	}
+	use, err := c.resolve(0, f)
+	if err != nil {
+		return false
+	}
+	_, _, short := c.shortOf(use)
+	return !short
 }
 
 // Remove gives the placement's pods back to the free capacity of their nodes, undoing
