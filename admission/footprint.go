@@ -160,15 +160,17 @@ func (fp *footprint) remove(list []*record, c *record) []*record {
 	return slices.Delete(list, i, i+1)
 }
 
-// heldOn returns what c's pods hold of resource res on node.
-func heldOn(c *record, node, res string) int64 {
-	var n int64
+// heldAt returns what c's pods hold on node, resource by resource.
+func heldAt(c *record, node string) topology.Resources {
+	out := topology.Resources{}
 	for _, a := range c.placement.Assignments {
 		if a.Node == node {
-			n += a.Pods * a.Shape[res]
+			for res, q := range a.Shape {
+				out[res] += a.Pods * q
+			}
 		}
 	}
-	return n
+	return out
 }
 
 // cover returns the victims a placement p needs, found with the candidates of level at
@@ -187,15 +189,22 @@ func (fp *footprint) cover(cluster *topology.Cluster, k int, p topology.Placemen
 	need := byNode(p)
 	for _, node := range placementNodes(p) {
 		free, _ := cluster.Free(node)
+		// What each candidate holds there, read off its placement once: a workload
+		// spread over many nodes has many assignments, and every resource asks.
+		list := fp.on[node]
+		held := make([]topology.Resources, len(list))
+		for i, c := range list {
+			held[i] = heldAt(c, node)
+		}
 		short := topology.Resources{}
 		for res, q := range need[node] {
 			have := free[res]
-			for _, c := range fp.on[node] {
+			for i, c := range list {
 				if evicted[c] {
-					have -= heldOn(c, node, res)
+					have -= held[i][res]
 				}
 				if chosen[c] {
-					have += heldOn(c, node, res)
+					have += held[i][res]
 				}
 			}
 			if q > have {
@@ -206,16 +215,10 @@ func (fp *footprint) cover(cluster *topology.Cluster, k int, p topology.Placemen
 			continue
 		}
 		var here []*record
-		for _, c := range fp.on[node] {
+		var amounts []topology.Resources
+		for i, c := range list {
 			if !chosen[c] {
-				here = append(here, c)
-			}
-		}
-		amounts := make([]topology.Resources, len(here))
-		for i, c := range here {
-			amounts[i] = topology.Resources{}
-			for res := range short {
-				amounts[i][res] = heldOn(c, node, res)
+				here, amounts = append(here, c), append(amounts, held[i])
 			}
 		}
 		for _, c := range fewestCovering(here, short, amounts) {

@@ -145,7 +145,14 @@ func (g *Gate) propose(s *state, a *ask, opt *optimistic, best topology.Result) 
 		lo = min(firstLevel(s, a, fp, cands), hi)
 	}
 	base, k := opt.cluster, len(fp.byLevel)
-	if lo < hi {
+	switch {
+	case lo >= hi:
+	case opt.one == nil && lo > 1 && levelsSize(fp.byLevel[:lo]) < levelsSize(fp.byLevel[1:]):
+		// The search starts above the first level, and the levels up to it hold fewer
+		// candidates than those the first level's cluster puts back: evict them from
+		// the working cluster instead.
+		base, k = s.cluster, 0
+	default:
 		if opt.one == nil {
 			// The levels above the first are the smaller ones (a level holds the
 			// nodes with more candidates than the levels below it): put them back.
@@ -342,4 +349,13 @@ func (g *Gate) better(s *state, v, w []*record) bool {
 		return g.costOf(s, v).less(g.costOf(s, w))
 	}
 	return len(v) < len(w)
+}
+
+// levelsSize counts the candidates of levels.
+func levelsSize(levels [][]*record) int {
+	n := 0
+	for _, l := range levels {
+		n += len(l)
+	}
+	return n
 }
