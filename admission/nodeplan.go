@@ -51,9 +51,9 @@ const (
 // there a placement? If not, no plan exists: evicting fewer frees less. A bounded
 // search that runs out says so (BudgetExhausted). Otherwise propose picks victims and a
 // placement that needs few of them, and fillBack trims them to a 1-minimal plan; for a
-// gang of one shape, whole nodes chosen for few victims (wholeNodes), trimmed the same
-// way, replace that plan when they are better (fewer victims; with plans that lose the
-// least work, less lost).
+// gang of one shape, whole nodes chosen for few victims (wholeNodes) replace that plan
+// when they are better before their own trim (fewer victims; with plans that lose the
+// least work, less lost), and are trimmed the same way.
 //
 // Before the candidates are walked, one search on what HIGH/NORMAL work alone leaves
 // free (s.guarded, no LOW work at all) rules out the gangs no eviction can help: on a
@@ -95,11 +95,11 @@ func (g *Gate) nodePlan(s *state, p *plans, a *ask, now topology.Result) nodePla
 	}
 	victims, placed := g.propose(s, a, opt, best)
 	trimmed, at := g.fillBack(s, a, victims, placed, nil)
-	if v, p, ok := g.wholeNodes(s, a, opt); ok {
-		// Freeing whole nodes chosen for few victims may need fewer than the levels did.
-		if v, p = g.fillBack(s, a, v, p, nil); g.better(s, v, trimmed) {
-			victims, trimmed, at = v, v, p
-		}
+	if v, p, ok := g.wholeNodes(s, a, opt); ok && g.better(s, v, trimmed) {
+		// Freeing whole nodes chosen for few victims needs fewer than the levels did,
+		// before its own trim: worth one (which only makes it better).
+		victims = v
+		trimmed, at = g.fillBack(s, a, v, p, nil)
 	}
 	if g.leastLost && !onePod(a) {
 		// Giving back the costliest first usually keeps the cheaper victims, but not
