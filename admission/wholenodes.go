@@ -56,30 +56,28 @@ func (g *Gate) wholeNodes(s *state, a *ask, opt *optimistic) ([]*record, topolog
 	}
 	slices.SortFunc(items, func(p, q nodeItem) int { return strings.Compare(p.node, q.node) })
 	// spread[w]: the items w holds pods on. Evicting w counts a share of it against
-	// each: work whose pods share many nodes empties them all for one victim.
-	spread := map[*record]int{}
-	for _, it := range items {
+	// each: work whose pods share many nodes empties them all for one victim. cost[i]
+	// is what item i's workloads not yet chosen count, kept as they are chosen.
+	spread := map[*record][]int{}
+	for i, it := range items {
 		for _, c := range it.cands {
-			spread[c]++
+			spread[c] = append(spread[c], i)
+		}
+	}
+	cost := make([]float64, len(items))
+	for i, it := range items {
+		for _, c := range it.cands {
+			cost[i] += 1 / float64(len(spread[c]))
 		}
 	}
 	chosen := map[*record]bool{}
 	taken := make([]bool, len(items))
 	for need > 0 {
-		best, bestCost := -1, 0.0
+		best := -1
 		for i, it := range items {
-			if taken[i] {
-				continue
-			}
-			cost := 0.0
-			for _, c := range it.cands {
-				if !chosen[c] {
-					cost += 1 / float64(spread[c])
-				}
-			}
 			// gain/cost above the best's, a node that needs no new victim first.
-			if best < 0 || float64(it.gain)*bestCost > float64(items[best].gain)*cost {
-				best, bestCost = i, cost
+			if !taken[i] && (best < 0 || float64(it.gain)*cost[best] > float64(items[best].gain)*cost[i]) {
+				best = i
 			}
 		}
 		if best < 0 {
@@ -87,7 +85,15 @@ func (g *Gate) wholeNodes(s *state, a *ask, opt *optimistic) ([]*record, topolog
 		}
 		taken[best] = true
 		for _, c := range items[best].cands {
+			if chosen[c] {
+				continue
+			}
 			chosen[c] = true
+			for _, j := range spread[c] {
+				if cost[j] -= 1 / float64(len(spread[c])); cost[j] < 1e-9 {
+					cost[j] = 0 // every workload there chosen: what is left is rounding
+				}
+			}
 		}
 		need -= items[best].gain
 	}
