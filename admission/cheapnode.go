@@ -128,20 +128,13 @@ func (g *Gate) cheapestNode(s *state, a *ask, opt *optimistic, victims []*record
 		if !g.allowed(s, a, set) {
 			continue
 		}
-		s.take(set)
-		fits := s.fits(a)
-		var res topology.Result
-		if fits {
-			s.searches++
-			res = s.place(a.place)
-		}
-		s.give(set)
-		if !fits || res.Outcome != topology.Placed {
+		at, ok := s.placeWithout(a, set)
+		if !ok {
 			continue
 		}
 		// The set is 1-minimal as it stands: the pod fits no other node (the node planner
 		// was called because it fits none), and on this one the tally needs every victim.
-		return set, res.Placement
+		return set, at
 	}
 	return victims, placed
 }

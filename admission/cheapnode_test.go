@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/poolgate/poolgate/gang"
 	"github.com/poolgate/poolgate/internal/gen"
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
@@ -50,13 +49,7 @@ func wideGate(t testing.TB, least bool, models []string, pods [][]int64, admitte
 // modelGang is a one-pod gang of gpus GPUs on nodes of the given model.
 func modelGang(t testing.TB, gpus int, model string) *Gang {
 	t.Helper()
-	spec, err := gang.ParseSpec([]byte(`{"minMember": 1, "nodeSelector": {"model": ["` + model + `"]}}`))
-	require.NoError(t, err)
-	tree, err := gang.Compile(spec)
-	require.NoError(t, err)
-	req, err := tree.Requests([]string{"gpu", "cpu"}, map[string]map[string]int64{"": {"gpu": int64(gpus), "cpu": 100}})
-	require.NoError(t, err)
-	return &Gang{Tree: tree, Requests: req, Name: "job"}
+	return specGang(t, `{"minMember": 1, "nodeSelector": {"model": ["`+model+`"]}}`, gpus)
 }
 
 // TestCheapestNodeForOnePod: ten nodes full of LOW work, two 4-GPU pods on each — more

@@ -126,33 +126,28 @@ func BenchmarkNodePlan(b *testing.B) {
 			d, err := g.Decide(w)
 			require.NoError(b, err)
 			require.True(b, d.Admitted(), d.Message())
-			b.Run(fmt.Sprintf("nodes=%d/%s/gate", n, shape.name), func(b *testing.B) {
-				b.ReportAllocs()
-				searches := 0
-				for b.Loop() {
-					d, _ := g.Decide(w)
-					searches = d.Searches
+			for _, least := range []bool{false, true} {
+				name := "gate"
+				if least {
+					name = "least-lost"
 				}
-				b.ReportMetric(float64(searches), "searches/op")
-				b.ReportMetric(float64(len(d.Plan)), "victims")
-				b.ReportMetric(float64(d.LostWork), "GPU-s-lost")
-			})
-			b.Run(fmt.Sprintf("nodes=%d/%s/least-lost", n, shape.name), func(b *testing.B) {
-				require.NoError(b, g.SetLeastLostWork(true))
-				defer func() { require.NoError(b, g.SetLeastLostWork(false)) }()
-				d, err := g.Decide(w)
-				require.NoError(b, err)
-				require.True(b, d.Admitted(), d.Message())
-				b.ReportAllocs()
-				searches := 0
-				for b.Loop() {
-					d, _ := g.Decide(w)
-					searches = d.Searches
-				}
-				b.ReportMetric(float64(searches), "searches/op")
-				b.ReportMetric(float64(len(d.Plan)), "victims")
-				b.ReportMetric(float64(d.LostWork), "GPU-s-lost")
-			})
+				b.Run(fmt.Sprintf("nodes=%d/%s/%s", n, shape.name, name), func(b *testing.B) {
+					require.NoError(b, g.SetLeastLostWork(least))
+					defer func() { require.NoError(b, g.SetLeastLostWork(false)) }()
+					d, err := g.Decide(w)
+					require.NoError(b, err)
+					require.True(b, d.Admitted(), d.Message())
+					b.ReportAllocs()
+					searches := 0
+					for b.Loop() {
+						d, _ := g.Decide(w)
+						searches = d.Searches
+					}
+					b.ReportMetric(float64(searches), "searches/op")
+					b.ReportMetric(float64(len(d.Plan)), "victims")
+					b.ReportMetric(float64(d.LostWork), "GPU-s-lost")
+				})
+			}
 			b.Run(fmt.Sprintf("nodes=%d/%s/naive", n, shape.name), func(b *testing.B) {
 				b.ReportAllocs()
 				searches, victims := 0, 0

@@ -28,7 +28,13 @@ func hostCluster(t testing.TB, gpus ...int64) *topology.Cluster {
 // podGang is a gang of pods pods of gpus GPUs each, without a topology constraint.
 func podGang(t testing.TB, pods, gpus int) *Gang {
 	t.Helper()
-	spec, err := gang.ParseSpec([]byte(`{"minMember": ` + itoa(pods) + `}`))
+	return specGang(t, `{"minMember": `+itoa(pods)+`}`, gpus)
+}
+
+// specGang is the gang of a PodGroup spec whose pods ask for gpus GPUs and 100 m CPU each.
+func specGang(t testing.TB, js string, gpus int) *Gang {
+	t.Helper()
+	spec, err := gang.ParseSpec([]byte(js))
 	require.NoError(t, err)
 	tree, err := gang.Compile(spec)
 	require.NoError(t, err)

@@ -187,6 +187,19 @@ func (s *state) fitsNow(p topology.Placement) bool {
 	return true
 }
 
+// placeWithout reports where a would go with victims evicted, and false when it then
+// does not fit the tree or has no placement; it leaves s as it was.
+func (s *state) placeWithout(a *ask, victims []*record) (topology.Placement, bool) {
+	s.take(victims)
+	defer s.give(victims)
+	if !s.fits(a) {
+		return topology.Placement{}, false
+	}
+	s.searches++
+	res := s.place(a.place)
+	return res.Placement, res.Outcome == topology.Placed
+}
+
 // take removes the workloads' usage from s's tree and their pods from its cluster, as
 // evicting them would; give undoes it. takeUsage and giveUsage do the same for the
 // usage alone.

@@ -98,16 +98,9 @@ func (g *Gate) wholeNodes(s *state, a *ask, opt *optimistic) ([]*record, topolog
 		need -= items[best].gain
 	}
 	victims := chosenOf(opt.cands, chosen)
-	s.take(victims)
-	ok := s.fits(a)
-	var res topology.Result
-	if ok {
-		s.searches++
-		res = s.place(a.place)
-	}
-	s.give(victims)
-	if !ok || res.Outcome != topology.Placed {
+	at, ok := s.placeWithout(a, victims)
+	if !ok {
 		return nil, topology.Placement{}, false
 	}
-	return victims, res.Placement, true
+	return victims, at, true
 }
