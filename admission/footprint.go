@@ -355,3 +355,18 @@ func chosenOf(cands []*record, chosen map[*record]bool) []*record {
 	}
 	return out
 }
+
+// shapeRoom returns the tally of a's pods on s's cluster when a is a gang of one shape
+// (topology.PodRoom), nil for a gang of several or a shape the cluster refuses. It reads
+// the cluster s holds now.
+func shapeRoom(s *state, a *ask) *topology.PodRoom {
+	root := &a.place.Root
+	if len(root.Children) != 0 {
+		return nil
+	}
+	room, err := s.cluster.PodRoom(root.Shape, root.Selector)
+	if err != nil {
+		return nil
+	}
+	return room
+}

@@ -306,8 +306,8 @@ func onePod(a *ask) bool {
 // shapes, or a candidate with pods on several nodes (whose level is not its rank on
 // each).
 func firstLevel(s *state, a *ask, fp *footprint, cands []*record) int {
-	root := &a.place.Root
-	if len(root.Children) != 0 {
+	room := shapeRoom(s, a)
+	if room == nil {
 		return 1
 	}
 	for _, c := range cands {
@@ -315,10 +315,7 @@ func firstLevel(s *state, a *ask, fp *footprint, cands []*record) int {
 			return 1
 		}
 	}
-	room, err := s.cluster.PodRoom(root.Shape, root.Selector)
-	if err != nil {
-		return 1
-	}
+	root := &a.place.Root
 	// gain[k]: the pods more that fit once the candidates of rank k go, on every node.
 	gain := make([]int64, len(fp.byLevel)+1)
 	for node, list := range fp.on {

@@ -29,14 +29,11 @@ type nodeItem struct {
 // evicted a placement search must place a and the tree take it; the caller trims the
 // set (fillBack) and keeps it only when it is better than propose's.
 func (g *Gate) wholeNodes(s *state, a *ask, opt *optimistic) ([]*record, topology.Placement, bool) {
+	room := shapeRoom(s, a)
+	if room == nil || a.place.Root.Pods < 2 || opt.fp == nil {
+		return nil, topology.Placement{}, false
+	}
 	root := &a.place.Root
-	if len(root.Children) != 0 || root.Pods < 2 || opt.fp == nil {
-		return nil, topology.Placement{}, false
-	}
-	room, err := s.cluster.PodRoom(root.Shape, root.Selector)
-	if err != nil {
-		return nil, topology.Placement{}, false
-	}
 	need := root.Pods - room.Total()
 	if need <= 0 {
 		return nil, topology.Placement{}, false // room enough by count: constraints stand in the way
