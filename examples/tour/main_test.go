@@ -36,6 +36,8 @@ func TestTourIsDeterministic(t *testing.T) {
 		"└─ research             2       gpu       2      8      12      8      -",
 	}, "\n"), "with fair sharing the weights 2 and 1 split the idle GPUs")
 	assert.Contains(t, first, "  least lost work: admit to team--shared after preempting train-a, evicting train-a, which loses 240 GPU-s", "the plan that loses least takes the fresh checkpoint")
+	assert.Contains(t, first, "  eviction order:  frees n00, evicting 2 jobs, which lose 54720 GPU-s", "the placement's first node")
+	assert.Contains(t, first, "  least lost work: frees n07, evicting 2 jobs, which lose 480 GPU-s", "the node whose work saved last")
 	assert.Contains(t, first, "  job-2: admit to research — nvidia.com/gpu: a100 (Fit); h100: Quota\n", "Kueue's objects decide as read")
 	assert.Contains(t, first, "not modelled: ResourceFlavor \"a100\": spec.nodeTaints", "what poolgate does not model is said")
 	assert.Contains(t, first, "  research h100: quota 16, maximum 32, 8 allocated to subpools, 8 unallocated\n", "pools keep their quotas per flavor")
