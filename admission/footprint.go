@@ -160,19 +160,6 @@ func (fp *footprint) remove(list []*record, c *record) []*record {
 	return slices.Delete(list, i, i+1)
 }
 
-// heldAt returns what c's pods hold on node, resource by resource.
-func heldAt(c *record, node string) topology.Resources {
-	out := topology.Resources{}
-	for _, a := range c.placement.Assignments {
-		if a.Node == node {
-			for res, q := range a.Shape {
-				out[res] += a.Pods * q
-			}
-		}
-	}
-	return out
-}
-
 // cover returns the victims a placement p needs, found with the candidates of level at
 // most k evicted (as cluster holds them): on each of p's nodes, in p's order, when p needs
 // more than the node has without evictions, the fewest candidates with pods there (then
@@ -186,29 +173,30 @@ func (fp *footprint) cover(cluster *topology.Cluster, k int, p topology.Placemen
 		}
 	}
 	chosen := map[*record]bool{}
-	need := byNode(p)
+	cols := columnsOf(p)
+	need := cols.byNode(p)
 	for _, node := range placementNodes(p) {
 		free, _ := cluster.Free(node)
 		// What each candidate holds there, read off its placement once: a workload
 		// spread over many nodes has many assignments, and every resource asks.
 		list := fp.on[node]
-		held := make([]topology.Resources, len(list))
+		held := make([][]int64, len(list))
 		for i, c := range list {
-			held[i] = heldAt(c, node)
+			held[i] = cols.heldAt(c, node)
 		}
 		short := topology.Resources{}
-		for res, q := range need[node] {
-			have := free[res]
+		for j, q := range need[node] {
+			have := free[cols.names[j]]
 			for i, c := range list {
 				if evicted[c] {
-					have -= held[i][res]
+					have -= held[i][j]
 				}
 				if chosen[c] {
-					have += held[i][res]
+					have += held[i][j]
 				}
 			}
 			if q > have {
-				short[res] = q - have
+				short[cols.names[j]] = q - have
 			}
 		}
 		if len(short) == 0 {
@@ -217,15 +205,90 @@ func (fp *footprint) cover(cluster *topology.Cluster, k int, p topology.Placemen
 		var here []*record
 		var amounts []topology.Resources
 		for i, c := range list {
-			if !chosen[c] {
-				here, amounts = append(here, c), append(amounts, held[i])
+			if chosen[c] {
+				continue
 			}
+			amount := make(topology.Resources, len(short))
+			for res := range short {
+				amount[res] = held[i][cols.index[res]]
+			}
+			here, amounts = append(here, c), append(amounts, amount)
 		}
 		for _, c := range fewestCovering(here, short, amounts) {
 			chosen[c] = true
 		}
 	}
 	return chosen
+}
+
+// columns numbers the resources a placement asks for, so that what a node needs and
+// what its candidates hold are slices, not maps of every resource.
+type columns struct {
+	names []string
+	index map[string]int
+}
+
+// columnsOf numbers the resources of p's shapes.
+func columnsOf(p topology.Placement) columns {
+	cols := columns{index: map[string]int{}}
+	for _, a := range p.Assignments {
+		for res := range a.Shape {
+			if _, ok := cols.index[res]; !ok {
+				cols.index[res] = len(cols.names)
+				cols.names = append(cols.names, res)
+			}
+		}
+	}
+	return cols
+}
+
+// byNode sums p's resources per node. The assignments of one group share their shape,
+// which is numbered once.
+func (cols columns) byNode(p topology.Placement) map[string][]int64 {
+	out := map[string][]int64{}
+	shape := map[string][]int64{}
+	for _, a := range p.Assignments {
+		v := shape[a.Group]
+		if v == nil {
+			v = cols.vector(a.Shape)
+			shape[a.Group] = v
+		}
+		m := out[a.Node]
+		if m == nil {
+			m = make([]int64, len(cols.names))
+			out[a.Node] = m
+		}
+		for j, q := range v {
+			m[j] += a.Pods * q
+		}
+	}
+	return out
+}
+
+// heldAt returns what c's pods hold on node, in cols' resources.
+func (cols columns) heldAt(c *record, node string) []int64 {
+	out := make([]int64, len(cols.names))
+	for _, a := range c.placement.Assignments {
+		if a.Node == node {
+			for res, q := range a.Shape {
+				if j, ok := cols.index[res]; ok {
+					out[j] += a.Pods * q
+				}
+			}
+		}
+	}
+	return out
+}
+
+// vector returns r in cols' resources (those it does not number left out).
+func (cols columns) vector(r topology.Resources) []int64 {
+	out := make([]int64, len(cols.names))
+	for res, q := range r {
+		if j, ok := cols.index[res]; ok {
+			out[j] = q
+		}
+	}
+	return out
 }
 
 // fewestCovering returns the fewest of cands whose amounts (amounts[i] is what
@@ -311,22 +374,6 @@ func fewestCovering(cands []*record, short topology.Resources, amounts []topolog
 		}
 	}
 	return cands
-}
-
-// byNode sums a placement's resources per node.
-func byNode(p topology.Placement) map[string]topology.Resources {
-	out := map[string]topology.Resources{}
-	for _, a := range p.Assignments {
-		m := out[a.Node]
-		if m == nil {
-			m = topology.Resources{}
-			out[a.Node] = m
-		}
-		for res, q := range a.Shape {
-			m[res] += a.Pods * q
-		}
-	}
-	return out
 }
 
 // placementNodes returns a placement's nodes in the order they first appear.
