@@ -34,11 +34,13 @@ type costed struct {
 // given what the node planner found: a plan (1-minimal, allowed) and its placement, or
 // none. With few candidates, every allowed set is weighed by evicting it on trial and
 // searching a placement. With more, a one-pod gang weighs every node as the one to free
-// (cheapestNode); otherwise the plan stands, the cheaper of its two trims (nodePlan). It leaves s as it was.
+// (cheapestNode); otherwise the plan stands, the cheaper of its two trims (nodePlan).
+// It leaves s as it was.
 func (g *Gate) cheapestNodes(s *state, a *ask, planned nodePlanned) ([]*record, topology.Placement) {
 	victims, placed := planned.victims, planned.placement
 	if planned.cause == planFound && len(planned.opt.cands) > exactNodeCandidates {
-		// candidates holds every member of the plan's walk, and more.
+		// Every candidate of the plan's walk is one of those candidates lists: more
+		// than the exact bound there, then more here, without listing them.
 		return g.cheapestNode(s, a, planned.opt, victims, placed)
 	}
 	cands := g.candidates(s, a, false, exactNodeCandidates)

@@ -23,9 +23,11 @@ type nodeItem struct {
 // among nodes that look alike, whatever it costs to empty them; work whose pods share
 // several nodes is what it misses: evicting it empties them all at once. Here each node
 // where the candidates hold pods is an item — the pods of a's shape it gains with all of
-// them evicted (topology.PodRoom) — and items are taken greedily by gain per workload
-// not yet chosen (an item whose workloads are all chosen already is free), ties by node
-// name, until the pods gained make up what the cluster lacks. With those workloads
+// them evicted (topology.PodRoom) — and items are taken greedily by gain per cost, ties
+// by node name, until the pods gained make up what the cluster lacks. An item's cost is
+// its workloads not yet chosen, each counted 1/k when it holds pods on k items: an item
+// whose workloads are all chosen already is free, and one of a workload spread over many
+// nodes is cheap, as evicting it frees them all. With those workloads
 // evicted a placement search must place a and the tree take it; the caller trims the
 // set (fillBack) and keeps it only when it is better than propose's.
 func (g *Gate) wholeNodes(s *state, a *ask, opt *optimistic) ([]*record, topology.Placement, bool) {
