@@ -236,12 +236,7 @@ func (g *Gate) fillBack(s *state, a *ask, victims []*record, cur topology.Placem
 	s.take(victims)
 	// Whether cur still fits is asked once per victim: compiled once, it is a read.
 	foot, err := s.cluster.Footprint(cur)
-	stillFits := func() bool {
-		if err != nil {
-			return s.fitsNow(cur)
-		}
-		return s.cluster.HoldsFootprint(foot)
-	}
+	stillFits := func() bool { return err == nil && s.cluster.HoldsFootprint(foot) }
 	for k := range victims {
 		i := len(victims) - 1 - k
 		if order != nil {

@@ -178,13 +178,11 @@ func (s *state) placeOn(c *topology.Cluster, req *topology.Request) topology.Res
 	return res
 }
 
-// fitsNow reports whether placement p fits s's cluster as it is.
+// fitsNow reports whether placement p fits s's cluster as it is: compiled and read,
+// where applying and removing it would change the capacity and its sums twice.
 func (s *state) fitsNow(p topology.Placement) bool {
-	if s.cluster.Apply(p) != nil {
-		return false
-	}
-	_ = s.cluster.Remove(p)
-	return true
+	f, err := s.cluster.Footprint(p)
+	return err == nil && s.cluster.HoldsFootprint(f)
 }
 
 // placeWithout reports where a would go with victims evicted, and false when it then
