@@ -42,7 +42,9 @@ type Explanation struct {
 	// a cycle at now, or Decide's for work a cycle does not walk.
 	Decision admission.Decision
 	// Remedies are what would admit it now, each checked on a copy of the gate, in the
-	// order evict, raise quota, shrink; or the one remedy RemedyWait.
+	// order evict, raise quota, shrink, then a wait that running work's minimum runtimes
+	// end (RemedyWait with Until, checked by a decision at that time); or the one remedy
+	// RemedyWait.
 	Remedies []Remedy
 }
 
@@ -200,7 +202,7 @@ func explainAside(g *admission.Gate, d admission.Decision, now time.Time, o Opti
 	e.Cause, e.Culprit, e.Text = CauseInadmissible, inadmissibleCulprit(d), sentence(d)
 	numbers(&e, d)
 	if !o.NoRemedies {
-		e.Remedies = remedies(g, d, e, o)
+		e.Remedies = remedies(g, d, e, o, now)
 	}
 	return e
 }
@@ -239,7 +241,7 @@ func (x *Cycle) explainAt(g *admission.Gate, at int, o Options) (Explanation, er
 		// alone — a remedy's check — does not see: it waits its turn.
 		e.Remedies = []Remedy{{Kind: RemedyWait}}
 	default:
-		e.Remedies = remedies(g, alone, e, o)
+		e.Remedies = remedies(g, alone, e, o, c.Now)
 	}
 	return e, nil
 }
@@ -279,7 +281,7 @@ func DryRun(g *admission.Gate, w admission.Workload, now time.Time, o Options) (
 	}
 	numbers(&e, d)
 	if !o.NoRemedies {
-		e.Remedies = remedies(g, d, e, o)
+		e.Remedies = remedies(g, d, e, o, now)
 	}
 	return e, nil
 }

@@ -328,3 +328,30 @@ func TestExplainFairShareRank(t *testing.T) {
 	assert.Equal(t, 2, e.Rank)
 	assert.Contains(t, e.Text, "its queue comes 2nd in this cycle's fair order")
 }
+
+// A HIGH workload waits for LOW work inside its minimum runtime: the remedies are to
+// evict it anyway (a host may) or to wait until the runtime ends, when a plan takes it;
+// the wait is checked by a decision at that time, and before it none admits.
+func TestExplainWaitsForMinimumRuntime(t *testing.T) {
+	g := poolGate(t, 8, admission.Options{MinRuntime: admission.MinRuntime{Preempt: 10 * time.Minute, Reclaim: time.Hour}}, "team:8")
+	run(t, g, work("old", "team", quota.Low, 4, 0), work("young", "team", quota.Low, 4, 25))
+	require.NoError(t, g.Checkpoint("old", at(29))) // old is not protected, but 4 GPUs are not enough
+	submit(t, g, work("serve", "team", quota.High, 8, 30))
+	e := explainChecked(t, g, "serve")
+	require.NotEmpty(t, e.Remedies)
+	last := e.Remedies[len(e.Remedies)-1]
+	assert.Equal(t, RemedyWait, last.Kind)
+	assert.Equal(t, at(35), last.Until, "young has run its 10 minutes at 09:35")
+	assert.Contains(t, last.String(), "wait until")
+	assert.Equal(t, RemedyEvict, e.Remedies[0].Kind, "a host may still evict protected work: %v", e.Remedies)
+	d, err := g.DecideAt(work("serve", "team", quota.High, 8, 30), at(34))
+	require.NoError(t, err)
+	assert.False(t, d.Admitted(), "a minute earlier no plan may take young")
+
+	// Without minimum runtimes there is nothing to wait for: the plan is there now.
+	g = poolGate(t, 8, admission.Options{}, "team:8")
+	run(t, g, work("old", "team", quota.Low, 4, 0), work("young", "team", quota.Low, 4, 25))
+	submit(t, g, work("serve", "team", quota.High, 8, 30))
+	e = explainChecked(t, g, "serve")
+	assert.Equal(t, CauseNone, e.Cause, e.Text)
+}

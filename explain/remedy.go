@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/poolgate/poolgate/admission"
 	"github.com/poolgate/poolgate/internal/combin"
@@ -23,6 +24,10 @@ type Remedy struct {
 	Raises []Raise `json:",omitempty"`
 	// Shape is, for RemedyShrink, the largest smaller shape that runs now.
 	Shape *Shape `json:",omitempty"`
+	// Until is, for RemedyWait, when known, the first time at which the minimum runtimes
+	// of running LOW work (admission.MinRuntime) have run out far enough that a plan
+	// admits the workload, nothing else changing; zero when no such time ends the wait.
+	Until time.Time `json:",omitzero"`
 }
 
 // Raise is one quota change: Node's quota of Resource from From to To. What says
@@ -64,6 +69,9 @@ func (r Remedy) String() string {
 			return "ask " + r.Shape.Request[0].String() + " " + r.Shape.Resource + " instead"
 		}
 		return "ask " + strconv.FormatInt(r.Shape.PerPod, 10) + " " + r.Shape.Resource + " per pod instead"
+	}
+	if !r.Until.IsZero() {
+		return "wait until " + r.Until.Format("15:04:05") + ", when minimum runtimes let a plan take the work that holds the room"
 	}
 	return "nothing short of waiting"
 }
@@ -139,7 +147,7 @@ func (c *checker) admits(w admission.Workload, change func(*admission.Gate) erro
 }
 
 // remedies finds what admits the workload of d, decided on its own, now.
-func remedies(g *admission.Gate, d admission.Decision, e Explanation, o Options) []Remedy {
+func remedies(g *admission.Gate, d admission.Decision, e Explanation, o Options, now time.Time) []Remedy {
 	c := &checker{g: g, left: o.MaxChecks}
 	if c.left <= 0 {
 		c.left = DefaultMaxChecks
@@ -158,10 +166,52 @@ func remedies(g *admission.Gate, d admission.Decision, e Explanation, o Options)
 			out = append(out, Remedy{Kind: RemedyShrink, Shape: s})
 		}
 	}
+	if d.Workload.Priority != quota.Low && (d.Reason == admission.ReasonFit || d.Reason == admission.ReasonPlacement) {
+		if until, ok := c.matures(d, now); ok {
+			out = append(out, Remedy{Kind: RemedyWait, Until: until})
+		}
+	}
 	if len(out) == 0 {
 		out = []Remedy{{Kind: RemedyWait}}
 	}
 	return out
+}
+
+// matures returns the first time after now at which the minimum runtimes of running LOW
+// work have run out far enough that a decision admits d's workload, nothing else
+// changing: the ends of those runtimes — Preempt for work of its queue, Reclaim for
+// another's — are tried in order, each by a decision at that time (a read), within the
+// check budget. It reports false when none does, or no runtime ends after now.
+func (c *checker) matures(d admission.Decision, now time.Time) (time.Time, bool) {
+	var ends []time.Time
+	for _, r := range c.g.Running() {
+		if r.Workload.Priority != quota.Low {
+			continue
+		}
+		m, err := c.g.MinRuntime(r.Queue)
+		if err != nil {
+			continue
+		}
+		least := m.Reclaim
+		if r.Queue == d.Queue {
+			least = m.Preempt
+		}
+		if end := r.Admitted.Add(least); end.After(now) {
+			ends = append(ends, end)
+		}
+	}
+	slices.SortFunc(ends, time.Time.Compare)
+	ends = slices.CompactFunc(ends, time.Time.Equal)
+	for _, end := range ends {
+		if c.left <= 0 {
+			return time.Time{}, false
+		}
+		c.left--
+		if dd, err := c.g.DecideAt(d.Workload, end); err == nil && dd.Admitted() {
+			return end, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // victims returns LOW running workloads whose eviction admits w, or nil: the fewest
