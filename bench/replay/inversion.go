@@ -50,8 +50,9 @@ type Inversion struct {
 //     except those that a pod's node selector or the labels of the flavors of its other
 //     groups rule out and those its queue's HIGH/NORMAL usage leaves no room for on a
 //     pair; it is inverted when one runs with the candidates evicted and none without;
-//   - in a Sim with Config.MinRuntime, a candidate that has run less than the minimum
-//     runtime by the cycle's time is no candidate: no plan may evict it.
+//   - with CheckInversionsAt (and in a Sim with Config.MinRuntime), a candidate that has
+//     run less than its queue's minimum runtime by the cycle's time is no candidate: no
+//     plan may evict it. CheckInversions reads no time and leaves minimum runtimes out.
 //
 // Verdicts are cached by queue and request shape within one call, so a deep queue of
 // identical pods costs one placement search per shape. A placement search that runs
@@ -61,6 +62,19 @@ type Inversion struct {
 func CheckInversions(g *admission.Gate, decisions []admission.Decision) ([]Inversion, error) {
 	var c inversionCheck
 	c.reset(g, nil, runningLow(g))
+	return c.check(decisions)
+}
+
+// CheckInversionsAt is CheckInversions of decisions made at now (a cycle's Now), with
+// the gate's minimum runtimes (Gate.MinRuntime): LOW work that has not run its queue's
+// by now is no candidate, as no plan may evict it.
+func CheckInversionsAt(g *admission.Gate, decisions []admission.Decision, now time.Time) ([]Inversion, error) {
+	var c inversionCheck
+	c.reset(g, nil, runningLow(g))
+	c.now, c.minRun = now, func(queue string) admission.MinRuntime {
+		m, _ := g.MinRuntime(queue)
+		return m
+	}
 	return c.check(decisions)
 }
 

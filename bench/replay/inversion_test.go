@@ -212,3 +212,23 @@ func mustName(t *testing.T, pool string) naming.Name {
 	require.NoError(t, err)
 	return n
 }
+
+// TestInversionsAtHonourMinimumRuntimes: the LOW work that holds the nodes runs inside
+// its queue's minimum runtime, so no plan may evict it: CheckInversionsAt at that time
+// finds no inversion; after the runtime it finds the one CheckInversions finds.
+func TestInversionsAtHonourMinimumRuntimes(t *testing.T) {
+	s := newSmallGate(t)
+	s.run("l1", "pool0", quota.Low, 1000, "n1", 0)
+	s.run("l2", "pool0", quota.Low, 1000, "n2", 1)
+	require.NoError(t, s.gate.SetMinRuntime("pool0--shared", admission.MinRuntime{Preempt: 10 * time.Minute}))
+	d := s.waiting("h", "pool0", quota.High, 2000, admission.ReasonPlacement)
+	inv, err := CheckInversionsAt(s.gate, []admission.Decision{d}, s.t0.Add(5*time.Minute))
+	require.NoError(t, err)
+	assert.Empty(t, inv, "l2 has run 4 minutes of its 10")
+	inv, err = CheckInversionsAt(s.gate, []admission.Decision{d}, s.t0.Add(11*time.Minute))
+	require.NoError(t, err)
+	assert.Equal(t, [][]admission.WorkloadID{{"h", "l2", "l1"}}, ids(inv))
+	inv, err = CheckInversions(s.gate, []admission.Decision{d})
+	require.NoError(t, err)
+	assert.Equal(t, [][]admission.WorkloadID{{"h", "l2", "l1"}}, ids(inv), "without a time, minimum runtimes are left out")
+}
