@@ -13,7 +13,8 @@
 // [Cluster.Uncordon] and [Cluster.SetCapacity] follow the nodes as they change. A
 // planner that chooses which node to free for one pod asks [Cluster.PodRoom]: a tally,
 // node by node, of whether the pod would fit once some placed work ([Footprint]s) were
-// taken off, without a search per node.
+// taken off, without a search per node; one that asks again and again whether a
+// placement still fits compiles it once and asks [Cluster.HoldsFootprint], a read.
 //
 // [Cluster.FromGang] turns a compiled gang of package gang (a KAI PodGroup) into a
 // Request, and [ToGang] reads the placement back in the gang's terms: pods per node by
