@@ -7,7 +7,8 @@ import "github.com/poolgate/poolgate/internal/sat"
 // node to free for a one-pod gang weighs every node with it: a tally far cheaper than a
 // placement search per node, which stays the judge of the node it picks. It reads the
 // Cluster's free capacity when asked, so it follows the Cluster's changes; what it holds
-// is only the tally of one node, and it is not safe for concurrent use.
+// is only the tally of one node, and it is not safe for concurrent use. A nil or zero
+// PodRoom has room nowhere.
 type PodRoom struct {
 	c     *Cluster
 	k     kind
@@ -41,6 +42,9 @@ func (c *Cluster) PodRoom(shape Resources, sel Selector) (*PodRoom, error) {
 // asks for. Until the next On, Free and Fits are about this node; after a false On, Fits
 // is false.
 func (r *PodRoom) On(node string) bool {
+	if r == nil {
+		return false
+	}
 	clear(r.freed)
 	r.node = -1
 	i, ok := r.c.node(node)
@@ -55,7 +59,7 @@ func (r *PodRoom) On(node string) bool {
 // (−1). A footprint of another layout is read by node name; one the cluster cannot read
 // counts nothing.
 func (r *PodRoom) Free(f Footprint, sign int64) {
-	if r.node < 0 || f.IsZero() {
+	if r == nil || r.node < 0 || f.IsZero() {
 		return
 	}
 	use := f.use
@@ -80,10 +84,10 @@ func (r *PodRoom) Free(f Footprint, sign int64) {
 // slots, one slot. A pod on one node meets every constraint of a one-pod gang, so none is
 // weighed.
 func (r *PodRoom) Fits() bool {
-	c, i := r.c, r.node
-	if i < 0 {
+	if r == nil || r.node < 0 {
 		return false
 	}
+	c, i := r.c, r.node
 	nr := len(c.res)
 	for j, need := range r.k.vec {
 		if need == 0 || j == c.slots && c.flags.s[i]&flagSlotted == 0 {
@@ -99,10 +103,10 @@ func (r *PodRoom) Fits() bool {
 // Count returns how many pods fit on the tally's node with what Free counted taken off,
 // as a placement search would count them there; 0 after a false On.
 func (r *PodRoom) Count() int64 {
-	c, i := r.c, r.node
-	if i < 0 {
+	if r == nil || r.node < 0 {
 		return 0
 	}
+	c, i := r.c, r.node
 	nr := len(c.res)
 	for j := range r.sum {
 		r.sum[j] = sat.Add(c.free[int(i)*nr+j], r.freed[j])
@@ -113,10 +117,10 @@ func (r *PodRoom) Count() int64 {
 // Total returns how many pods fit on every node the pod may use, as they are (nothing
 // taken off), saturating at Unlimited. It leaves the tally as it was.
 func (r *PodRoom) Total() int64 {
-	c := r.c
-	if c == nil || r.k.never {
+	if r == nil || r.c == nil || r.k.never {
 		return 0
 	}
+	c := r.c
 	nr := len(c.res)
 	var n int64
 	for i := range int32(len(c.names)) {

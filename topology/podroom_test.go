@@ -193,3 +193,20 @@ func TestPropertyPodRoomAgreesWithPlace(t *testing.T) {
 	}, gogen.Int64()))
 	props.TestingRun(t)
 }
+
+// TestPodRoomNilAndZero: a nil cluster refuses to make a tally with a typed error, and
+// a nil or zero tally, or a nil cluster asked of a footprint, answers "no room"
+// without a panic.
+func TestPodRoomNilAndZero(t *testing.T) {
+	var c *topology.Cluster
+	_, err := c.PodRoom(topology.Resources{"gpu": 1}, nil)
+	var ierr *topology.InputError
+	require.ErrorAs(t, err, &ierr)
+	assert.False(t, c.HoldsFootprint(topology.Footprint{}))
+	var r *topology.PodRoom
+	r.Free(topology.Footprint{}, +1)
+	assert.Equal(t, []any{false, false, int64(0), int64(0)}, []any{r.On("n1"), r.Fits(), r.Count(), r.Total()})
+	var z topology.PodRoom
+	z.Free(topology.Footprint{}, +1)
+	assert.Equal(t, []any{false, false, int64(0), int64(0)}, []any{z.On("n1"), z.Fits(), z.Count(), z.Total()})
+}
