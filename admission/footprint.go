@@ -417,3 +417,18 @@ func shapeRoom(s *state, a *ask) *topology.PodRoom {
 	}
 	return room
 }
+
+// podsTaken returns how many fewer pods of room's shape fit once c's pods are placed
+// again on its nodes, on the cluster room reads.
+func podsTaken(room *topology.PodRoom, c *record) int64 {
+	var n int64
+	for node := range podNodes(c) {
+		if !room.On(node) {
+			continue
+		}
+		before := room.Count()
+		room.Free(c.foot, -1)
+		n += before - room.Count()
+	}
+	return n
+}

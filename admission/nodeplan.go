@@ -237,22 +237,35 @@ func (g *Gate) fillBack(s *state, a *ask, victims []*record, cur topology.Placem
 	// Whether cur still fits is asked once per victim: compiled once, it is a read.
 	foot, err := s.cluster.Footprint(cur)
 	stillFits := func() bool { return err == nil && s.cluster.HoldsFootprint(foot) }
+	// A gang of one shape is not placed where fewer of its pods fit than it has: the
+	// pods that fit everywhere (counted again only after a victim stays given back),
+	// less those a victim's pods would take on its nodes, tell most needed victims
+	// without giving them back.
+	room, fit := shapeRoom(s, a), int64(-1)
 	for k := range victims {
 		i := len(victims) - 1 - k
 		if order != nil {
 			i = order[k]
 		}
 		v := victims[i]
+		if room != nil {
+			if fit < 0 {
+				fit = room.Total()
+			}
+			if fit-podsTaken(room, v) < a.place.Root.Pods {
+				continue // needed
+			}
+		}
 		s.give([]*record{v})
 		if s.fits(a) {
 			if stillFits() {
-				victims[i] = nil
+				victims[i], fit = nil, -1
 				continue
 			}
 			if res := s.place(a.place); res.Outcome == topology.Placed {
 				cur = res.Placement
 				foot, err = s.cluster.Footprint(cur)
-				victims[i] = nil
+				victims[i], fit = nil, -1
 				continue
 			}
 		}
