@@ -87,9 +87,8 @@ func (g *Gate) cheapestNode(s *state, a *ask, opt *optimistic, victims []*record
 	if opt == nil || opt.fp == nil || !onePod(a) || best.lost == 0 && best.victims <= 1 {
 		return victims, placed
 	}
-	root := &a.place.Root
-	room, err := s.cluster.PodRoom(root.Shape, root.Selector)
-	if err != nil {
+	room := shapeRoom(s, a)
+	if room == nil {
 		return victims, placed
 	}
 	var top [nodeTries]nodeOption

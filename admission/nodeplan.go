@@ -97,8 +97,9 @@ func (g *Gate) nodePlan(s *state, p *plans, a *ask, now topology.Result) nodePla
 	trimmed, at := g.fillBack(s, a, victims, placed, nil)
 	if v, p, ok := g.wholeNodes(s, a, opt); ok && g.better(s, v, trimmed) {
 		// Freeing whole nodes chosen for few victims needs fewer than the levels did,
-		// before its own trim: worth one (which only makes it better).
-		victims = v
+		// before its own trim: worth one (which only makes it better). The second trim
+		// below starts from this plan and its placement.
+		victims, placed = v, p
 		trimmed, at = g.fillBack(s, a, v, p, nil)
 	}
 	if g.leastLost && !onePod(a) {
@@ -124,9 +125,9 @@ func (g *Gate) nodePlan(s *state, p *plans, a *ask, now topology.Result) nodePla
 // candidates of level at most k frees up to k candidates' room on every node. The
 // smallest k that lets a be placed is found by doubling from 1, then bisection. A
 // placement found with few evictions per node spreads over nodes that need few, rather
-// than packing onto the nodes that evicting everything would empty. The placement then picks the victims
-// (cover); and when the tree still needs room, candidates in eviction order until it
-// fits.
+// than packing onto the nodes that evicting everything would empty. The placement then
+// picks the victims (cover); and when the tree still needs room, candidates in eviction
+// order until it fits.
 func (g *Gate) propose(s *state, a *ask, opt *optimistic, best topology.Result) ([]*record, topology.Placement) {
 	s.ownCluster()
 	if opt.fp == nil {

@@ -229,7 +229,7 @@ func schedTASAdmitted(i, n int) time.Time {
 
 // buildSchedTAS builds the scenario on a gate: the cluster, the one queue, the running
 // work at its nodes, and the pending workload (not submitted). least turns on plans
-// that lose the least work.
+// that lose the least work, with CPU as the resource lost work counts.
 func buildSchedTAS(tb testing.TB, least bool) *schedTASFixture {
 	tb.Helper()
 	f := &schedTASFixture{nodes: schedTASNodeList(), running: schedTASWorkloads()}
@@ -252,7 +252,11 @@ func buildSchedTAS(tb testing.TB, least bool) *schedTASFixture {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	g, err := admission.New(tree, admission.Options{Cluster: c, LeastLostWork: least})
+	o := admission.Options{Cluster: c, LeastLostWork: least}
+	if least {
+		o.CostResources = []string{"cpu"} // no GPUs here: CPU-seconds stand for lost work
+	}
+	g, err := admission.New(tree, o)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -479,8 +483,8 @@ func schedTASFewestSets(f *schedTASFixture, limit int) [][]int {
 // node weighed by the pods it gains per workload not yet chosen, a workload spread over
 // many nodes counted in shares), which finds the fewest, 9 — 3, 11, 27, 49, 54, 61, 71,
 // 72 and 73, skipping block 0's crowded nodes and block 32 — and keeps that plan, having
-// fewer victims. Plans that lose the least work weigh lost work, which this cluster
-// without GPUs does not have: the plan stays the same.
+// fewer victims. With plans that lose the least work, CPU-seconds stand for lost work
+// (the cluster has no GPUs): the plan is the same 9, and still valid and 1-minimal.
 func TestKueueSchedulerTAS(t *testing.T) {
 	f := buildSchedTAS(t, false)
 	pods, used := 0, map[int]bool{}

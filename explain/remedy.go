@@ -129,6 +129,17 @@ func shrunk(w admission.Workload, s Shape) admission.Workload {
 type checker struct {
 	g    *admission.Gate
 	left int
+	// run is the gate's running work, read once for every check that needs it.
+	run  []admission.RunningWorkload
+	read bool
+}
+
+// running returns the gate's running work, read on first use.
+func (c *checker) running() []admission.RunningWorkload {
+	if !c.read {
+		c.run, c.read = c.g.Running(), true
+	}
+	return c.run
 }
 
 // admits reports whether w is admitted on a copy of the gate after change, which may
@@ -184,7 +195,7 @@ func remedies(g *admission.Gate, d admission.Decision, e Explanation, o Options,
 // check budget. It reports false when none does, or no runtime ends after now.
 func (c *checker) matures(d admission.Decision, now time.Time) (time.Time, bool) {
 	var ends []time.Time
-	for _, r := range c.g.Running() {
+	for _, r := range c.running() {
 		if r.Workload.Priority != quota.Low {
 			continue
 		}
@@ -220,7 +231,7 @@ func (c *checker) matures(d admission.Decision, now time.Time) (time.Time, bool)
 // then looks for a smaller set among all.
 func (c *checker) victims(w admission.Workload) []admission.WorkloadID {
 	var low []admission.RunningWorkload
-	for _, r := range c.g.Running() {
+	for _, r := range c.running() {
 		if r.Workload.Priority == quota.Low {
 			low = append(low, r)
 		}
