@@ -311,10 +311,13 @@ func onePod(a *ask) bool {
 // shape, can have room for its pods at all: the pods that fit every node a may use,
 // with the candidates of that level and below evicted, counted node by node
 // (topology.PodRoom), reach the gang's. Below it no placement exists, so the search
-// need not try. It returns 1 when that cannot be told cheaply: a gang of several
-// shapes, or a candidate with pods on several nodes (whose level is not its rank on
-// each).
+// need not try. It returns 1 for a one-pod gang, whose first search costs no more than
+// the count, and when the level cannot be told cheaply: a gang of several shapes, or a
+// candidate with pods on several nodes (whose level is not its rank on each).
 func firstLevel(s *state, a *ask, fp *footprint, cands []*record) int {
+	if a.place.Root.Pods < 2 {
+		return 1 // one pod: the first level's search is as cheap as the count
+	}
 	room := shapeRoom(s, a)
 	if room == nil {
 		return 1
@@ -325,6 +328,20 @@ func firstLevel(s *state, a *ask, fp *footprint, cands []*record) int {
 		}
 	}
 	root := &a.place.Root
+	total := room.Total()
+	// Most gangs have room by count at the first level: its candidates alone are
+	// counted first, and the count stops as soon as it reaches the gang's pods.
+	first := total
+	for node, list := range fp.on {
+		if !room.On(node) {
+			continue
+		}
+		prev := room.Count()
+		room.Free(list[0].foot, +1)
+		if first = sat.Add(first, room.Count()-prev); first >= root.Pods {
+			return 1
+		}
+	}
 	// gain[k]: the pods more that fit once the candidates of rank k go, on every node.
 	gain := make([]int64, len(fp.byLevel)+1)
 	for node, list := range fp.on {
@@ -339,7 +356,6 @@ func firstLevel(s *state, a *ask, fp *footprint, cands []*record) int {
 			prev = n
 		}
 	}
-	total := room.Total()
 	for k := 1; k < len(gain); k++ {
 		if total = sat.Add(total, gain[k]); total >= root.Pods {
 			return k
