@@ -1,6 +1,8 @@
 package admission
 
 import (
+	"slices"
+
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
@@ -18,7 +20,10 @@ func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload) (Decision, []*
 		d.Reason, d.Fit = ReasonFit, f
 		return d, nil
 	}
-	var victims []*record
+	// victims is the plan; inOrder, with plans that lose the least, the eviction order's
+	// quota plan it replaced, which still stands when the cheaper one leaves a without a
+	// placement and no plan that frees nodes costs less.
+	var victims, inOrder []*record
 	var why []VictimReason
 	if f, _ := s.books.Fits(a.leaf, a.vec); !f.OK {
 		d.Fit, d.Reason = f, ReasonFit
@@ -33,7 +38,7 @@ func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload) (Decision, []*
 		default:
 			victims = g.plan(s, a)
 			if g.leastLost {
-				victims = g.cheapestQuota(s, a, victims)
+				inOrder, victims = victims, g.cheapestQuota(s, a, victims)
 			}
 			if victims == nil {
 				s.search.noteQuota(a.leaf, a.vec)
@@ -60,6 +65,13 @@ func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload) (Decision, []*
 		// With no plan of the eviction order, a set its walk passed over may do.
 		if v, at := g.cheapestNodes(s, a, planned); v != nil {
 			planned.victims, planned.placement, planned.cause = v, at, planFound
+		}
+	}
+	if inOrder != nil && !slices.Equal(inOrder, victims) &&
+		(planned.cause != planFound || !g.costOf(s, planned.victims).less(g.costOf(s, inOrder))) {
+		// The cheaper quota plan found no room where the eviction order's may have.
+		if res := g.placeAfter(s, a, inOrder); res.Outcome == topology.Placed {
+			planned = nodePlanned{victims: inOrder, placement: res.Placement}
 		}
 	}
 	if planned.cause != planFound {

@@ -142,10 +142,12 @@
 // weighed, branches that cannot beat the best cut. With more, a quota plan evicts the
 // candidates cheapest first and gives back the costliest first while the request still
 // fits, and keeps that plan only when the rules allow it and it loses less than the
-// eviction order's, so it never loses more. A plan that frees nodes for a one-pod gang
-// weighs every node as the one to free: on each, the candidates there are freed
-// cheapest first until the pod fits and given back costliest first while it still fits
-// (greedy on one node; every node weighed), and of the four cheapest nodes the first
+// eviction order's, so it never loses more; when it then leaves the gang without a
+// placement that the eviction order's plan would have, that plan stands unless one that
+// frees nodes loses less. A plan that frees nodes for a one-pod gang weighs every node
+// as the one to free: on each, the candidates there are freed cheapest first until the
+// pod fits and given back costliest first while it still fits (greedy on one node;
+// every node weighed), and of the four cheapest nodes the first
 // whose set the rules allow and a placement search confirms is the plan, when it loses
 // less than the eviction order's. A plan that frees nodes for a larger gang keeps the
 // victims its placement picked, trimmed both ways (last first, and costliest first),
