@@ -1,0 +1,53 @@
+// Package forecast answers the question a user asks of a queue after "why does my
+// work wait": when will it start? It works over an admission.Gate's public API only:
+// it copies the gate (a snapshot restored), and runs the gate's own decisions forward
+// on the copy — a cycle at now, applied; then, at each instant at which running work
+// ends by its estimate, those workloads released and another cycle applied — until
+// nothing waits or nothing left running ends. What each cycle admits is a start; what
+// it leaves pending is a wait, with the decision's reason, culprit and numbers; what
+// its plans evict waits again, and its later start is forecast too.
+//
+// # Estimates and their fallbacks
+//
+// A forecast is only as good as the runtimes it is given. Each workload, pending or
+// running, runs for its estimate, found in this order:
+//
+//  1. its own, in the estimates passed to Run, by workload ID;
+//  2. its queue's, in Options.ByQueue: first under the leaf queue's name, as
+//     decisions name it ("team--shared"), then under the name the work targets
+//     ("team");
+//  3. Options.Default, when positive;
+//  4. none: once it runs, it never ends in the forecast. What waits for its room gets
+//     no start (UnstartedStalled), and Forecast.NoEnd names the work that never ended.
+//
+// A zero estimate is an estimate: such work ends at the instant it starts, and the
+// forecast releases it and decides again at that same instant. Running work ends at
+// its admission time plus its estimate, but never before now: work past its estimate
+// ends at now, before the first cycle, since it is due and the gate cannot tell when
+// it will really stop. Work evicted by a plan loses its run and, admitted again, runs
+// its whole estimate again. Negative estimates are refused.
+//
+// # What it does not do
+//
+// It invents no arrivals and withdraws nothing; it changes no quota, node or rule of
+// the gate, and keeps no reservation for anyone: it says what the gate, left alone,
+// would do with the work it holds. It does not estimate runtimes, nor update a
+// forecast after a change: every call starts again from a snapshot. The times are as
+// exact as the estimates; with Options.Resolution ends are grouped, trading exactness
+// for fewer cycles.
+//
+// # Cost
+//
+// A forecast costs one snapshot and restore of the gate, then one cycle per distinct
+// instant at which running work ends before the last pending workload starts (ends at
+// the same instant are one step), each as expensive as the host's own cycle on a queue
+// of that depth. The record of waits reads every decision of every cycle; Options.NoWaits
+// leaves it out.
+//
+// # Concurrency
+//
+// Run reads the gate like any read of it: safe beside other reads, not beside a
+// write. It drives its own copy, and the Forecast it returns shares nothing with the
+// gate. It starts no goroutine, reads no clock and does no I/O: the instant it
+// forecasts from is an argument.
+package forecast

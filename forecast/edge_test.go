@@ -1,0 +1,190 @@
+package forecast
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/admission"
+	"github.com/poolgate/poolgate/quota"
+)
+
+func TestInputErrors(t *testing.T) {
+	g := poolGate(t, 8, admission.Options{}, "team:8")
+	for _, tc := range []struct {
+		name string
+		g    *admission.Gate
+		est  map[admission.WorkloadID]time.Duration
+		o    Options
+		want string
+	}{
+		{"nil gate", nil, nil, Options{}, `forecast: invalid gate "nil": must not be nil`},
+		{"negative estimates, the first by ID", g, map[admission.WorkloadID]time.Duration{"b": -time.Minute, "a": -5 * time.Minute, "c": time.Hour},
+			Options{}, `forecast: invalid estimates["a"] "-5m0s": must not be negative`},
+		{"negative queue fallback", g, nil, Options{ByQueue: map[string]time.Duration{"team": -time.Second}},
+			`forecast: invalid options.ByQueue["team"] "-1s": must not be negative`},
+		{"negative default", g, nil, Options{Default: -1}, `forecast: invalid options.Default "-1ns": must not be negative`},
+		{"negative resolution", g, nil, Options{Resolution: -time.Minute}, `forecast: invalid options.Resolution "-1m0s": must not be negative`},
+		{"negative step cap", g, nil, Options{MaxSteps: -1}, `forecast: invalid options.MaxSteps "-1": must not be negative`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Run(tc.g, t0, tc.est, tc.o)
+			require.EqualError(t, err, tc.want)
+			var ie *InputError
+			assert.ErrorAs(t, err, &ie)
+			assert.ErrorIs(t, err, ErrInvalidInput)
+		})
+	}
+	// The zero Gate holds nothing and has no snapshot: refused, wrapping the gate's error.
+	_, err := Run(&admission.Gate{}, t0, nil, Options{})
+	require.ErrorIs(t, err, ErrInvalidInput)
+	assert.ErrorIs(t, err, admission.ErrInvalidConfig)
+}
+
+func TestNothingToForecast(t *testing.T) {
+	g := poolGate(t, 8, admission.Options{}, "team:8")
+	f, err := Run(g, t0, nil, Options{})
+	require.NoError(t, err)
+	assert.Empty(t, f.Starts)
+	assert.Zero(t, f.Steps)
+	assert.Equal(t, t0, f.Now)
+
+	// Running work, nothing pending: no cycle is needed.
+	running(t, g, work("r", "team", quota.Normal, 4, -10), -10)
+	f, err = Run(g, t0, nil, Options{})
+	require.NoError(t, err)
+	assert.Empty(t, f.Starts)
+	assert.Zero(t, f.Steps)
+	assert.Equal(t, []admission.WorkloadID{"r"}, f.NoEnd, "r runs without an estimate")
+	_, ok := f.Of("r")
+	assert.False(t, ok)
+}
+
+// TestInadmissibleWorkHasNoStart: work the gate set aside never starts, whatever ends,
+// and says what it cannot get past; the forecast does not wait for it.
+func TestInadmissibleWorkHasNoStart(t *testing.T) {
+	g := poolGate(t, 8, admission.Options{}, "team:4")
+	submit(t, g, work("huge", "team", quota.High, 6, -1), work("ok", "team", quota.High, 2, -1))
+	f, err := Run(g, t0, nil, Options{})
+	require.NoError(t, err)
+	s, ok := f.Of("huge")
+	require.True(t, ok)
+	assert.True(t, s.At.IsZero())
+	assert.Equal(t, UnstartedInadmissible, s.Unstarted)
+	require.Len(t, s.Waits, 1)
+	w := s.Waits[0]
+	assert.Equal(t, admission.ReasonInadmissible, w.Reason)
+	assert.Equal(t, "team--shared", w.Culprit)
+	assert.Equal(t, Wait{From: t0, To: t0, Cycles: 0, Reason: admission.ReasonInadmissible, Culprit: "team--shared",
+		Resource: "gpu", Asked: 6, Free: 4, Short: 2, Text: w.Text}, w)
+	assert.Contains(t, w.Text, "inadmissible")
+	s, _ = f.Of("ok")
+	assert.Equal(t, t0, s.At)
+	assert.Equal(t, 1, f.Steps)
+}
+
+// TestMissingEstimates: running work without an estimate never ends, and what waits
+// for its room gets no start, stalled, naming it; a fallback by queue or by default
+// ends it.
+func TestMissingEstimates(t *testing.T) {
+	build := func() *admission.Gate {
+		g := poolGate(t, 8, admission.Options{}, "team:8")
+		running(t, g, work("r", "team", quota.Normal, 8, -10), -10)
+		submit(t, g, work("p", "team", quota.Normal, 4, -1))
+		return g
+	}
+	f, err := Run(build(), t0, map[admission.WorkloadID]time.Duration{"p": time.Hour}, Options{})
+	require.NoError(t, err)
+	s, _ := f.Of("p")
+	assert.True(t, s.At.IsZero())
+	assert.Equal(t, UnstartedStalled, s.Unstarted)
+	assert.Equal(t, []admission.WorkloadID{"r"}, f.NoEnd)
+	assert.Equal(t, 1, f.Steps)
+	assert.Equal(t, "p: no start: stalled after 1 cycle: quota on team--shared", s.String())
+
+	for _, tc := range []struct {
+		name string
+		o    Options
+		end  int // when r ends, in minutes after 09:00
+	}{
+		{"the leaf queue's fallback", Options{ByQueue: map[string]time.Duration{"team--shared": 30 * time.Minute, "team": time.Hour}}, 20},
+		{"the target's fallback", Options{ByQueue: map[string]time.Duration{"team": time.Hour}, Default: time.Minute}, 50},
+		{"the default", Options{Default: 15 * time.Minute}, 5},
+		{"a fallback past its end: ends at now", Options{Default: time.Minute}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := Run(build(), t0, map[admission.WorkloadID]time.Duration{"p": time.Hour}, tc.o)
+			require.NoError(t, err)
+			s, _ := f.Of("p")
+			assert.Equal(t, at(tc.end), s.At)
+			assert.Equal(t, []Span{{Start: at(tc.end), End: at(tc.end + 60)}}, s.Runs)
+			assert.Empty(t, f.NoEnd)
+		})
+	}
+}
+
+// TestZeroEstimates: work estimated to take no time ends as it starts, and the work
+// behind it starts at the same instant, one cycle after another.
+func TestZeroEstimates(t *testing.T) {
+	g := poolGate(t, 8, admission.Options{}, "team:8")
+	running(t, g, work("r", "team", quota.Normal, 8, -10), -10)
+	submit(t, g, work("a", "team", quota.Normal, 8, -3), work("b", "team", quota.Normal, 8, -2), work("c", "team", quota.Normal, 8, -1))
+	f, err := Run(g, t0, map[admission.WorkloadID]time.Duration{"r": 10 * time.Minute, "a": 0, "b": 0, "c": 0}, Options{})
+	require.NoError(t, err)
+	for _, id := range []admission.WorkloadID{"a", "b", "c"} {
+		s, _ := f.Of(id)
+		assert.Equal(t, []Span{{Start: at(0), End: at(0)}}, s.Runs, "%s", id)
+	}
+	assert.Equal(t, 3, f.Steps, "one cycle per zero-length run at 09:00")
+	assert.Equal(t, t0, f.Last)
+}
+
+// TestHorizon: Until and MaxSteps stop the forecast; what has not started by then has
+// no start, for that reason.
+func TestHorizon(t *testing.T) {
+	build := func() *admission.Gate {
+		g := poolGate(t, 8, admission.Options{}, "team:8")
+		running(t, g, work("r", "team", quota.Normal, 8, -10), -10)
+		submit(t, g, work("a", "team", quota.Normal, 8, -3), work("b", "team", quota.Normal, 8, -2))
+		return g
+	}
+	est := map[admission.WorkloadID]time.Duration{"r": 20 * time.Minute, "a": time.Hour, "b": time.Hour}
+	f, err := Run(build(), t0, est, Options{})
+	require.NoError(t, err)
+	a, _ := f.Of("a")
+	b, _ := f.Of("b")
+	require.Equal(t, at(10), a.At)
+	require.Equal(t, at(70), b.At)
+	for _, o := range []Options{{Until: at(69)}, {MaxSteps: 2}} {
+		f, err := Run(build(), t0, est, o)
+		require.NoError(t, err)
+		a, _ := f.Of("a")
+		b, _ := f.Of("b")
+		assert.Equal(t, at(10), a.At)
+		assert.True(t, b.At.IsZero())
+		assert.Equal(t, UnstartedHorizon, b.Unstarted)
+		assert.Equal(t, 2, f.Steps)
+	}
+}
+
+func TestUnstartedText(t *testing.T) {
+	for _, u := range []Unstarted{UnstartedNone, UnstartedInadmissible, UnstartedStalled, UnstartedHorizon} {
+		text, err := u.MarshalText()
+		require.NoError(t, err)
+		var back Unstarted
+		require.NoError(t, back.UnmarshalText(text))
+		assert.Equal(t, u, back)
+	}
+	var u Unstarted
+	require.NoError(t, u.UnmarshalText([]byte("STALLED")))
+	assert.Equal(t, UnstartedStalled, u)
+	err := u.UnmarshalText([]byte("later"))
+	assert.EqualError(t, err, `forecast: invalid unstarted "later": must be one of none, inadmissible, stalled, horizon`)
+	assert.Equal(t, UnstartedStalled, u, "unchanged on an error")
+	_, err = Unstarted(9).MarshalText()
+	assert.True(t, errors.Is(err, ErrInvalidInput))
+	assert.Equal(t, "Unstarted(9)", Unstarted(9).String())
+}

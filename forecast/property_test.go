@@ -1,0 +1,320 @@
+package forecast
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leanovate/gopter"
+	ggen "github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/admission"
+	"github.com/poolgate/poolgate/internal/gen"
+	"github.com/poolgate/poolgate/quota"
+)
+
+// propertySteps bounds the cycles of the forecast and of the driver alike: with fair
+// sharing, lumpy work may take turns forever, and both must stop at the same place.
+const propertySteps = 300
+
+// TestForecastIsWhatHappens runs random small gates (pools without a cluster, pools on
+// racks with gangs, or a quota tree; fair sharing, StrictFIFO, plans that lose the
+// least and minimum runtimes now and then) with random running and pending work and
+// random estimates — some missing, with or without fallbacks by queue and by default,
+// some zero, some ends grouped by a resolution — and compares the forecast with what
+// happens when a fresh copy of the gate is actually run forward by drive, this test's
+// own driver: every workload's starts, in order, the work left waiting and why, the
+// work that never ends, and the number of cycles. The estimates are exact, and nothing
+// arrives, so the two must agree to the nanosecond.
+func TestForecastIsWhatHappens(t *testing.T) {
+	props := gopter.NewProperties(gen.Params(t, 300))
+	seen := map[string]int{}
+	props.Property("the forecast is what the gate does", prop.ForAll(func(seed int64) string {
+		return checkForecast(t, seed, seen)
+	}, ggen.Int64()))
+	props.TestingRun(t)
+	t.Logf("cases: %v", seen)
+	for _, k := range []string{"pools", "pools on a cluster", "tree", "evicted", "restarted", "stalled", "inadmissible",
+		"zero estimate", "fallback", "resolution", "waits"} {
+		assert.Positive(t, seen[k], "no case reached %q: %v", k, seen)
+	}
+}
+
+func checkForecast(t *testing.T, seed int64, seen map[string]int) string {
+	rng := rand.New(rand.NewPCG(uint64(seed), 27))
+	g, names, gangs := randomGate(t, rng)
+	seen[[]string{"pools", "pools on a cluster", "tree"}[kindOf(g, gangs)]]++
+	newWork := func(id string, n int) admission.Workload {
+		q, p := names[rng.IntN(len(names))], quota.Priority(rng.IntN(3)-1)
+		if gangs {
+			return gangOf(t, id, q, p, 1+rng.IntN(3), []int{2, 4, 8}[rng.IntN(3)], n)
+		}
+		return work(id, q, p, 1+rng.IntN(6), n)
+	}
+	// Running work: what cycles at three instants before now admit of the work
+	// submitted before each; what they do not admit waits at now with the rest.
+	id := 0
+	for _, c := range []int{-90, -40, -10} {
+		for range 1 + rng.IntN(4) {
+			submit(t, g, newWork("w"+itoa(id), c-5+rng.IntN(5)))
+			id++
+		}
+		require.NoError(t, g.Apply(g.Cycle(at(c))))
+	}
+	for range 1 + rng.IntN(5) {
+		submit(t, g, newWork("w"+itoa(id), -5+rng.IntN(5)))
+		id++
+	}
+	est := map[admission.WorkloadID]time.Duration{}
+	for i := range id {
+		if rng.IntN(10) < 7 {
+			est[admission.WorkloadID("w"+itoa(i))] = minutes([]int{0, 5, 15, 30, 45, 60, 120}[rng.IntN(7)])
+		}
+	}
+	var o Options
+	if rng.IntN(3) == 0 {
+		o.ByQueue = map[string]time.Duration{names[0]: minutes(20 * rng.IntN(3))}
+	}
+	if rng.IntN(3) == 0 {
+		o.Default = minutes(10 + rng.IntN(50))
+	}
+	if rng.IntN(4) == 0 {
+		o.Resolution = minutes(7)
+		seen["resolution"]++
+	}
+	o.MaxSteps = propertySteps
+	before := snapshot(t, g)
+	f, err := Run(g, t0, est, o)
+	if err != nil {
+		return fmt.Sprintf("seed %d: %v", seed, err)
+	}
+	if !slices.Equal(before, snapshot(t, g)) {
+		return fmt.Sprintf("seed %d: the forecast changed the gate", seed)
+	}
+	restored, err := admission.Restore(before)
+	require.NoError(t, err)
+	h := drive(t, restored, t0, est, o)
+
+	got := map[admission.WorkloadID][]time.Time{}
+	for _, s := range f.Starts {
+		for _, r := range s.Runs {
+			if !r.Start.Before(t0) {
+				got[s.Workload] = append(got[s.Workload], r.Start)
+			}
+			if r.EvictedBy != "" {
+				seen["evicted"]++
+			}
+		}
+		if len(s.Runs) > 1 && !s.At.IsZero() {
+			seen["restarted"]++
+		}
+		if len(s.Waits) > 0 {
+			seen["waits"]++
+		}
+		seen[s.Unstarted.String()]++
+		if want := h.waiting[s.Workload]; s.Unstarted != want {
+			return fmt.Sprintf("seed %d: %s: forecast says %s, the gate left it %s", seed, s.Workload, s.Unstarted, want)
+		}
+		if s.At.IsZero() != (len(got[s.Workload]) == 0) || len(got[s.Workload]) > 0 && !s.At.Equal(got[s.Workload][0]) {
+			return fmt.Sprintf("seed %d: %s: At %v, runs %v", seed, s.Workload, s.At, s.Runs)
+		}
+	}
+	for w, ts := range h.starts {
+		if !slices.EqualFunc(ts, got[w], time.Time.Equal) {
+			return fmt.Sprintf("seed %d: %s starts at %v, the forecast says %v", seed, w, ts, got[w])
+		}
+	}
+	for w, ts := range got {
+		if !slices.EqualFunc(ts, h.starts[w], time.Time.Equal) {
+			return fmt.Sprintf("seed %d: the forecast starts %s at %v, the gate at %v", seed, w, ts, h.starts[w])
+		}
+	}
+	for w, why := range h.waiting {
+		if s, ok := f.Of(w); !ok || s.Unstarted != why {
+			return fmt.Sprintf("seed %d: %s waits at the end (%s), the forecast has %v", seed, w, why, s)
+		}
+	}
+	if !slices.Equal(f.NoEnd, h.noEnd) {
+		return fmt.Sprintf("seed %d: never ending: forecast %v, the gate %v", seed, f.NoEnd, h.noEnd)
+	}
+	if f.Steps != h.cycles {
+		return fmt.Sprintf("seed %d: %d cycles forecast, %d run", seed, f.Steps, h.cycles)
+	}
+	for w, d := range est {
+		if d == 0 && len(h.starts[w]) > 0 {
+			seen["zero estimate"]++
+		}
+	}
+	if len(o.ByQueue) > 0 || o.Default > 0 {
+		seen["fallback"]++
+	}
+	return ""
+}
+
+// happened is what drive saw the gate do.
+type happened struct {
+	// starts are the admission times of each workload from now on, in order.
+	starts map[admission.WorkloadID][]time.Time
+	// waiting is, for each workload still pending or set aside at the end, why.
+	waiting map[admission.WorkloadID]Unstarted
+	// noEnd is the work running at the end without a runtime, sorted.
+	noEnd  []admission.WorkloadID
+	cycles int
+}
+
+// drive runs g forward from now as a host would with perfect knowledge of runtimes:
+// every running workload is released at its true end — admission time plus its
+// runtime, by the rules the package documents for a missing one, never before now, on
+// o's resolution — and at every instant something is released (and at now), a cycle is
+// run and applied, until nothing waits or nothing running ends. It reads what happened
+// from the gate's running work after each cycle, not from the cycle's decisions. It
+// shares no code with the forecast.
+func drive(t *testing.T, g *admission.Gate, now time.Time, est map[admission.WorkloadID]time.Duration, o Options) happened {
+	runtime := func(r admission.RunningWorkload) (time.Duration, bool) {
+		if d, ok := est[r.Workload.ID]; ok {
+			return d, true
+		}
+		for _, q := range []string{r.Queue, r.Workload.Queue} {
+			if d, ok := o.ByQueue[q]; ok {
+				return d, true
+			}
+		}
+		return o.Default, o.Default > 0
+	}
+	endOf := func(r admission.RunningWorkload) (time.Time, bool) {
+		d, ok := runtime(r)
+		if !ok {
+			return time.Time{}, false
+		}
+		e := r.Admitted.Add(d)
+		if e.Before(now) {
+			e = now
+		}
+		if o.Resolution > 0 {
+			steps := (e.Sub(now) + o.Resolution - 1) / o.Resolution
+			e = now.Add(steps * o.Resolution)
+		}
+		return e, true
+	}
+	h := happened{starts: map[admission.WorkloadID][]time.Time{}, waiting: map[admission.WorkloadID]Unstarted{}}
+	prev := map[admission.WorkloadID]time.Time{}
+	for _, r := range g.Running() {
+		prev[r.Workload.ID] = r.Admitted
+	}
+	stopped := UnstartedStalled
+	for t1 := now; ; {
+		for _, r := range g.Running() {
+			if e, ok := endOf(r); ok && !e.After(t1) {
+				_, err := g.Release(r.Workload.ID)
+				require.NoError(t, err)
+			}
+		}
+		if pending, _ := g.Counts(); pending == 0 {
+			break
+		}
+		if h.cycles == propertySteps {
+			stopped = UnstartedHorizon
+			break
+		}
+		require.NoError(t, g.Apply(g.Cycle(t1)))
+		h.cycles++
+		next := map[admission.WorkloadID]time.Time{}
+		var soonest time.Time
+		for _, r := range g.Running() {
+			next[r.Workload.ID] = r.Admitted
+			if a, ok := prev[r.Workload.ID]; !ok || !a.Equal(r.Admitted) {
+				h.starts[r.Workload.ID] = append(h.starts[r.Workload.ID], r.Admitted)
+			}
+			if e, ok := endOf(r); ok && (soonest.IsZero() || e.Before(soonest)) {
+				soonest = e
+			}
+		}
+		prev = next
+		if soonest.IsZero() {
+			break
+		}
+		t1 = soonest
+	}
+	for _, w := range g.Pending() {
+		h.waiting[w.ID] = stopped
+	}
+	for _, d := range g.Inadmissible() {
+		h.waiting[d.Workload.ID] = UnstartedInadmissible
+	}
+	for _, r := range g.Running() {
+		if _, ok := runtime(r); !ok {
+			h.noEnd = append(h.noEnd, r.Workload.ID)
+		}
+	}
+	slices.Sort(h.noEnd)
+	return h
+}
+
+// randomGate returns a gate of random pools (two or three, random quotas, a random
+// capacity, or a cluster of two racks of nodes of random sizes) or of a random quota
+// tree (queues under a cohort with random nominal quotas and borrowing limits), with
+// fair sharing, StrictFIFO, plans that lose the least and minimum runtimes now and
+// then; the names work may target; and whether work there is gangs (on a cluster).
+func randomGate(t *testing.T, rng *rand.Rand) (*admission.Gate, []string, bool) {
+	o := admission.Options{FairSharing: rng.IntN(4) == 0, LeastLostWork: rng.IntN(4) == 0}
+	if rng.IntN(4) == 0 {
+		o.Strategy = admission.StrictFIFO
+	}
+	if rng.IntN(4) == 0 {
+		o.MinRuntime = admission.MinRuntime{Preempt: minutes(rng.IntN(30)), Reclaim: minutes(rng.IntN(60))}
+	}
+	switch rng.IntN(3) {
+	case 0:
+		specs := []string{"a:" + itoa(2+rng.IntN(8)), "b:" + itoa(rng.IntN(8))}
+		if rng.IntN(2) == 0 {
+			specs = append(specs, "c:"+itoa(rng.IntN(6)))
+		}
+		return poolGate(t, quota.Quantity(8+rng.IntN(12)), o, specs...), []string{"a", "b", "c"}[:len(specs)], false
+	case 1:
+		racks := make([]string, 2)
+		for i := range racks {
+			sizes := make([]string, 2+rng.IntN(2))
+			for j := range sizes {
+				sizes[j] = itoa([]int{2, 4, 8}[rng.IntN(3)])
+			}
+			racks[i] = "r" + itoa(i+1) + ":" + strings.Join(sizes, ",")
+		}
+		o.Cluster = rackCluster(t, racks...)
+		g, err := admission.NewForPools(poolSet(t, "a:"+itoa(4+rng.IntN(20)), "b:"+itoa(rng.IntN(16))), 0, o)
+		require.NoError(t, err)
+		return g, []string{"a", "b"}, true
+	}
+	nodes := []quota.NodeSpec{{Name: "org", Kind: quota.KindCohort, Quotas: map[string]quota.NodeQuota{"gpu": {Nominal: quota.Quantity(rng.IntN(6))}}}}
+	var names []string
+	for i := range 2 + rng.IntN(2) {
+		q := quota.NodeQuota{Nominal: quota.Quantity(rng.IntN(8))}
+		if rng.IntN(2) == 0 {
+			q.BorrowingLimit = quota.LimitOf(quota.Quantity(rng.IntN(4)))
+		}
+		name := "q" + itoa(i)
+		names = append(names, name)
+		nodes = append(nodes, quota.NodeSpec{Name: name, Parent: "org", Kind: quota.KindQueue, Quotas: map[string]quota.NodeQuota{"gpu": q}})
+	}
+	tr, err := quota.NewTree(quota.TreeSpec{Resources: []string{"gpu"}, Nodes: nodes})
+	require.NoError(t, err)
+	g, err := admission.New(tr, o)
+	require.NoError(t, err)
+	return g, names, false
+}
+
+// kindOf says which kind of gate randomGate built.
+func kindOf(g *admission.Gate, gangs bool) int {
+	switch {
+	case gangs:
+		return 1
+	case g.Pools() == nil:
+		return 2
+	}
+	return 0
+}

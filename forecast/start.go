@@ -1,0 +1,182 @@
+package forecast
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/poolgate/poolgate/admission"
+	"github.com/poolgate/poolgate/internal/enum"
+	"github.com/poolgate/poolgate/quota"
+)
+
+// Forecast is when the work pending on a gate starts, by the gate's own decisions run
+// forward from Now.
+type Forecast struct {
+	// Now is the instant the forecast starts from.
+	Now time.Time
+	// Starts holds one entry per workload pending at Now, in the order a cycle walks
+	// them, then the work set aside as inadmissible, then the running work the
+	// forecast's plans evict, in the order they are evicted.
+	Starts []Start
+	// Steps is the number of cycles run; Last is the time of the last one.
+	Steps int
+	Last  time.Time
+	// NoEnd lists, by ID, the work still running when the forecast stopped that has no
+	// estimate and no fallback: it never ends, and the work without a start may be
+	// waiting for its room.
+	NoEnd []admission.WorkloadID
+	// at indexes Starts by workload.
+	at map[admission.WorkloadID]int
+}
+
+// Of returns the start of the workload id, and false when the forecast has none: the
+// workload was neither pending at Now nor evicted on the way.
+func (f Forecast) Of(id admission.WorkloadID) (Start, bool) {
+	i, ok := f.at[id]
+	if !ok {
+		return Start{}, false
+	}
+	return f.Starts[i], true
+}
+
+// Start is the forecast of one workload: when it starts, the runs it gets, and why it
+// waited until then.
+type Start struct {
+	// Workload is the workload; Queue the leaf queue it lands in.
+	Workload admission.WorkloadID
+	Queue    string
+	Priority quota.Priority
+	// At is when it starts: the forecast's first admission of it, at or after Now. It
+	// is the zero time when it does not start, and Unstarted says why.
+	At        time.Time
+	Unstarted Unstarted
+	// Runs are its runs, in order: each admission with its estimated end and, when a
+	// plan cut it short, who evicted it. The first run of work that was running at Now
+	// starts before Now.
+	Runs []Span
+	// Waits are the cycles that decided it and left it pending, in order, one entry per
+	// stretch of consecutive such cycles with the same reason and culprit. Work set
+	// aside as inadmissible has one, its decision at Now. Empty with Options.NoWaits.
+	Waits []Wait
+}
+
+// String returns the start in one line, e.g. `train: starts at 10:30:00 (in 1h30m0s)
+// after 2 cycles: fit on (root) ×2` or `big: no start: stalled`.
+func (s Start) String() string {
+	var b strings.Builder
+	b.WriteString(string(s.Workload))
+	if s.At.IsZero() {
+		b.WriteString(": no start: " + s.Unstarted.String())
+	} else {
+		b.WriteString(": starts at " + s.At.Format(time.TimeOnly))
+		if len(s.Runs) > 0 && s.Runs[0].Start.Before(s.At) {
+			b.WriteString(" again")
+		}
+	}
+	cycles := 0
+	for _, w := range s.Waits {
+		cycles += w.Cycles
+	}
+	if cycles > 0 {
+		b.WriteString(" after " + strconv.Itoa(cycles) + " cycle")
+		if cycles > 1 {
+			b.WriteString("s")
+		}
+		for i, w := range s.Waits {
+			if i == 0 {
+				b.WriteString(": ")
+			} else {
+				b.WriteString(", then ")
+			}
+			b.WriteString(w.Reason.String())
+			if w.Culprit != "" {
+				b.WriteString(" on " + w.Culprit)
+			}
+			if w.Cycles > 1 {
+				b.WriteString(" ×" + strconv.Itoa(w.Cycles))
+			}
+		}
+	}
+	return b.String()
+}
+
+// Span is one run of a workload in the forecast: from an admission to its end.
+type Span struct {
+	// Start is when it was admitted; End when it ends by its estimate, or when a plan
+	// evicted it. End is the zero time for work without an estimate, which never ends.
+	Start, End time.Time
+	// EvictedBy is the workload whose plan evicted it at End; empty when it runs to
+	// its estimated end.
+	EvictedBy admission.WorkloadID
+}
+
+// Wait is a stretch of consecutive cycles that left a workload pending for the same
+// reason and culprit, with the numbers of the first of them.
+type Wait struct {
+	// From and To are the times of the first and the last cycle of the stretch;
+	// Cycles counts them.
+	From, To time.Time
+	Cycles   int
+	// Reason is the decisions' reason; Culprit names what it points at: the queue for
+	// ReasonQuota, the binding node of the tree for ReasonFit, the StrictFIFO head for
+	// ReasonFIFO, the domain that comes closest for ReasonPlacement ("cluster" for the
+	// whole), and for ReasonInadmissible what it can never get past.
+	Reason  admission.Reason
+	Culprit string
+	// Resource is what the numbers count, a resource or "pods"; Asked is what the
+	// workload needs of it, Free what the culprit had left, Short what was missing.
+	// They are zero for a reason without numbers (ReasonFIFO).
+	Resource           string
+	Asked, Free, Short quota.Quantity
+	// Text is the decision's message at From.
+	Text string
+}
+
+// Unstarted says why a workload has no start in a forecast.
+type Unstarted uint8
+
+// The reasons a workload has no start.
+const (
+	// UnstartedNone: it starts (Start.At).
+	UnstartedNone Unstarted = iota
+	// UnstartedInadmissible: the gate set it aside: it cannot run under the present
+	// configuration, whatever ends (its Waits say what it cannot get past).
+	UnstartedInadmissible
+	// UnstartedStalled: the forecast ran out of ends: nothing left running ends by an
+	// estimate (Forecast.NoEnd lists what runs without one), and it still waits.
+	UnstartedStalled
+	// UnstartedHorizon: the forecast stopped first, at Options.Until or after
+	// Options.MaxSteps cycles.
+	UnstartedHorizon
+)
+
+var unstartedNames = [...]string{
+	UnstartedNone:         "none",
+	UnstartedInadmissible: "inadmissible",
+	UnstartedStalled:      "stalled",
+	UnstartedHorizon:      "horizon",
+}
+
+// String returns the reason's code, such as stalled.
+func (u Unstarted) String() string { return enum.Name(unstartedNames[:], u, "Unstarted") }
+
+// MarshalText implements encoding.TextMarshaler with the code; a value without one is
+// an error, so that it is never persisted.
+func (u Unstarted) MarshalText() ([]byte, error) {
+	if text, ok := enum.Text(unstartedNames[:], u); ok {
+		return text, nil
+	}
+	return nil, inputErr("unstarted", u.String(), "must be one of "+enum.Names(unstartedNames[:]))
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler: a code in any ASCII letter case.
+// u is unchanged on an error.
+func (u *Unstarted) UnmarshalText(text []byte) error {
+	v, ok := enum.FromText[Unstarted](unstartedNames[:], text)
+	if !ok {
+		return inputErr("unstarted", string(text), "must be one of "+enum.Names(unstartedNames[:]))
+	}
+	*u = v
+	return nil
+}
