@@ -208,16 +208,21 @@ func (s *simulation) follow(t time.Time) {
 	}
 	for i := range ds {
 		d := &ds[i]
-		if d.Outcome == admission.Admit {
+		switch {
+		case d.Outcome == admission.Admit:
 			s.admitted(d, t)
-		} else if !s.o.NoWaits {
+		case !s.o.NoWaits || s.out.Steps == 1:
+			// Without waits, the first cycle is still read once, for the leaf queue of
+			// every workload pending at now, which only decisions name.
 			k, ok := s.out.at[d.Workload.ID]
 			if !ok {
-				k = s.add(Start{Workload: d.Workload.ID, Queue: d.Queue, Priority: d.Workload.Priority})
+				k = s.add(Start{Workload: d.Workload.ID, Priority: d.Workload.Priority})
 			}
 			st := &s.out.Starts[k]
 			st.Queue = d.Queue
-			st.Waits, s.keys[k] = extend(st.Waits, s.keys[k], d, t)
+			if !s.o.NoWaits {
+				st.Waits, s.keys[k] = extend(st.Waits, s.keys[k], d, t)
+			}
 		}
 	}
 }

@@ -47,8 +47,10 @@ type Start struct {
 	Workload admission.WorkloadID
 	Queue    string
 	Priority quota.Priority
-	// At is when it starts: the forecast's first admission of it, at or after Now. It
-	// is the zero time when it does not start, and Unstarted says why.
+	// At is when it starts: the forecast's first admission of it, at or after Now; the
+	// zero time when it does not start. Unstarted says why it still waits when the
+	// forecast stops: for work without a start, why it has none; for work a plan
+	// evicted and nothing admitted again, why it does not start again.
 	At        time.Time
 	Unstarted Unstarted
 	// Runs are its runs, in order: each admission with its estimated end and, when a

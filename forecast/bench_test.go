@@ -1,0 +1,159 @@
+package forecast
+
+import (
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/admission"
+	"github.com/poolgate/poolgate/bench/replay"
+	"github.com/poolgate/poolgate/quota"
+)
+
+// BenchmarkForecastSmall forecasts a small gate: four pools of 16 GPUs on 64, sixteen
+// workloads running and thirty-two waiting, of every priority, with estimates for all.
+//
+//	go test -run '^$' -bench ForecastSmall ./forecast
+func BenchmarkForecastSmall(b *testing.B) {
+	g := poolGate(b, 64, admission.Options{}, "a:16", "b:16", "c:16", "d:16")
+	est := map[admission.WorkloadID]time.Duration{}
+	pools := []string{"a", "b", "c", "d"}
+	for i := range 48 {
+		id := "w" + itoa(i)
+		w := work(id, pools[i%4], quota.Priority(i%3-1), 1+i%7, -60+i)
+		est[w.ID] = minutes(5 + 7*(i%11))
+		if i < 16 {
+			running(b, g, w, -60+i)
+		} else {
+			submit(b, g, w)
+		}
+	}
+	b.ReportAllocs()
+	var f Forecast
+	for b.Loop() {
+		var err error
+		f, err = Run(g, t0, est, Options{})
+		require.NoError(b, err)
+	}
+	b.ReportMetric(float64(f.Steps), "cycles")
+	b.ReportMetric(float64(len(f.Starts)), "starts")
+}
+
+// deepQueue is the replay state BenchmarkForecastReplay forecasts, built once per test
+// binary: the advance takes about ten seconds.
+var deepQueue struct {
+	once sync.Once
+	gate *admission.Gate
+	now  time.Time
+	est  map[admission.WorkloadID]time.Duration
+	err  error
+}
+
+// replayQueue returns the gpushare40 replay (four copies, arrivals 1000 times faster,
+// no checks) at its first cycle with 9,000 workloads pending, or at its last arrival
+// when the queue never gets that deep (8,894 pending, 8,011 running, on 1,213 nodes),
+// with every workload's recorded lifetime as its estimate: the time the replay runs it
+// for, from its admission, so that the forecast's estimates are exact.
+func replayQueue() (*admission.Gate, time.Time, map[admission.WorkloadID]time.Duration, error) {
+	deepQueue.once.Do(func() {
+		tr, err := replay.LoadTrace("gpushare40")
+		if err != nil {
+			deepQueue.err = err
+			return
+		}
+		const copies = 4
+		sim, err := replay.New(replay.Config{Copies: copies, Squeeze: 1000, SkipChecks: true}, tr.Nodes, tr.Pods)
+		for err == nil && sim.Pending() < 9000 && sim.Upcoming() > 0 {
+			var more bool
+			if more, err = sim.Step(); !more {
+				break
+			}
+		}
+		if err != nil {
+			deepQueue.err = err
+			return
+		}
+		est := make(map[admission.WorkloadID]time.Duration, copies*len(tr.Pods))
+		for _, p := range tr.Pods {
+			// The replay's lifetime of a pod: from its scheduling, or its creation when
+			// the production cluster never scheduled it, to its deletion.
+			from := p.CreationTime
+			if p.Scheduled {
+				from = p.ScheduledTime
+			}
+			for c := range copies {
+				est[admission.WorkloadID(p.Name+"#"+strconv.Itoa(c))] = time.Duration(p.DeletionTime-from) * time.Second
+			}
+		}
+		deepQueue.gate, deepQueue.now, deepQueue.est = sim.Gate(), sim.Now().Add(time.Second), est
+	})
+	return deepQueue.gate, deepQueue.now, deepQueue.est, deepQueue.err
+}
+
+// BenchmarkForecastReplay forecasts the queue of the 4× replay of Alibaba's
+// gpushare40 pod list (replayQueue: about 8,900 pending and 8,000 running on 1,213
+// nodes), with the recorded lifetimes as estimates:
+//
+//   - clone: the snapshot and restore every forecast starts with, alone;
+//   - exact: the forecast with its waits, every end at its own instant;
+//   - no-waits: the same without the record of waits;
+//   - resolution-1m and resolution-10m: ends grouped to the minute and to ten
+//     minutes, without waits.
+//
+// Each reports its cycles, the instants at which they admitted work (admitting), the
+// workloads it started and those left without a start.
+// An exact forecast takes about a minute:
+//
+//	flock /tmp/poolgate-bench.lock go test -run '^$' -bench ForecastReplay -benchtime 1x ./forecast
+func BenchmarkForecastReplay(b *testing.B) {
+	g, now, est, err := replayQueue()
+	require.NoError(b, err)
+	pending, running := g.Counts()
+	b.Logf("%d pending, %d running, %d set aside, at %v", pending, running, g.NumInadmissible(), now)
+	b.Run("clone", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, err := clone(g)
+			require.NoError(b, err)
+		}
+	})
+	for _, tc := range []struct {
+		name string
+		o    Options
+	}{
+		{"exact", Options{}},
+		{"no-waits", Options{NoWaits: true}},
+		{"resolution-1m", Options{NoWaits: true, Resolution: time.Minute}},
+		{"resolution-10m", Options{NoWaits: true, Resolution: 10 * time.Minute}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var f Forecast
+			for b.Loop() {
+				f, err = Run(g, now, est, tc.o)
+				require.NoError(b, err)
+			}
+			started, waits := 0, 0
+			admitting := map[time.Time]bool{} // the instants of cycles that admitted work
+			for _, s := range f.Starts {
+				if !s.At.IsZero() {
+					started++
+				}
+				waits += len(s.Waits)
+				for _, r := range s.Runs {
+					if !r.Start.Before(now) {
+						admitting[r.Start] = true
+					}
+				}
+			}
+			b.ReportMetric(float64(f.Steps), "cycles")
+			b.ReportMetric(float64(len(admitting)), "admitting")
+			b.ReportMetric(float64(started), "started")
+			b.ReportMetric(float64(len(f.Starts)-started), "unstarted")
+			b.ReportMetric(float64(waits), "waits")
+		})
+	}
+}
