@@ -43,18 +43,22 @@ func (g *Gate) Apply(c CycleResult) error {
 			return err
 		}
 		p := s.rec
-		st := step{victims: victims, why: s.why}
-		st.admit = &record{w: p.w, ask: p.ask, fl: p.fl, admitted: c.Now, placement: clonePlacement(s.placement)}
+		st := step{victims: victims, why: s.why, shrinks: s.shrinks}
+		st.admit = &record{w: p.w, ask: p.ask, fl: p.fl, el: p.el, admitted: c.Now, placement: clonePlacement(s.placement)}
 		if s.ask != nil {
 			st.admit.ask, st.admit.w.Flavors = *s.ask, s.ask.names
 		}
 		steps = append(steps, st)
 	}
-	if len(steps) > 0 {
+	grows, err := g.growsOf(c)
+	if err != nil {
+		return err
+	}
+	if len(steps) > 0 || len(grows) > 0 {
 		for _, st := range steps {
 			g.pending.remove(st.admit.w.ID)
 		}
-		if err := g.carryOut(steps); err != nil {
+		if err := g.carryOut(steps, grows); err != nil {
 			for _, st := range steps {
 				g.pending.add(requeue(st.admit))
 			}

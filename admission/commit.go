@@ -28,6 +28,7 @@ func keep(r record) *record {
 // workload, submit time and queue, no longer admitted. Whoever wanted the record's
 // placement (retired) took it before.
 func requeue(r *record) *record {
+	r.unsplit()
 	r.admitted, r.placement, r.foot, r.spread = time.Time{}, nil, topology.Footprint{}, false
 	r.cost = nil
 	if r.fl != nil {
@@ -193,7 +194,7 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 	if pending {
 		g.pending.drop(p)
 	}
-	if err := g.carryOut([]step{{victims: victims, why: s.why, admit: k}}); err != nil {
+	if err := g.carryOut([]step{{victims: victims, why: s.why, admit: k, shrinks: s.shrinks}}, nil); err != nil {
 		if pending {
 			g.pending.add(p)
 		}
@@ -260,6 +261,8 @@ type step struct {
 	victims []*record
 	why     []VictimReason
 	admit   *record
+	// shrinks are the elastic pods the plan takes back first.
+	shrinks []podRef
 }
 
 // carryOut runs the steps on the live state: it evicts every step's victims, then
@@ -268,8 +271,18 @@ type step struct {
 // in the walk; with every victim gone, each admission finds at least the room the cycle
 // saw for it. On a failure it undoes what it did and returns the error. Victims go back
 // to the pending queue only once every step has succeeded.
-func (g *Gate) carryOut(steps []step) error {
+func (g *Gate) carryOut(steps []step, grows []resized) error {
 	var stopped, started []*record
+	var shrunk []resized
+	for _, s := range steps {
+		stopped = append(stopped, s.victims...)
+		shrunk = append(shrunk, shrunkTo(s.shrinks, s.admit.w.ID, s.admit.admitted)...)
+	}
+	undoShrinks := func() {
+		for i := len(shrunk) - 1; i >= 0; i-- {
+			_ = g.resize(shrunk[i].r, shrunk[i].was)
+		}
+	}
 	undo := func(err error) error {
 		for i := len(started) - 1; i >= 0; i-- {
 			_ = g.stop(started[i])
@@ -278,12 +291,14 @@ func (g *Gate) carryOut(steps []step) error {
 		for i := len(stopped) - 1; i >= 0; i-- {
 			_ = g.start(stopped[i])
 		}
+		undoShrinks()
 		return err
 	}
-	for _, s := range steps {
-		stopped = append(stopped, s.victims...)
+	if err := g.resizeAll(shrunk); err != nil {
+		return err
 	}
 	if err := g.stopAll(stopped, ""); err != nil {
+		undoShrinks()
 		return err
 	}
 	for _, s := range steps {
@@ -299,9 +314,14 @@ func (g *Gate) carryOut(steps []step) error {
 		}
 		started = append(started, s.admit)
 	}
+	if err := g.resizeAll(grows); err != nil {
+		return undo(err)
+	}
 	for _, v := range stopped {
 		g.pending.enqueue(requeue(v))
 	}
+	g.noteShrinks(shrunk)
+	g.noteGrows(grows)
 	g.noteSteps(steps)
 	c := changeUsage
 	if len(stopped) > 0 {
@@ -369,25 +389,31 @@ func (g *Gate) Evict(id WorkloadID) (RunningWorkload, error) {
 	return out, nil
 }
 
-// start charges r to the live state and records it as running. On failure nothing
-// changes.
+// start charges r to the live state and records it as running: its minimum and the
+// elastic pods its placement holds. On failure nothing changes.
 func (g *Gate) start(r *record) error {
+	if r.placement != nil {
+		if err := g.splitGrown(r, r.admitted); err != nil {
+			return err
+		}
+	}
 	if err := g.tree.Add(r.leaf, r.vec); err != nil {
+		r.unsplit()
 		return inputErr(ErrInvalidValue, "workload.request", string(r.w.ID), err.Error())
 	}
 	if r.placement != nil {
-		foot, err := g.live.cluster.Footprint(*r.placement)
+		err := g.setFeet(r)
 		if err == nil {
-			err = g.live.cluster.ApplyFootprints([]topology.Footprint{foot})
+			err = g.live.cluster.ApplyFootprints([]topology.Footprint{r.foot})
 		}
 		if err != nil {
 			_ = g.tree.Remove(r.leaf, r.vec)
+			r.unsplit()
 			return wrapped(inputErr(ErrInvalidValue, "placement", string(r.w.ID), err.Error()), err)
 		}
-		r.foot = foot
 		if r.w.Priority.Guaranteed() {
 			// guarded has at least the free capacity of cluster, so this cannot fail.
-			_ = g.live.guarded.ApplyFootprints([]topology.Footprint{foot})
+			_ = g.live.guarded.ApplyFootprints([]topology.Footprint{guardFoot(r)})
 		}
 	}
 	g.remember(r)
@@ -405,6 +431,12 @@ func (g *Gate) remember(r *record) {
 	g.ids[r.w.ID] = r
 	g.indexLow(r, +1)
 	g.indexNodes(r, +1)
+	if r.grown != nil || r.el.wants() {
+		if g.elastic == nil {
+			g.elastic = map[*record]struct{}{}
+		}
+		g.elastic[r] = struct{}{}
+	}
 }
 
 // stopAll gives back what the running records hold and forgets them, with one change of
@@ -424,7 +456,7 @@ func (g *Gate) stopAll(rs []*record, gone string) error {
 			}
 			feet = append(feet, r.foot)
 			if r.w.Priority.Guaranteed() {
-				guarded = append(guarded, r.foot)
+				guarded = append(guarded, guardFoot(r))
 			}
 		}
 	}
@@ -498,6 +530,7 @@ func (g *Gate) forget(r *record, gone string) {
 	g.runs[r.leaf-1]--
 	r.held = heldNone
 	g.indexLow(r, -1)
+	delete(g.elastic, r)
 	if gone == "" || r.spread {
 		g.indexNodes(r, -1)
 	}

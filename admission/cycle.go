@@ -120,6 +120,7 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	}()
 	if g.fair {
 		w.tournament()
+		res.grows, res.Grows = g.growRunning(s)
 		return
 	}
 	g.pending.ascend(func(r *record) bool {
@@ -133,4 +134,5 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	if !w.low {
 		w.reconsider()
 	}
+	res.grows, res.Grows = g.growRunning(s)
 }

@@ -148,11 +148,21 @@ type Decision struct {
 	// Request then charges the chosen flavors' pairs (for pending work, those of the
 	// first flavor of each group), and Placement keeps the pods on their nodes.
 	Flavors []FlavorChoice
+	// Shrinks lists the running elastic gangs the plan takes pods back from before the
+	// admission, and which pods: a plan takes elastic pods back, one at a time and the
+	// fewest that do, before it evicts any workload. LostWork counts what they lose.
+	Shrinks []Shrink
+	// Grown is, for an admitted gang that asks for elastic pods (Gang.Extra), what the
+	// elastic pods its Placement holds charge beyond Request: the pods that room and
+	// quota allowed, counted as LOW work. Nil when it is admitted at its minimum.
+	Grown []quota.Quantity
 	// Fair says why a cycle with fair sharing took the workload when it did: at each
 	// cohort on its path, root first, the key it won with there. It is nil without fair
 	// sharing, from Decide, and for work a StrictFIFO head held back.
 	Fair []FairKey
 
+	// shrinks are the elastic pods Shrinks takes back, as the gate holds them.
+	shrinks []podRef
 	// seal is what Decide decided, for Commit; nil in a cycle's decisions, so that
 	// Commit refuses them (their seals are the cycle's).
 	seal *decided
@@ -359,6 +369,16 @@ type sealed struct {
 	// ask is, for work with a menu of flavors that a cycle admits, the ask of the
 	// flavors chosen (its names say them); nil when the record's own ask is charged.
 	ask *ask
+	// shrinks are the elastic pods the plan takes back, and shrunk the gangs and pod
+	// counts of its Shrinks, to tell an edited decision.
+	shrinks []podRef
+	shrunk  []shrinkKey
+}
+
+// shrinkKey is what a decision's Shrink says, as sealed.
+type shrinkKey struct {
+	id   WorkloadID
+	pods int64
 }
 
 // decided is what Decide decided, sealed where the host cannot reach it: the seal, the
@@ -388,4 +408,46 @@ type barred struct {
 	quota   QuotaCheck
 	fit     quota.Fit
 	reasons []topology.Reason
+}
+
+// podRef is one running elastic pod: the i-th pod of r's.
+type podRef struct {
+	r *record
+	i int
+}
+
+// growTo is a Grow as the gate carries it out: the record and the pods it gains.
+type growTo struct {
+	r    *record
+	pods []elasticPod
+}
+
+// Shrink is a running elastic gang that a plan takes pods back from: the pods to stop,
+// every one elastic (above the gang's minimum, which keeps running), what they free and
+// what stopping them throws away.
+type Shrink struct {
+	// Workload is the running gang.
+	Workload WorkloadID
+	// Queue is the leaf queue that holds it.
+	Queue string
+	// Pods are the pods to stop, by group and node (Assignment.Elastic equals Pods).
+	Pods topology.Placement
+	// Request is what the pods free, per resource of the gate.
+	Request []quota.Quantity
+	// LostWork is what they lose at the decision's time: each pod's GPUs times the
+	// seconds since the later of the gang's last checkpoint and the pod's start.
+	LostWork LostWork
+}
+
+// Grow is a running elastic gang that a cycle grows: the elastic pods to start, where,
+// and what they charge (as LOW work).
+type Grow struct {
+	// Workload is the running gang.
+	Workload WorkloadID
+	// Queue is the leaf queue that holds it.
+	Queue string
+	// Pods are the pods to start, by group and node (Assignment.Elastic equals Pods).
+	Pods topology.Placement
+	// Request is what they charge, per resource of the gate.
+	Request []quota.Quantity
 }

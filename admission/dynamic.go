@@ -128,6 +128,9 @@ func (g *Gate) decide(s *state, p *plans, r *record) (Decision, []*record, *ask)
 		d, victims, a = g.assign(s, p, r)
 	} else {
 		d, victims = g.decideOpen(s, p, &r.ask, r.w)
+		if len(g.elastic) > 0 || r.el.wants() {
+			d, victims = g.elasticDecision(s, &r.ask, r, d, victims)
+		}
 	}
 	if d.Outcome == Pending && (d.Reason == ReasonQuota || d.Reason == ReasonFit || d.Reason == ReasonPlacement) {
 		g.judge(s, r, &d)

@@ -1,10 +1,12 @@
 package admission
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/poolgate/poolgate/internal/enum"
 	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
 )
 
 // EventKind is what happened to a workload in a gate.
@@ -33,11 +35,17 @@ const (
 	// EventReadmissible: the configuration changed, and work set aside waits in the
 	// cycles again.
 	EventReadmissible
+	// EventShrunk: a plan took elastic pods of the running gang back for By (Pods says
+	// which, Nodes where); the gang runs on with the rest.
+	EventShrunk
+	// EventGrown: a cycle grew the running gang by elastic pods (Pods, on Nodes).
+	EventGrown
 )
 
 var eventKindNames = [...]string{
 	EventAdmitted: "admitted", EventPreempted: "preempted", EventEvicted: "evicted", EventLost: "lost",
 	EventFinished: "finished", EventWithdrawn: "withdrawn", EventInadmissible: "inadmissible", EventReadmissible: "readmissible",
+	EventShrunk: "shrunk", EventGrown: "grown",
 }
 
 // String returns the kind's code, such as admitted or preempted.
@@ -73,6 +81,8 @@ type Event struct {
 	Nodes []string `json:",omitempty"`
 	// Barrier is, for EventInadmissible, what the workload cannot get past.
 	Barrier Barrier `json:",omitzero"`
+	// Pods are, for EventShrunk and EventGrown, the elastic pods stopped or started.
+	Pods topology.Placement `json:",omitzero"`
 }
 
 // String returns the event in one line, e.g. `preempted l2 (LOW, team--shared) for h1: priority`.
@@ -81,6 +91,11 @@ func (e Event) String() string {
 	switch e.Kind {
 	case EventPreempted:
 		s += " for " + string(e.By) + ": " + e.Why.String()
+	case EventShrunk, EventGrown:
+		if e.Kind == EventShrunk {
+			s += " for " + string(e.By)
+		}
+		s += " by " + strconv.FormatInt(e.Pods.Pods(""), 10) + " elastic pods"
 	case EventAdmitted, EventLost:
 		if len(e.Nodes) > 0 {
 			s += " on"

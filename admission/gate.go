@@ -102,6 +102,9 @@ type Gate struct {
 	// within a queue (evictsBefore). Every running LOW record is in lows, and nothing
 	// else is.
 	lows *btree.BTreeG[*record]
+	// elastic holds the running gangs that want elastic pods or run some: the gangs a
+	// cycle may grow and a plan may shrink.
+	elastic map[*record]struct{}
 	// byNode holds, by node name, the running workloads with pods on the node, so that
 	// a node change costs what runs there.
 	byNode  map[string]map[*record]struct{}

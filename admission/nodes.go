@@ -213,7 +213,7 @@ func (g *Gate) follow(change, bare func(*topology.Cluster) error) {
 		if r.placement != nil {
 			// The placement held on the old layout; it holds on the new one, whose
 			// nodes are the same but the one added.
-			r.foot, _ = g.live.cluster.Footprint(*r.placement)
+			_ = g.setFeet(r)
 		}
 	}
 	_ = g.guard()
@@ -224,8 +224,11 @@ func (g *Gate) follow(change, bare func(*topology.Cluster) error) {
 func (g *Gate) guard() error {
 	var low []topology.Footprint
 	for r := range g.runningRecords() {
-		if r.w.Priority == quota.Low && !r.foot.IsZero() {
+		switch {
+		case r.w.Priority == quota.Low && !r.foot.IsZero():
 			low = append(low, r.foot)
+		case r.grown != nil:
+			low = append(low, r.grown.podFoot) // elastic pods are taken back as LOW work is
 		}
 	}
 	g.live.guarded = g.live.cluster.Clone()

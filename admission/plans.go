@@ -263,12 +263,23 @@ func (g *Gate) optimisticFor(s *state, p *plans, a *ask) *optimistic {
 	return o
 }
 
+// guardedLacksPods reports running HIGH/NORMAL gangs with elastic pods: the guarded
+// cluster holds their minimum only, so a cluster built from it would lack their pods.
+func (g *Gate) guardedLacksPods() bool {
+	for r := range g.elastic {
+		if r.grown != nil && r.w.Priority.Guaranteed() {
+			return true
+		}
+	}
+	return false
+}
+
 // withoutPods returns a copy of s's cluster without the pods of cands, running LOW work.
 // When cands are most of the LOW work, it starts from s.guarded, the cluster without any
 // LOW work, and puts back the pods of the rest: the cost follows the smaller set.
 func (g *Gate) withoutPods(s *state, cands []*record) *topology.Cluster {
 	lows := g.lowOrder(s)
-	if s.guarded != nil && len(lows)+len(s.newLows)-len(cands) < len(cands) {
+	if s.guarded != nil && len(lows)+len(s.newLows)-len(cands) < len(cands) && !g.guardedLacksPods() {
 		in := make(map[*record]bool, len(cands))
 		for _, c := range cands {
 			in[c] = true

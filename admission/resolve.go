@@ -141,7 +141,7 @@ func (g *Gate) resolveGang(r *record) error {
 	if place != nil {
 		r.sig = signature(place)
 	}
-	return nil
+	return g.resolveElastic(r)
 }
 
 // resolveFlavored resolves r, a workload on a gate with flavors: its request per
@@ -165,6 +165,9 @@ func (g *Gate) resolveFlavored(r *record) error {
 	fa, err := g.menu.flavored(r.leaf, r.guaranteed, gen, place, len(g.resources))
 	if err != nil {
 		return err
+	}
+	if r.w.Gang != nil && slices.ContainsFunc(r.w.Gang.Extra, func(x int64) bool { return x != 0 }) {
+		return inputErr(ErrInvalidValue, "workload.gang.extra", string(r.w.ID), "elastic pods are not charged per flavor: a gate with flavors admits gangs at their minimum")
 	}
 	r.fl, r.ask = fa, fa.base
 	return nil

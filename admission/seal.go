@@ -15,6 +15,12 @@ func seal(d *Decision, r *record) sealed {
 		s.barred = &barred{barrier: d.Barrier, quota: d.Quota, fit: d.Fit, reasons: d.PlacementReasons}
 	}
 	s.plan, s.why, s.placement = sealPlan(d)
+	if len(d.shrinks) > 0 {
+		s.shrinks = d.shrinks
+		for _, sh := range d.Shrinks {
+			s.shrunk = append(s.shrunk, shrinkKey{sh.Workload, sh.Pods.Pods("")})
+		}
+	}
 	return s
 }
 
@@ -42,8 +48,13 @@ func (s *sealed) edited(d *Decision) bool {
 		vec = s.ask.vec
 	}
 	if d.Outcome != s.outcome || !d.Workload.same(s.rec.w) || !slices.Equal(d.Request, vec) ||
-		len(d.Plan) != len(s.plan) || !samePlacement(d.Placement, s.placement) {
+		len(d.Plan) != len(s.plan) || !samePlacement(d.Placement, s.placement) || len(d.Shrinks) != len(s.shrunk) {
 		return true
+	}
+	for i, sh := range d.Shrinks {
+		if (shrinkKey{sh.Workload, sh.Pods.Pods("")}) != s.shrunk[i] {
+			return true
+		}
 	}
 	for i, v := range d.Plan {
 		if v.Workload.ID != s.plan[i] || v.Why != s.why[i] {

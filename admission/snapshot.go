@@ -101,6 +101,16 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 		for _, id := range r.evicted() {
 			w.String(string(id))
 		}
+		var pods []elasticPod
+		if r.grown != nil {
+			pods = r.grown.pods
+		}
+		w.Uint(uint64(len(pods)))
+		for _, p := range pods {
+			w.Uint(uint64(p.leaf))
+			w.String(p.node)
+			writeTime(w, p.at)
+		}
 	}
 	w.Uint(uint64(pending.waitingLen()))
 	g.eachWaiting(func(r *record) {
@@ -113,8 +123,10 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 // snapshotVersion is the version of the snapshot's form: 2 since the gate holds its
 // pools and sets inadmissible work aside, 3 since running work keeps its flavors, 4
 // since the gate keeps minimum runtimes, what lost work counts and its clock, and
-// running work its checkpoint and whom its admission evicted. Restore reads 3 too.
-const snapshotVersion = 4
+// running work its checkpoint and whom its admission evicted, 5 since gangs keep the
+// elastic pods they want and running gangs the order and times of the ones they run.
+// Restore reads 3 and 4 too.
+const snapshotVersion = 5
 
 // writeCosts writes what the gate counts lost work and minimum runtimes by.
 func writeCosts(w *wire.Writer, g *Gate) {
@@ -353,7 +365,7 @@ func readGate(r *wire.Reader, version uint64) (*Gate, error) {
 			g.leaves[n-1].minRun = g.minRuntimeOf(g.tree.Name(n))
 		}
 	}
-	d := readGangTable(r, g)
+	d := readGangTable(r, g, version)
 	for range r.Len(4) {
 		w, rec := d.readWorkload(r)
 		admitted := readTime(r)
@@ -367,6 +379,12 @@ func readGate(r *wire.Reader, version uint64) (*Gate, error) {
 				evicted = append(evicted, WorkloadID(r.String()))
 			}
 		}
+		var pods []elasticPod
+		if version >= 5 {
+			for range r.Len(3) {
+				pods = append(pods, elasticPod{leaf: int(r.Uint()), node: r.String(), at: readTime(r)})
+			}
+		}
 		if r.Err() != nil {
 			return nil, r.Err()
 		}
@@ -375,6 +393,14 @@ func readGate(r *wire.Reader, version uint64) (*Gate, error) {
 			return nil, r.Err()
 		}
 		k := g.ids[w.ID]
+		if len(pods) > 0 {
+			// The placement holds the pods; the snapshot their order and times.
+			if k.grown == nil || !samePods(k.grown.pods, pods) {
+				r.Fail("running workload " + strconv.Quote(string(w.ID)) + ": its elastic pods differ from its placement's")
+				return nil, r.Err()
+			}
+			k.grown.pods = pods
+		}
 		if !checkpoint.IsZero() || len(evicted) > 0 {
 			k.cost = &runCost{checkpoint: checkpoint, evicted: evicted}
 		}
@@ -457,7 +483,10 @@ func (g *Gate) restoreRunning(w Workload, rec *record, admitted time.Time, place
 		if g.live.cluster == nil {
 			return inputErr(ErrInvalidValue, "placement", string(w.ID), "needs a gate with a cluster")
 		}
-		if k.foot, err = g.live.cluster.Footprint(*placement); err != nil {
+		if err := g.splitGrown(k, admitted); err != nil {
+			return err
+		}
+		if err := g.setFeet(k); err != nil {
 			return err
 		}
 	}
@@ -828,6 +857,10 @@ func (e *gangTable) write(w *wire.Writer) {
 	for i, gg := range e.gangOrder {
 		w.Uint(uint64(e.gangKind[i]))
 		w.String(gg.Name)
+		w.Uint(uint64(len(gg.Extra)))
+		for _, x := range gg.Extra {
+			w.Int(x)
+		}
 	}
 }
 
@@ -862,7 +895,7 @@ type gangDecoder struct {
 	shapes map[string]topology.Resources
 }
 
-func readGangTable(r *wire.Reader, g *Gate) gangDecoder {
+func readGangTable(r *wire.Reader, g *Gate, version uint64) gangDecoder {
 	trees := make([]*gang.Tree, r.Len(1))
 	for i := range trees {
 		spec, err := gang.ParseSpec(r.Bytes())
@@ -911,6 +944,14 @@ func readGangTable(r *wire.Reader, g *Gate) gangDecoder {
 		}
 		kind := d.kinds[k]
 		d.gangs[i] = &Gang{Tree: kind.Tree, Requests: kind.Requests, Name: name}
+		if version >= 5 {
+			if n := r.Len(1); n > 0 {
+				d.gangs[i].Extra = make([]int64, n)
+				for j := range d.gangs[i].Extra {
+					d.gangs[i].Extra[j] = r.Int()
+				}
+			}
+		}
 		d.gangKind[i] = int(k)
 	}
 	return d
@@ -974,6 +1015,9 @@ func (d *gangDecoder) resolve(w Workload, kind int) (*record, error) {
 	sig.names = slices.Clone(base.sig.names)
 	sig.names[0] = name
 	rec.place, rec.sig = &place, &sig
+	if err := d.g.resolveElastic(rec); err != nil {
+		return nil, err
+	}
 	return rec, nil
 }
 

@@ -111,7 +111,26 @@ func (s *state) ownCluster() {
 // account adds (sign +1) or removes (−1) r's request, charged to leaf, to the total
 // usage and, when r is HIGH or NORMAL, to the leaf's HIGH/NORMAL usage.
 func (s *state) account(leaf quota.NodeID, r *record, sign int) {
+	if r.grown != nil {
+		// Elastic pods count in the total only, as LOW work does.
+		s.accountVec(leaf, r.vec, false, sign)
+		if r.w.Priority.Guaranteed() {
+			s.accountGuaranteed(leaf, r.grown.min, sign)
+		}
+		return
+	}
 	s.accountVec(leaf, r.vec, r.w.Priority.Guaranteed(), sign)
+}
+
+// accountGuaranteed adds (sign +1) or removes (−1) vec to leaf's HIGH/NORMAL usage alone.
+func (s *state) accountGuaranteed(leaf quota.NodeID, vec []quota.Quantity, sign int) {
+	base := (int(leaf) - 1) * len(vec)
+	for j, x := range vec {
+		if sign < 0 {
+			x = -x
+		}
+		s.guaranteed[base+j] += x
+	}
 }
 
 // accountAsk is account for an ask, charged to its queue.

@@ -241,6 +241,10 @@ func (w *walk) reconsider() {
 // they changed nothing, and a cell first touched after the tree took the step would
 // count it twice.
 func (w *walk) admit(r *record, chosen *ask, d *Decision, victims []*record) {
+	if len(d.shrinks) > 0 || d.Grown != nil {
+		w.g.admitElastic(w.s, &w.p, r, d, victims)
+		return
+	}
 	s := w.s
 	var foot topology.Footprint
 	if d.Placement != nil {
@@ -267,6 +271,9 @@ type CycleResult struct {
 	// Searches counts the placement searches the cycle ran; decisions it took from an
 	// earlier verdict of the same cycle cost none.
 	Searches int
+	// Grows lists the running elastic gangs the cycle grows by elastic pods, with room
+	// and quota that no pending workload took: Apply starts them.
+	Grows []Grow
 
 	gate                          *identity
 	usageGen, queueGen, configGen uint64
@@ -285,6 +292,8 @@ type CycleResult struct {
 	// carry is what the cycle knew at its end of requests that have no placement, for
 	// the next cycle written into the result.
 	carry carry
+	// grows are Grows as the gate carries them out.
+	grows []growTo
 }
 
 // Admitted returns the admissions, in walk order.

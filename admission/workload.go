@@ -67,6 +67,14 @@ type Gang struct {
 	// Name names the PodGroup's group in placements and explanations; empty means
 	// topology's default.
 	Name string
+	// Extra is, per leaf in the tree's leaf numbering (gang.Tree.LeafCounts converts
+	// from names), the elastic pods the gang would run above its minimum: pods a
+	// PodGroup lists beyond a leaf's minMember. Nil means none. On a gate with a
+	// cluster, the gate admits the minimum and grows the gang by elastic pods where room
+	// and quota allow (Decision.Grown, CycleResult.Grows); they are charged to the
+	// queue as LOW work is, and are the first thing a plan takes back (Shrink), one pod
+	// at a time, before any workload is evicted.
+	Extra []int64
 }
 
 // same reports whether w and o are the same submission: equal fields, the same gang.
@@ -83,7 +91,7 @@ func sameGang(a, b *Gang) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Name == b.Name && slices.Equal(a.Requests.Resources, b.Requests.Resources) &&
+	return a.Name == b.Name && slices.Equal(a.Extra, b.Extra) && slices.Equal(a.Requests.Resources, b.Requests.Resources) &&
 		slices.EqualFunc(a.Requests.PerPod, b.Requests.PerPod, slices.Equal) && a.Tree.Equal(b.Tree)
 }
 
@@ -149,6 +157,11 @@ type record struct {
 	// to the groups it touches, resolved. Pending, the record's ask is fl.base; running,
 	// the ask of the flavors it was admitted on.
 	fl *flavoredAsk
+	// el is, for a gang on a gate with a cluster, its elastic pods' charges and the
+	// pods it wants; grown is, while it runs with elastic pods, what it holds above its
+	// minimum (nil otherwise: most work).
+	el    *elasticGang
+	grown *grown
 	// possible is the gate's configuration count plus one, cut to 32 bits, when the
 	// pending record was found admissible under that configuration (had nothing else
 	// run), 0 before: it is not looked at again until the configuration changes. It is
