@@ -120,7 +120,7 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	}()
 	if g.fair {
 		w.tournament()
-		res.grows, res.Grows = g.growRunning(s)
+		res.grows, res.Grows = g.growRunning(s, res.Decisions)
 		return
 	}
 	g.pending.ascend(func(r *record) bool {
@@ -134,5 +134,5 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	if !w.low {
 		w.reconsider()
 	}
-	res.grows, res.Grows = g.growRunning(s)
+	res.grows, res.Grows = g.growRunning(s, res.Decisions)
 }

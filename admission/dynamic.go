@@ -159,7 +159,7 @@ func (g *Gate) sealDecision(d *Decision, r *record) {
 	}
 	copy(own, r.vec)
 	copy(host, r.vec)
-	s.own.w, s.own.ask = r.w, r.ask
+	s.own.w, s.own.ask, s.own.el = r.w, r.ask, r.el
 	s.own.vec = own
 	if r.w.Gang == nil {
 		s.own.w.Request = own

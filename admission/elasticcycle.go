@@ -58,8 +58,18 @@ func (g *Gate) admitElastic(s *state, p *plans, r *record, d *Decision, victims 
 // priority the earliest admitted first, then by ID. A gang the cycle shrank or evicted
 // does not grow in it. Pending work has had the room first; the pods grown are the
 // first thing a later plan takes back.
-func (g *Gate) growRunning(s *state) (grows []growTo, public []Grow) {
-	if len(g.elastic) == 0 || s.cluster == nil {
+//
+// A cycle whose plans evicted work grows nothing: the evicted work waits again and is
+// the first to be served the room its eviction left, where a gang grown into it would
+// only be shrunk again by the next cycle.
+//
+// With fair sharing a cycle grows gangs only when no work waits: elastic pods count in
+// their queue's share, so growing while work waits would change the share tests that
+// work is decided by, and the work taken from in turn.
+func (g *Gate) growRunning(s *state, decided []Decision) (grows []growTo, public []Grow) {
+	if len(g.elastic) == 0 || s.cluster == nil || slices.ContainsFunc(decided, func(d Decision) bool {
+		return len(d.Plan) > 0 || g.fair && d.Outcome == Pending && d.Reason != ReasonInadmissible
+	}) {
 		return nil, nil
 	}
 	var rs []*record

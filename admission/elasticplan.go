@@ -20,7 +20,9 @@ func (g *Gate) elasticDecision(s *state, a *ask, r *record, d Decision, victims 
 			d, victims = d2, v2
 		}
 	}
-	if d.Outcome == Admit && d.Placement != nil && r.el.wants() {
+	// A plan makes room for the minimum: a gang admitted with one grows in a later
+	// cycle, if room is left then, and never into what its plan took.
+	if d.Outcome == Admit && d.Placement != nil && r.el.wants() && len(victims) == 0 && len(d.shrinks) == 0 {
 		g.growAdmitted(s, a, r.el, &d, victims)
 	}
 	return d, victims
@@ -31,11 +33,14 @@ func (g *Gate) elasticDecision(s *state, a *ask, r *record, d Decision, victims 
 // lose the least, the pods that lose least first, else the most recently grown; then by
 // workload ID, each gang's pods last grown first. Candidates are the pods of gangs in
 // a's queue and of gangs of queues that borrow what they use (as for LOW work), on
-// nodes that are not cordoned, of gangs s has not evicted or shrunk already.
+// nodes that are not cordoned, of gangs s has not evicted or shrunk already. With fair
+// sharing every queue's elastic pods are candidates: they are above any share, and a
+// queue whose gangs grew would otherwise lose whole workloads to the share tests
+// instead of the pods that put it above its share.
 func (g *Gate) podCandidates(s *state, a *ask) []podRef {
 	var out []podRef
 	for r := range g.elastic {
-		if r.grown == nil || s.gone[r.w.ID] || r.leaf != a.leaf && !g.eligible(s.books, r, a, overlaps(r.vec, a.vec)) {
+		if r.grown == nil || s.gone[r.w.ID] || r.leaf != a.leaf && !g.fair && !g.eligible(s.books, r, a, overlaps(r.vec, a.vec)) {
 			continue
 		}
 		for i := len(r.grown.pods) - 1; i >= 0; i-- {
@@ -99,18 +104,47 @@ func (g *Gate) shrinkDecision(s *state, a *ask, w Workload) (Decision, []*record
 	s.takePods(cands, nonZero(feet))
 	// The inner decision learns nothing (its cache is off, its plans are its own) and
 	// sees none of the shrunk gangs as candidates.
+	// lowOrder first brings s's list up to date (in place); the list saved is then the
+	// one to restore.
+	g.lowOrder(s)
 	search, lows, lowsGone := s.search, s.lows, s.lowsGone
 	shrunk := map[*record]bool{}
 	for _, p := range cands {
 		shrunk[p.r] = true
 	}
-	s.lows = slices.DeleteFunc(slices.Clone(g.lowOrder(s)), func(c *record) bool { return shrunk[c] })
+	s.lows = slices.DeleteFunc(slices.Clone(lows), func(c *record) bool { return shrunk[c] })
+	// What the shrunk gangs keep is no candidate either, and the guarded cluster lacks
+	// it (all of a LOW gang, a HIGH/NORMAL gang's elastic pods): the planners' states
+	// built from that cluster must hold it, as they hold LOW work admitted in a cycle.
+	newLows := s.newLows
+	s.newLows = slices.Clip(s.newLows)
+	if s.cluster != nil {
+		taken := map[podRef]bool{}
+		for _, p := range cands {
+			taken[p] = true
+		}
+		for r := range shrunk {
+			var keep []elasticPod
+			for i, pod := range r.grown.pods {
+				if !taken[podRef{r, i}] {
+					keep = append(keep, pod)
+				}
+			}
+			pl := podPlacement(r.el, keep, r.placement)
+			if r.w.Priority == quota.Low {
+				pl = joinPlacement(r.grown.minPlace, pl)
+			}
+			if f, err := s.cluster.Footprint(pl); err == nil && !f.IsZero() {
+				s.newLows = append(s.newLows, f)
+			}
+		}
+	}
 	if search != nil {
 		s.search = newSearchCache(true, s.cluster)
 		s.search.changed, s.search.freed = search.changed, search.freed
 	}
 	d, victims := g.decideOpen(s, &plans{search: s.search}, a, w)
-	s.search, s.lows, s.lowsGone = search, lows, lowsGone
+	s.search, s.lows, s.lowsGone, s.newLows = search, lows, lowsGone, newLows
 	taken := make([]bool, len(cands))
 	if d.Outcome == Admit {
 		s.take(victims)

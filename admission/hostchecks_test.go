@@ -113,8 +113,21 @@ func checkCharged(g *Gate, gpu string, running []RunningWorkload) []string {
 				problems = append(problems, fmt.Sprintf("%s runs asking %d %s, which nothing counts", r.Workload.ID, m.Request[i], res))
 			}
 		}
+		// An elastic gang is charged its minimum and the elastic pods it runs, no more
+		// than it asks for.
+		var elastic, extra int64
+		for _, a := range r.Placement.Assignments {
+			elastic += a.Elastic
+			want += quota.Quantity(a.Elastic * a.Shape[gpu])
+		}
+		for _, x := range r.Workload.Gang.Extra {
+			extra += x
+		}
+		if elastic > extra {
+			problems = append(problems, fmt.Sprintf("%s runs %d elastic pods and asks for %d", r.Workload.ID, elastic, extra))
+		}
 		if !slices.Equal(r.Request, []quota.Quantity{want}) {
-			problems = append(problems, fmt.Sprintf("%s is charged %v, its gang's minimum is %s %s", r.Workload.ID, r.Request, want, gpu))
+			problems = append(problems, fmt.Sprintf("%s is charged %v, its gang's minimum and elastic pods are %s %s", r.Workload.ID, r.Request, want, gpu))
 		}
 		var placed int64
 		for _, a := range r.Placement.Assignments {
@@ -176,8 +189,14 @@ func checkLedgers(g *Gate, pools *quota.PoolSet, running []RunningWorkload) []st
 	sums := map[string]quota.Ledger{}
 	for _, r := range running {
 		l := sums[r.Queue]
+		// Elastic pods count as LOW usage whatever the gang's priority.
+		var elastic quota.Quantity
+		if r.Elastic != nil {
+			elastic = r.Elastic[0]
+		}
 		if r.Workload.Priority.Guaranteed() {
-			l.Used += r.Request[0]
+			l.Used += r.Request[0] - elastic
+			l.LowUsed += elastic
 		} else {
 			l.LowUsed += r.Request[0]
 		}

@@ -146,8 +146,14 @@ func hostWorkload(tb testing.TB, op gen.HostOp, gpu string) Workload {
 	req, err := tree.Requests(slices.Sorted(maps.Keys(pod)), map[string]map[string]int64{"": pod})
 	require.NoError(tb, err)
 	id := hostID(op)
+	gg := &Gang{Tree: tree, Requests: req, Name: string(id)}
+	if op.Pick%5 == 1 {
+		// A fifth of the gangs are elastic: they grow where room and quota allow and
+		// are shrunk before anything is evicted.
+		gg.Extra = []int64{int64(op.Pick/5%4) + 1}
+	}
 	return Workload{ID: id, Queue: hostQueues[op.Queue%len(hostQueues)], Priority: quota.Priority(op.Priority),
-		Gang: &Gang{Tree: tree, Requests: req, Name: string(id)}, Submitted: at(op.Minute)}
+		Gang: gg, Submitted: at(op.Minute)}
 }
 
 type hostSUT struct {
@@ -313,6 +319,13 @@ func (c hostCommand) Run(sut commands.SystemUnderTest) commands.Result {
 		refusal(err)
 		if err == nil {
 			run.problems = append(run.problems, checkQueueAfterCycle(g, s.gpu, cyc)...)
+			s.stats["elastic grown"] += len(cyc.Grows)
+			for _, d := range cyc.Decisions {
+				s.stats["elastic shrunk"] += len(d.Shrinks)
+				if d.Grown != nil {
+					s.stats["elastic admitted grown"]++
+				}
+			}
 		}
 		if err == nil && c.op.Pick%3 == 0 {
 			before = snapshot(g)
@@ -756,7 +769,8 @@ func TestHostThatErrs(t *testing.T) {
 		"over-committed", "gates counting " + GPU, "gates counting " + k8sGPU, "cpu running", "refused as " + ErrUnknownResource.Error(),
 		"refused as " + ErrClosedQueue.Error(), "refused as " + ErrUnknownQueue.Error(), "refused as " + ErrDuplicateWorkload.Error(),
 		"subpools created", "subpools updated", "subpools deleting", "subpools archived", "reconciles that archived", "withdrawn",
-		"pool changes refused", "aside closed", "aside nominal", "aside tree", "aside placement"} {
+		"pool changes refused", "aside closed", "aside nominal", "aside tree", "aside placement",
+		"elastic grown", "elastic shrunk", "elastic admitted grown"} {
 		if stats[k] == 0 {
 			t.Errorf("the sequences never exercised %q: %v", k, maps.Clone(stats))
 		}

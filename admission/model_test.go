@@ -246,6 +246,9 @@ func checkAccounting(g *Gate) []string {
 		usage[n] = addVec(usage[n], r.Request)
 		if r.Workload.Priority.Guaranteed() {
 			guaranteed[r.Queue] += r.Request[0]
+			if r.Elastic != nil {
+				guaranteed[r.Queue] -= r.Elastic[0]
+			}
 		}
 	}
 	want := recompute(t, usage)

@@ -20,7 +20,20 @@ func (g *Gate) runningOf(r *record) RunningWorkload {
 	case rw.Workload.Gang == nil:
 		rw.Workload.Request = rw.Request
 	}
+	rw.Elastic = elasticHeld(r)
 	return rw
+}
+
+// elasticHeld returns what r's elastic pods hold, nil when it runs none.
+func elasticHeld(r *record) []quota.Quantity {
+	if r.grown == nil {
+		return nil
+	}
+	v := slices.Clone(r.vec)
+	for j, x := range r.grown.min {
+		v[j] -= x
+	}
+	return v
 }
 
 // retired returns the caller's copy of a record that stops running, request copied into
@@ -41,6 +54,7 @@ func (g *Gate) retired(r *record, req []quota.Quantity) RunningWorkload {
 	case rw.Workload.Gang == nil:
 		rw.Workload.Request = rw.Request
 	}
+	rw.Elastic = elasticHeld(r)
 	return rw
 }
 

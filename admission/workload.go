@@ -108,8 +108,13 @@ type RunningWorkload struct {
 	Workload Workload
 	// Queue is the leaf queue that holds it.
 	Queue string
-	// Request is what it holds of each resource: Workload.Request, or a gang's minimum.
+	// Request is what it holds of each resource: Workload.Request, or a gang's minimum
+	// and the elastic pods it runs.
 	Request []quota.Quantity
+	// Elastic is what of Request its elastic pods hold (Placement's Assignment.Elastic):
+	// counted as LOW usage whatever the workload's priority, and the first thing a plan
+	// takes back; nil when it runs none.
+	Elastic []quota.Quantity
 	// Admitted is when it was admitted; preemption evicts the most recently admitted
 	// first.
 	Admitted time.Time
