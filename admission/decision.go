@@ -190,14 +190,30 @@ func (d Decision) Message() string {
 	switch {
 	case d.Outcome == 0:
 		return "no decision"
-	case d.Outcome == Admit && len(d.Plan) == 0:
+	case d.Outcome == Admit && len(d.Plan) == 0 && len(d.Shrinks) == 0:
 		return "admit to " + d.Queue
 	case d.Outcome == Admit:
-		ids := make([]string, len(d.Plan))
-		for i, v := range d.Plan {
-			ids[i] = string(v.Workload.ID)
+		m := "admit to " + d.Queue + " after "
+		if len(d.Plan) > 0 {
+			ids := make([]string, len(d.Plan))
+			for i, v := range d.Plan {
+				ids[i] = string(v.Workload.ID)
+			}
+			m += "preempting " + strings.Join(ids, ", ")
+			if len(d.Shrinks) > 0 {
+				m += " and "
+			}
 		}
-		return "admit to " + d.Queue + " after preempting " + strings.Join(ids, ", ")
+		if len(d.Shrinks) > 0 {
+			var pods int64
+			ids := make([]string, len(d.Shrinks))
+			for i, sh := range d.Shrinks {
+				pods += sh.Pods.Pods("")
+				ids[i] = string(sh.Workload)
+			}
+			m += "taking back " + strconv.FormatInt(pods, 10) + " elastic pods of " + strings.Join(ids, ", ")
+		}
+		return m
 	}
 	switch d.Reason {
 	case ReasonQuota:

@@ -165,6 +165,44 @@
 // never take the same room from each other in turn, whatever fair sharing's shares say
 // between two cycles.
 //
+// # Elastic gangs
+//
+// A gang may want pods above its minimum (Gang.Extra, per leaf: the pods a PodGroup
+// lists beyond a leaf's minMember). On a gate with a cluster the gate admits the
+// minimum as it admits any gang, and the gang grows by elastic pods where room and
+// quota allow: at its admission when no plan was needed (Decision.Grown, the pods in
+// Placement with Assignment.Elastic), and in later cycles with the room and quota
+// pending work left (CycleResult.Grows, carried out by Apply). Elastic pods go where
+// topology.PlaceElastic puts them: beside the minimum, inside the domains its
+// placement holds for each leaf's narrowest constraint, and only for the leaves it
+// placed. They are charged to the gang's queue as LOW work is, borrowing allowed, so a
+// HIGH/NORMAL gang's HIGH/NORMAL usage is its minimum (RunningWorkload.Elastic says what
+// they hold).
+//
+// Elastic pods are the first thing a plan takes back. When work does not fit at once,
+// its plan first takes elastic pods, one pod at a time, before it evicts any workload:
+// with every pod it may take off the state, the work is decided again, and if it is
+// then admitted the pods are given back one at a time, last taken first, each staying
+// back while the admission still fits the tree and its placement still fits the nodes.
+// So the pods taken are 1-minimal, and whole workloads are evicted only for what the
+// pods could not free (a gang is shrunk or evicted by a plan, not both). The pods it may
+// take are those of gangs in its queue and of queues that borrow what they use (with
+// fair sharing, of every queue: they are above any share), LOW gangs' first, then the
+// least lost work with plans that lose the least, else the most recently grown; any work
+// may take them, LOW work included, which never evicts a workload for them.
+// Decision.Shrinks names each gang and the pods to stop, what they free and what they
+// lose (each pod's GPUs times the seconds since the later of the gang's checkpoint and
+// the pod's start); Commit and Apply stop them, and events say so (EventShrunk,
+// EventGrown).
+//
+// Growth never feeds a loop: a plan makes room for the minimum only (a gang admitted
+// with a plan grows in a later cycle); a cycle whose plans evicted work grows nothing,
+// since the evicted work is served first the room it left; with fair sharing a cycle
+// grows gangs only when no work waits, since elastic pods count in their queue's share;
+// and a gang shrunk in a cycle neither grows nor is shrunk again in it. Elastic pods are
+// not protected by a minimum runtime: the workload they belong to keeps running. A gate
+// with flavors refuses them (they would need a flavor of their own).
+//
 // # Cycle cost
 //
 // A cycle's cost does not grow with pending work that cannot run. Within a cycle, a

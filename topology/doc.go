@@ -14,7 +14,9 @@
 // planner that chooses which node to free for one pod asks [Cluster.PodRoom]: a tally,
 // node by node, of whether the pod would fit once some placed work ([Footprint]s) were
 // taken off, without a search per node; one that asks again and again whether a
-// placement still fits compiles it once and asks [Cluster.HoldsFootprint], a read.
+// placement still fits compiles it once and asks [Cluster.HoldsFootprint], a read. A
+// gang that runs grows with [Cluster.PlaceElastic]: its elastic pods beside the
+// placement it holds, inside the domains that placement records, where they still fit.
 //
 // [Cluster.FromGang] turns a compiled gang of package gang (a KAI PodGroup) into a
 // Request, and [ToGang] reads the placement back in the gang's terms: pods per node by

@@ -71,11 +71,19 @@ var sections = []section{
 			"victim, picks the plan that loses least, leaves young work alone for a minimum runtime,\n" +
 			"and never lets two workloads evict each other in turn.",
 		"admission (Options.LeastLostWork, Checkpoint, MinRuntime)", tourLostWork},
+	{"elastic gangs", "pods above a gang's minimum: grown into idle GPUs, taken back first",
+		"A training job that can use more workers should get them while GPUs are idle, and give\n" +
+			"them back, pod by pod, before anyone's job is killed to make room.",
+		"admission (Gang.Extra, Decision.Shrinks, CycleResult.Grows)", tourElastic},
 	{"why pending", "one cause with its numbers, and remedies checked before they are offered",
 		"Why does my job wait, and what would run it? The gate answers with its own decisions: one\n" +
 			"cause from a closed set, the numbers, the culprit and the job's place in line, and\n" +
 			"remedies it tried on a copy of itself first.",
 		"explain (Explain, DryRun)", tourWhyPending},
+	{"forecast", "when pending work starts, by the gate's own decisions run forward",
+		"When will my job start? With estimated runtimes the gate runs its own cycles forward on a\n" +
+			"copy of itself: each start follows its rules, and each wait says what held it.",
+		"forecast (Run)", tourForecast},
 }
 
 func main() {

@@ -38,6 +38,9 @@ func TestTourIsDeterministic(t *testing.T) {
 	assert.Contains(t, first, "  least lost work: admit to team--shared after preempting train-a, evicting train-a, which loses 240 GPU-s", "the plan that loses least takes the fresh checkpoint")
 	assert.Contains(t, first, "  eviction order:  frees n00, evicting 2 jobs, which lose 54720 GPU-s", "the placement's first node")
 	assert.Contains(t, first, "  least lost work: frees n07, evicting 2 jobs, which lose 480 GPU-s", "the node whose work saved last")
+	assert.Contains(t, first, "admit to team--shared after taking back 3 elastic pods of train; 0 workloads evicted", "elastic pods go before any workload")
+	assert.Contains(t, first, "train runs 8 GPUs, 6 of them elastic", "the gang grows back when the room is free")
+	assert.Contains(t, first, "  sweep: starts at 10:30:00 after 3 cycles", "the forecast computed by hand in tourForecast's comment")
 	assert.Contains(t, first, "  job-2: admit to research — nvidia.com/gpu: a100 (Fit); h100: Quota\n", "Kueue's objects decide as read")
 	assert.Contains(t, first, "not modelled: ResourceFlavor \"a100\": spec.nodeTaints", "what poolgate does not model is said")
 	assert.Contains(t, first, "  research h100: quota 16, maximum 32, 8 allocated to subpools, 8 unallocated\n", "pools keep their quotas per flavor")
@@ -56,5 +59,5 @@ func TestTourIsDeterministic(t *testing.T) {
 	}, "\n"), "the pool list of a gate's pools is its running work")
 	assert.Contains(t, first, "  capacity 88 gpu, guaranteed 96, running 64, over-committed true\n")
 	assert.Contains(t, first, `  wide: inadmissible: with nothing running, node "(root)" would allow 88 of the 96 gpu asked (short by 8)`+"\n")
-	assert.Len(t, sections, 13, "one stop per package, fair sharing, faults, the host's seams, flavors, Kueue's objects, lost work and why work waits")
+	assert.Len(t, sections, 15, "one stop per package, fair sharing, faults, the host's seams, flavors, Kueue's objects, lost work, elastic gangs, why work waits and when it starts")
 }
