@@ -43,7 +43,7 @@ func (g *Gate) Apply(c CycleResult) error {
 			return err
 		}
 		p := s.rec
-		st := step{victims: victims, why: s.why, shrinks: s.shrinks}
+		st := step{victims: victims, why: s.why, shrinks: s.shrinkPods()}
 		st.admit = &record{w: p.w, ask: p.ask, fl: p.fl, el: p.el, admitted: c.Now, placement: clonePlacement(s.placement)}
 		if s.ask != nil {
 			st.admit.ask, st.admit.w.Flavors = *s.ask, s.ask.names

@@ -194,7 +194,7 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 	if pending {
 		g.pending.drop(p)
 	}
-	if err := g.carryOut([]step{{victims: victims, why: s.why, admit: k, shrinks: s.shrinks}}, nil); err != nil {
+	if err := g.carryOut([]step{{victims: victims, why: s.why, admit: k, shrinks: s.shrinkPods()}}, nil); err != nil {
 		if pending {
 			g.pending.add(p)
 		}
@@ -276,29 +276,15 @@ func (g *Gate) carryOut(steps []step, grows []resized) error {
 	var shrunk []resized
 	for _, s := range steps {
 		stopped = append(stopped, s.victims...)
-		shrunk = append(shrunk, shrunkTo(s.shrinks, s.admit.w.ID, s.admit.admitted)...)
-	}
-	undoShrinks := func() {
-		for i := len(shrunk) - 1; i >= 0; i-- {
-			_ = g.resize(shrunk[i].r, shrunk[i].was)
+		if len(s.shrinks) > 0 {
+			shrunk = append(shrunk, shrunkTo(s.shrinks, s.admit.w.ID, s.admit.admitted)...)
 		}
-	}
-	undo := func(err error) error {
-		for i := len(started) - 1; i >= 0; i-- {
-			_ = g.stop(started[i])
-			delete(g.ids, started[i].w.ID)
-		}
-		for i := len(stopped) - 1; i >= 0; i-- {
-			_ = g.start(stopped[i])
-		}
-		undoShrinks()
-		return err
 	}
 	if err := g.resizeAll(shrunk); err != nil {
 		return err
 	}
 	if err := g.stopAll(stopped, ""); err != nil {
-		undoShrinks()
+		g.unresize(shrunk)
 		return err
 	}
 	for _, s := range steps {
@@ -310,12 +296,12 @@ func (g *Gate) carryOut(steps []step, grows []resized) error {
 			s.admit.costs().evicted = ids
 		}
 		if err := g.start(s.admit); err != nil {
-			return undo(err)
+			return g.undoSteps(started, stopped, shrunk, err)
 		}
 		started = append(started, s.admit)
 	}
 	if err := g.resizeAll(grows); err != nil {
-		return undo(err)
+		return g.undoSteps(started, stopped, shrunk, err)
 	}
 	for _, v := range stopped {
 		g.pending.enqueue(requeue(v))
@@ -329,6 +315,20 @@ func (g *Gate) carryOut(steps []step, grows []resized) error {
 	}
 	g.changed(c)
 	return nil
+}
+
+// undoSteps undoes what carryOut did before err: the admissions started, the victims
+// stopped and the gangs shrunk, last first, and returns err.
+func (g *Gate) undoSteps(started, stopped []*record, shrunk []resized, err error) error {
+	for i := len(started) - 1; i >= 0; i-- {
+		_ = g.stop(started[i])
+		delete(g.ids, started[i].w.ID)
+	}
+	for i := len(stopped) - 1; i >= 0; i-- {
+		_ = g.start(stopped[i])
+	}
+	g.unresize(shrunk)
+	return err
 }
 
 // noteSteps records the admissions and preemptions of steps carried out, at their

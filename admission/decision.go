@@ -385,10 +385,24 @@ type sealed struct {
 	// ask is, for work with a menu of flavors that a cycle admits, the ask of the
 	// flavors chosen (its names say them); nil when the record's own ask is charged.
 	ask *ask
-	// shrinks are the elastic pods the plan takes back, and shrunk the gangs and pod
-	// counts of its Shrinks, to tell an edited decision.
-	shrinks []podRef
-	shrunk  []shrinkKey
+	// shrink is, for a plan that takes elastic pods back, what it takes; nil
+	// otherwise, as for most decisions, whose seal stays small.
+	shrink *sealedShrink
+}
+
+// sealedShrink is a sealed plan's elastic pods: the pods, as the gate holds them, and
+// the gangs and pod counts of its Shrinks, to tell an edited decision.
+type sealedShrink struct {
+	pods   []podRef
+	shrunk []shrinkKey
+}
+
+// shrinkPods returns the elastic pods s's plan takes back, if any.
+func (s *sealed) shrinkPods() []podRef {
+	if s.shrink == nil {
+		return nil
+	}
+	return s.shrink.pods
 }
 
 // shrinkKey is what a decision's Shrink says, as sealed.

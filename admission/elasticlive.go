@@ -10,13 +10,18 @@ import (
 func (g *Gate) resizeAll(rs []resized) error {
 	for i, x := range rs {
 		if err := g.resize(x.r, x.pods); err != nil {
-			for k := i - 1; k >= 0; k-- {
-				_ = g.resize(rs[k].r, rs[k].was)
-			}
+			g.unresize(rs[:i])
 			return err
 		}
 	}
 	return nil
+}
+
+// unresize undoes resizes carried out, last first.
+func (g *Gate) unresize(rs []resized) {
+	for i := len(rs) - 1; i >= 0; i-- {
+		_ = g.resize(rs[i].r, rs[i].was)
+	}
 }
 
 // resize makes the running gang r run with exactly the elastic pods pods above its

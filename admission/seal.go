@@ -16,9 +16,9 @@ func seal(d *Decision, r *record) sealed {
 	}
 	s.plan, s.why, s.placement = sealPlan(d)
 	if len(d.shrinks) > 0 {
-		s.shrinks = d.shrinks
+		s.shrink = &sealedShrink{pods: d.shrinks}
 		for _, sh := range d.Shrinks {
-			s.shrunk = append(s.shrunk, shrinkKey{sh.Workload, sh.Pods.Pods("")})
+			s.shrink.shrunk = append(s.shrink.shrunk, shrinkKey{sh.Workload, sh.Pods.Pods("")})
 		}
 	}
 	return s
@@ -48,12 +48,17 @@ func (s *sealed) edited(d *Decision) bool {
 		vec = s.ask.vec
 	}
 	if d.Outcome != s.outcome || !d.Workload.same(s.rec.w) || !slices.Equal(d.Request, vec) ||
-		len(d.Plan) != len(s.plan) || !samePlacement(d.Placement, s.placement) || len(d.Shrinks) != len(s.shrunk) {
+		len(d.Plan) != len(s.plan) || !samePlacement(d.Placement, s.placement) || len(d.Shrinks) > 0 != (s.shrink != nil) {
 		return true
 	}
-	for i, sh := range d.Shrinks {
-		if (shrinkKey{sh.Workload, sh.Pods.Pods("")}) != s.shrunk[i] {
+	if s.shrink != nil {
+		if len(d.Shrinks) != len(s.shrink.shrunk) {
 			return true
+		}
+		for i, sh := range d.Shrinks {
+			if (shrinkKey{sh.Workload, sh.Pods.Pods("")}) != s.shrink.shrunk[i] {
+				return true
+			}
 		}
 	}
 	for i, v := range d.Plan {
