@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/prop"
 	ggen "github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 
 	"github.com/poolgate/poolgate/internal/gen"
