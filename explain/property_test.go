@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/leanovate/gopter"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/poolgate/poolgate/admission"
+	"github.com/poolgate/poolgate/internal/gatetest"
 	"github.com/poolgate/poolgate/internal/gen"
 	"github.com/poolgate/poolgate/quota"
 )
@@ -42,8 +42,9 @@ func TestExplanationLaws(t *testing.T) {
 
 func checkExplanations(t *testing.T, seed int64, seen map[string]int) string {
 	rng := rand.New(rand.NewPCG(uint64(seed), 3))
-	g, names, gangs := randomGate(t, rng)
-	seen[[]string{"pools", "pools on a cluster", "tree"}[shapeOf(g, gangs)]]++
+	g, names, kind := randomGate(t, rng)
+	gangs := kind == gatetest.KindPoolsOnCluster
+	seen[gatetest.KindNames[kind]]++
 	newWork := func(id string, n int) admission.Workload {
 		q, p := names[rng.IntN(len(names))], quota.Priority(rng.IntN(3)-1)
 		if gangs {
@@ -101,66 +102,6 @@ func checkExplanations(t *testing.T, seed int64, seen map[string]int) string {
 		return fmt.Sprintf("seed %d: a dry run changed the gate", seed)
 	}
 	return ""
-}
-
-// randomGate returns a gate of random pools (two or three, random quotas, a random
-// capacity or a cluster of two racks of nodes of random sizes) or of a random quota
-// tree (queues under a cohort with random nominal quotas and borrowing limits), with
-// fair sharing and StrictFIFO now and then; the names work may target; and whether
-// work there is gangs (on a cluster) or plain.
-func randomGate(t *testing.T, rng *rand.Rand) (*admission.Gate, []string, bool) {
-	o := admission.Options{FairSharing: rng.IntN(4) == 0}
-	if rng.IntN(4) == 0 {
-		o.Strategy = admission.StrictFIFO
-	}
-	switch rng.IntN(3) {
-	case 0:
-		specs := []string{"a:" + itoa(2+rng.IntN(8)), "b:" + itoa(rng.IntN(8))}
-		if rng.IntN(2) == 0 {
-			specs = append(specs, "c:"+itoa(rng.IntN(6)))
-		}
-		return poolGate(t, quota.Quantity(8+rng.IntN(12)), o, specs...), []string{"a", "b", "c"}[:len(specs)], false
-	case 1:
-		racks := make([]string, 2)
-		for i := range racks {
-			sizes := make([]string, 2+rng.IntN(2))
-			for j := range sizes {
-				sizes[j] = itoa([]int{2, 4, 8}[rng.IntN(3)])
-			}
-			racks[i] = "r" + itoa(i+1) + ":" + strings.Join(sizes, ",")
-		}
-		o.Cluster = rackCluster(t, racks...)
-		g, err := admission.NewForPools(poolSet(t, "a:"+itoa(4+rng.IntN(20)), "b:"+itoa(rng.IntN(16))), 0, o)
-		require.NoError(t, err)
-		return g, []string{"a", "b"}, true
-	}
-	nodes := []quota.NodeSpec{{Name: "org", Kind: quota.KindCohort, Quotas: map[string]quota.NodeQuota{"gpu": {Nominal: quota.Quantity(rng.IntN(6))}}}}
-	var names []string
-	for i := range 2 + rng.IntN(2) {
-		q := quota.NodeQuota{Nominal: quota.Quantity(rng.IntN(8))}
-		if rng.IntN(2) == 0 {
-			q.BorrowingLimit = quota.LimitOf(quota.Quantity(rng.IntN(4)))
-		}
-		name := "q" + itoa(i)
-		names = append(names, name)
-		nodes = append(nodes, quota.NodeSpec{Name: name, Parent: "org", Kind: quota.KindQueue, Quotas: map[string]quota.NodeQuota{"gpu": q}})
-	}
-	tr, err := quota.NewTree(quota.TreeSpec{Resources: []string{"gpu"}, Nodes: nodes})
-	require.NoError(t, err)
-	g, err := admission.New(tr, o)
-	require.NoError(t, err)
-	return g, names, false
-}
-
-// shapeOf says which kind of gate randomGate built.
-func shapeOf(g *admission.Gate, gangs bool) int {
-	switch {
-	case gangs:
-		return 1
-	case g.Pools() == nil:
-		return 2
-	}
-	return 0
 }
 
 // smaller returns why a smaller remedy of r's kind would also admit w, or "".
@@ -222,4 +163,14 @@ func smaller(t *testing.T, g *admission.Gate, w admission.Workload, r Remedy) st
 		}
 	}
 	return ""
+}
+
+// randomGate is one of gatetest's random gates, with fair sharing one time in four
+// and StrictFIFO queues one time in four.
+func randomGate(t *testing.T, rng *rand.Rand) (*admission.Gate, []string, int) {
+	o := admission.Options{FairSharing: rng.IntN(4) == 0}
+	if rng.IntN(4) == 0 {
+		o.Strategy = admission.StrictFIFO
+	}
+	return gatetest.RandomGate(t, rng, o)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/poolgate/poolgate/admission"
+	"github.com/poolgate/poolgate/internal/gatetest"
 )
 
 // FuzzRun: on random small gates (randomGate) with estimates and options from the
@@ -19,7 +20,8 @@ func FuzzRun(f *testing.F) {
 	f.Add(int64(3), []byte{255, 255, 1}, int64(0), int64(7*time.Minute), int64(-3))
 	f.Fuzz(func(t *testing.T, seed int64, ests []byte, def, resolution, steps int64) {
 		rng := rand.New(rand.NewPCG(uint64(seed), 9))
-		g, names, gangs := randomGate(t, rng)
+		g, names, kind := randomGate(t, rng)
+		gangs := kind == gatetest.KindPoolsOnCluster
 		n := 0
 		for _, c := range []int{-60, -20} {
 			for range 1 + rng.IntN(3) {

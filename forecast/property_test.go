@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/poolgate/poolgate/admission"
+	"github.com/poolgate/poolgate/internal/gatetest"
 	"github.com/poolgate/poolgate/internal/gen"
 	"github.com/poolgate/poolgate/quota"
 )
@@ -48,8 +48,9 @@ func TestForecastIsWhatHappens(t *testing.T) {
 
 func checkForecast(t *testing.T, seed int64, seen map[string]int) string {
 	rng := rand.New(rand.NewPCG(uint64(seed), 27))
-	g, names, gangs := randomGate(t, rng)
-	seen[[]string{"pools", "pools on a cluster", "tree"}[kindOf(g, gangs)]]++
+	g, names, kind := randomGate(t, rng)
+	gangs := kind == gatetest.KindPoolsOnCluster
+	seen[gatetest.KindNames[kind]]++
 	newWork := func(id string, n int) admission.Workload {
 		q, p := names[rng.IntN(len(names))], quota.Priority(rng.IntN(3)-1)
 		if gangs {
@@ -256,12 +257,9 @@ func drive(t *testing.T, g *admission.Gate, now time.Time, est map[admission.Wor
 	return h
 }
 
-// randomGate returns a gate of random pools (two or three, random quotas, a random
-// capacity, or a cluster of two racks of nodes of random sizes) or of a random quota
-// tree (queues under a cohort with random nominal quotas and borrowing limits), with
-// fair sharing, StrictFIFO, plans that lose the least and minimum runtimes now and
-// then; the names work may target; and whether work there is gangs (on a cluster).
-func randomGate(t *testing.T, rng *rand.Rand) (*admission.Gate, []string, bool) {
+// randomGate is one of gatetest's random gates, with fair sharing, plans that lose the
+// least, StrictFIFO queues and minimum runtimes each one time in four.
+func randomGate(t *testing.T, rng *rand.Rand) (*admission.Gate, []string, int) {
 	o := admission.Options{FairSharing: rng.IntN(4) == 0, LeastLostWork: rng.IntN(4) == 0}
 	if rng.IntN(4) == 0 {
 		o.Strategy = admission.StrictFIFO
@@ -269,52 +267,5 @@ func randomGate(t *testing.T, rng *rand.Rand) (*admission.Gate, []string, bool) 
 	if rng.IntN(4) == 0 {
 		o.MinRuntime = admission.MinRuntime{Preempt: minutes(rng.IntN(30)), Reclaim: minutes(rng.IntN(60))}
 	}
-	switch rng.IntN(3) {
-	case 0:
-		specs := []string{"a:" + itoa(2+rng.IntN(8)), "b:" + itoa(rng.IntN(8))}
-		if rng.IntN(2) == 0 {
-			specs = append(specs, "c:"+itoa(rng.IntN(6)))
-		}
-		return poolGate(t, quota.Quantity(8+rng.IntN(12)), o, specs...), []string{"a", "b", "c"}[:len(specs)], false
-	case 1:
-		racks := make([]string, 2)
-		for i := range racks {
-			sizes := make([]string, 2+rng.IntN(2))
-			for j := range sizes {
-				sizes[j] = itoa([]int{2, 4, 8}[rng.IntN(3)])
-			}
-			racks[i] = "r" + itoa(i+1) + ":" + strings.Join(sizes, ",")
-		}
-		o.Cluster = rackCluster(t, racks...)
-		g, err := admission.NewForPools(poolSet(t, "a:"+itoa(4+rng.IntN(20)), "b:"+itoa(rng.IntN(16))), 0, o)
-		require.NoError(t, err)
-		return g, []string{"a", "b"}, true
-	}
-	nodes := []quota.NodeSpec{{Name: "org", Kind: quota.KindCohort, Quotas: map[string]quota.NodeQuota{"gpu": {Nominal: quota.Quantity(rng.IntN(6))}}}}
-	var names []string
-	for i := range 2 + rng.IntN(2) {
-		q := quota.NodeQuota{Nominal: quota.Quantity(rng.IntN(8))}
-		if rng.IntN(2) == 0 {
-			q.BorrowingLimit = quota.LimitOf(quota.Quantity(rng.IntN(4)))
-		}
-		name := "q" + itoa(i)
-		names = append(names, name)
-		nodes = append(nodes, quota.NodeSpec{Name: name, Parent: "org", Kind: quota.KindQueue, Quotas: map[string]quota.NodeQuota{"gpu": q}})
-	}
-	tr, err := quota.NewTree(quota.TreeSpec{Resources: []string{"gpu"}, Nodes: nodes})
-	require.NoError(t, err)
-	g, err := admission.New(tr, o)
-	require.NoError(t, err)
-	return g, names, false
-}
-
-// kindOf says which kind of gate randomGate built.
-func kindOf(g *admission.Gate, gangs bool) int {
-	switch {
-	case gangs:
-		return 1
-	case g.Pools() == nil:
-		return 2
-	}
-	return 0
+	return gatetest.RandomGate(t, rng, o)
 }
