@@ -200,8 +200,10 @@
 // since the evicted work is served first the room it left; with fair sharing a cycle
 // grows gangs only when no work waits, since elastic pods count in their queue's share;
 // and a gang shrunk in a cycle neither grows nor is shrunk again in it. Elastic pods are
-// not protected by a minimum runtime: the workload they belong to keeps running. A gate
-// with flavors refuses them (they would need a flavor of their own).
+// not protected by a minimum runtime: the workload they belong to keeps running. A node
+// that fails with only elastic pods of a gang on it leaves the gang running without
+// them (RemoveNode; a node resized below what runs on it loses whole workloads, as
+// before). A gate with flavors refuses them (they would need a flavor of their own).
 //
 // # Cycle cost
 //

@@ -285,3 +285,27 @@ func samePods(a, b []elasticPod) bool {
 	}
 	return true
 }
+
+// elasticOff splits on, the running work with pods on node, into the work lost with the
+// node and the elastic gangs that run on without their pods there, all elastic pods.
+func elasticOff(on []*record, node string) (lost []*record, shrunk []resized) {
+	for _, r := range on {
+		if r.grown == nil || slices.ContainsFunc(r.placement.Assignments, func(a topology.Assignment) bool {
+			return a.Node == node && a.Pods > a.Elastic
+		}) {
+			lost = append(lost, r)
+			continue
+		}
+		x := resized{r: r, was: slices.Clone(r.grown.pods)}
+		for _, p := range r.grown.pods {
+			if p.node == node {
+				x.gone = append(x.gone, p)
+			} else {
+				x.pods = append(x.pods, p)
+			}
+		}
+		x.gonePlace = podPlacement(r.el, x.gone, r.placement)
+		shrunk = append(shrunk, x)
+	}
+	return lost, shrunk
+}

@@ -329,3 +329,41 @@ func TestElasticAddRunningCharges(t *testing.T) {
 	assert.Equal(t, []quota.Quantity{0}, u.Total)
 	assert.Equal(t, int64(4), gpusFree(g, "n1"))
 }
+
+// TestElasticPodsLostWithANode: a node that fails takes only elastic pods of a gang
+// whose minimum runs elsewhere: the gang runs on without them, and the host hears of
+// it; a gang with its minimum there is lost as any work is.
+func TestElasticPodsLostWithANode(t *testing.T) {
+	g, err := NewForPools(poolSet(t, "team:12"), 0, Options{Cluster: rackCluster(t)})
+	require.NoError(t, err)
+	g.RecordEvents(true)
+	shape := topology.Resources{"gpu": 1, "cpu": 100}
+	w := elasticWorkload(t, "el", "team", quota.Normal, 2, 4, 1)
+	p := &topology.Placement{Assignments: []topology.Assignment{
+		{Group: "job", Node: "n1", Pods: 3, Elastic: 1, Shape: shape},
+		{Group: "job", Node: "n2", Pods: 3, Elastic: 3, Shape: shape}}}
+	require.NoError(t, g.AddRunning(w, at(1), p))
+	other := elasticWorkload(t, "min-there", "team", quota.Normal, 1, 1, 1)
+	require.NoError(t, g.AddRunning(other, at(1), &topology.Placement{Assignments: []topology.Assignment{
+		{Group: "job", Node: "n2", Pods: 1, Shape: shape}}}))
+	_ = g.TakeEvents()
+
+	lost, err := g.RemoveNode("n2")
+	require.NoError(t, err)
+	require.Len(t, lost, 1)
+	assert.Equal(t, WorkloadID("min-there"), lost[0].Workload.ID)
+	n, req := elasticPodsOf(t, g, "el")
+	assert.Equal(t, int64(1), n, "the elastic pod on n1 runs on")
+	assert.Equal(t, []quota.Quantity{3}, req)
+	u, _ := g.Usage("team")
+	assert.Equal(t, []quota.Quantity{3}, u.Total)
+	var shrunk []Event
+	for _, e := range g.TakeEvents() {
+		if e.Kind == EventShrunk {
+			shrunk = append(shrunk, e)
+		}
+	}
+	require.Len(t, shrunk, 1)
+	assert.Equal(t, []string{"n2"}, shrunk[0].Nodes)
+	assert.Equal(t, int64(3), shrunk[0].Pods.Pods(""))
+}

@@ -488,8 +488,17 @@ func hostNodeChange(s *hostSUT, op gen.HostOp) []string {
 		on = st.Workloads
 	}
 	submitted := map[WorkloadID]time.Time{}
+	// An elastic gang whose pods on the node are all elastic runs on without them.
+	onlyElastic := map[WorkloadID]bool{}
 	for _, r := range g.Running() {
 		submitted[r.Workload.ID] = r.Workload.Submitted
+		there, elastic := false, true
+		for _, a := range r.Placement.Assignments {
+			if a.Node == name {
+				there, elastic = true, elastic && a.Pods == a.Elastic
+			}
+		}
+		onlyElastic[r.Workload.ID] = there && elastic
 	}
 	var lost []RunningWorkload
 	var err error
@@ -497,8 +506,17 @@ func hostNodeChange(s *hostSUT, op gen.HostOp) []string {
 	case 0:
 		if lost, err = g.RemoveNode(name); err == nil {
 			s.removed = append(s.removed, s.spec[name])
-			if !slices.Equal(ids(lost), on) {
-				problems = append(problems, fmt.Sprintf("removing %s lost %v, but %v ran there", name, ids(lost), on))
+			want := slices.DeleteFunc(slices.Clone(on), func(id WorkloadID) bool { return onlyElastic[id] })
+			if !slices.Equal(ids(lost), want) {
+				problems = append(problems, fmt.Sprintf("removing %s lost %v, but %v ran there (%v of them with elastic pods only)", name, ids(lost), on, onlyElastic))
+			}
+			for _, id := range on {
+				if onlyElastic[id] {
+					s.stats["elastic pods lost with a node"]++
+					if _, runs := g.runningRecord(id); !runs {
+						problems = append(problems, fmt.Sprintf("%s ran only elastic pods on %s and stopped with it", id, name))
+					}
+				}
 			}
 		}
 	case 1:

@@ -61,10 +61,11 @@ func (g *Gate) AddNode(n topology.Node) error {
 // RemoveNode removes the named node, as when it fails: every running workload with
 // pods on it is lost. Each gives back everything it holds, on this node and the others
 // of its placement, and its quota, and returns to the pending queue with its original
-// submit time (Withdraw takes it out for a host that will not run it again). The lost
-// workloads are returned in the order NodeState lists them. Held decisions and cycle
-// results become stale. The cost is that of the workloads on the node, not of the
-// cluster.
+// submit time (Withdraw takes it out for a host that will not run it again). An elastic
+// gang whose pods on the node are all elastic pods is not lost: it runs on without them
+// (EventShrunk names the node), as a plan would have taken them. The lost workloads are
+// returned in the order NodeState lists them. Held decisions and cycle results become
+// stale. The cost is that of the workloads on the node, not of the cluster.
 func (g *Gate) RemoveNode(name string) ([]RunningWorkload, error) {
 	if err := g.clustered(); err != nil {
 		return nil, err
@@ -72,10 +73,19 @@ func (g *Gate) RemoveNode(name string) ([]RunningWorkload, error) {
 	if _, ok := g.live.cluster.Free(name); !ok {
 		return nil, unknownNode(name)
 	}
-	lost := g.onNode(name)
+	lost, shrunk := elasticOff(g.onNode(name), name)
+	if err := g.resizeAll(shrunk); err != nil {
+		return nil, err
+	}
 	out := g.retiredAll(lost)
 	if err := g.lose(lost, name, name); err != nil {
+		g.unresize(shrunk)
 		return nil, err
+	}
+	if g.recording {
+		for _, x := range shrunk {
+			g.note(EventShrunk, x.r, Event{Nodes: []string{name}, Pods: x.gonePlace})
+		}
 	}
 	// The node exists, and the lost work's pods on it go with it: none of the calls can
 	// fail.
