@@ -10,6 +10,11 @@
 //	go run ./bench/replay/cmd/replay -copies 4 -svg bench/replay-gpushare40-4x.svg
 //	go run ./bench/replay/cmd/replay -trace gpushare40_models -copies 4 -flavors
 //	go run ./bench/replay/cmd/replay -pods my_pods.csv -nodes my_nodes.csv -pools 3 -quota 0.5,0.3,0.2
+//	go run ./bench/replay/cmd/replay -copies 3 -whatif-base fair=on -whatif weight.pool1=3
+//
+// With -whatif it replays the trace twice, as the other flags (and -whatif-base) set it
+// up and again under the change, and prints the two side by side per pool (package
+// bench/replay/whatif, whose documentation lists the settings a change may make).
 //
 // See bench/README.md, "Replaying a production trace", for what is checked and how to
 // read the figures.
@@ -27,6 +32,7 @@ import (
 
 	"github.com/poolgate/poolgate/admission"
 	"github.com/poolgate/poolgate/bench/replay"
+	"github.com/poolgate/poolgate/bench/replay/whatif"
 )
 
 func main() {
@@ -57,6 +63,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		minRun    = fs.Duration("min-runtime", 0, "every queue's minimum runtime of LOW work before a plan may evict it, for preemption and reclaim alike")
 		noChecks  = fs.Bool("no-checks", false, "skip the checks after each cycle, to time the gate alone (nothing is then verified)")
 		cpuProf   = fs.String("cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof reads it)")
+		whatIf    = fs.String("whatif", "", "replay twice, as set up and under this change, and print both side by side per pool, e.g. 'fair=on,weight.pool1=3' (settings: "+
+			"pools, quota=a:b:…, fair, weight.<pool>, strategy, strategy.<pool>, least-lost-work, min-runtime, checkpoint, period)")
+		whatBase = fs.String("whatif-base", "", "with -whatif: settings of the base run beyond the other flags, in the same syntax, e.g. 'fair=on'")
 	)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -69,6 +78,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case *copies < 1, *pools < 1, !(*squeeze > 0), *period <= 0:
 		fmt.Fprintln(stderr, "replay: -copies, -pools, -squeeze and -period must be positive")
+		return 2
+	}
+	if *whatBase != "" && *whatIf == "" {
+		fmt.Fprintln(stderr, "replay: -whatif-base needs -whatif")
+		return 2
+	}
+	if *whatIf != "" && (*noChecks || *svg != "" || *progress != 0) {
+		fmt.Fprintln(stderr, "replay: -whatif keeps every check and draws no chart: -no-checks, -svg and -progress do not apply")
 		return 2
 	}
 	nodes, pods, name, err := load(*trace, *podsPath, *nodePath)
@@ -97,9 +114,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	start := time.Now()
 	clock := func() time.Duration { return time.Since(start) }
-	sim, err := replay.New(replay.Config{Pools: *pools, Quota: fractions, Squeeze: *squeeze, Copies: *copies,
+	cfg := replay.Config{Pools: *pools, Quota: fractions, Squeeze: *squeeze, Copies: *copies,
 		Period: *period, Clock: clock, MaxViolations: *maxViol, Flavors: *flavors, PoolFlavors: *poolFl, SkipChecks: *noChecks, ExplainEvery: *explainN,
-		LeastLostWork: *leastLost, Checkpoint: *ckpt, MinRuntime: admission.MinRuntime{Preempt: *minRun, Reclaim: *minRun}}, nodes, pods)
+		LeastLostWork: *leastLost, Checkpoint: *ckpt, MinRuntime: admission.MinRuntime{Preempt: *minRun, Reclaim: *minRun}}
+	if *whatIf != "" {
+		return whatIfRun(cfg, *whatBase, *whatIf, nodes, pods, name, stdout, stderr)
+	}
+	sim, err := replay.New(cfg, nodes, pods)
 	if err != nil {
 		fmt.Fprintln(stderr, "replay:", err)
 		return 2
@@ -134,6 +155,42 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "chart         %s\n", *svg)
 	}
 	if rep.Failed() {
+		return 1
+	}
+	return 0
+}
+
+// whatIfRun replays the trace under the base scenario — cfg with the settings of
+// baseText — and under change, and prints the comparison: 0 when both runs held every
+// check and ran all work, 1 when not, 2 on a change or set-up refused.
+func whatIfRun(cfg replay.Config, baseText, changeText string, nodes []replay.NodeRow, pods []replay.PodRow, name string, stdout, stderr io.Writer) int {
+	settings, err := whatif.ParseChange(baseText)
+	if err != nil {
+		fmt.Fprintln(stderr, "replay: -whatif-base:", err)
+		return 2
+	}
+	change, err := whatif.ParseChange(changeText)
+	if err != nil {
+		fmt.Fprintln(stderr, "replay: -whatif:", err)
+		return 2
+	}
+	base, err := settings.Apply(whatif.Scenario{Config: cfg})
+	if err != nil {
+		fmt.Fprintln(stderr, "replay: -whatif-base:", err)
+		return 2
+	}
+	fmt.Fprintf(stdout, "replaying %s twice\n", name)
+	cmp, err := whatif.Compare(base, change, nodes, pods)
+	if err != nil {
+		fmt.Fprintln(stderr, "replay:", err)
+		return 2
+	}
+	if err := cmp.WriteText(stdout); err != nil {
+		fmt.Fprintln(stderr, "replay:", err)
+		return 2
+	}
+	fmt.Fprintf(stdout, "wall time     base %v, changed %v\n", cmp.Base.Report.Wall.Round(time.Millisecond), cmp.Changed.Report.Wall.Round(time.Millisecond))
+	if cmp.Failed() {
 		return 1
 	}
 	return 0
