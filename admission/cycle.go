@@ -125,14 +125,14 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	}
 	g.pending.ascend(func(r *record) bool {
 		if r.w.Priority == quota.Low && !w.low {
-			w.reconsider()
+			w.reconsider(nil)
 			w.low = true
 		}
 		w.decide(r, -1)
 		return true
 	})
 	if !w.low {
-		w.reconsider()
+		w.reconsider(nil)
 	}
 	res.grows, res.Grows = g.growRunning(s, res.Decisions)
 }

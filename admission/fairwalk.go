@@ -286,10 +286,30 @@ func (w *walk) tournament() {
 		}
 	}
 	t := newTournament(g.tree, s.books.(shareLedger), g.pending.len(), g.pending.ascend, vecOf)
+	// HIGH/NORMAL work left waiting for the tree or a placement is decided again when a
+	// later plan's evictions freed capacity, before the next LOW workload is decided (and
+	// at the end): LOW work never takes what a waiting HIGH/NORMAL workload could have
+	// had, whatever the shares order. Its admission changes shares as any other.
+	again := false
+	admitted := func(d *Decision) {
+		again = true
+		t.changed(g.ids[d.Workload.ID].leaf)
+		for _, v := range d.Plan {
+			t.changed(g.ids[v.Workload.ID].leaf)
+		}
+	}
+	defer w.reconsider(admitted)
 	for {
 		r := t.winner()
 		if r == nil {
 			return
+		}
+		if r.w.Priority == quota.Low {
+			// The shares may have changed: the winner is chosen again.
+			again = false
+			if w.reconsider(admitted); again {
+				continue
+			}
 		}
 		keys := t.keysOf(r)
 		at := len(w.res.Decisions)

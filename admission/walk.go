@@ -197,6 +197,7 @@ func (w *walk) decide(r *record, at int) {
 		sl.ask = chosen
 	}
 	if at >= 0 {
+		d.Fair = w.res.Decisions[at].Fair // decided again, it keeps what it won with
 		w.res.Decisions[at], w.res.sealed[at] = *d, sl
 		return
 	}
@@ -204,8 +205,9 @@ func (w *walk) decide(r *record, at int) {
 }
 
 // reconsider decides again, in walk order, the waiting HIGH/NORMAL work that was
-// decided before the last eviction, until no admission frees anything more.
-func (w *walk) reconsider() {
+// decided before the last eviction, until no admission frees anything more; admitted,
+// when not nil, is told of each decision that now admits.
+func (w *walk) reconsider(admitted func(d *Decision)) {
 	for {
 		again := false
 		kept := w.waiting[:0]
@@ -216,8 +218,11 @@ func (w *walk) reconsider() {
 			}
 			before := w.s.search.freed
 			w.decide(x.r, x.at)
-			if w.res.Decisions[x.at].Outcome == Admit {
+			if d := &w.res.Decisions[x.at]; d.Outcome == Admit {
 				again = again || w.s.search.freed != before
+				if admitted != nil {
+					admitted(d)
+				}
 				continue
 			}
 			x.freed = w.s.search.freed
