@@ -3,6 +3,7 @@ package admission
 import (
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
@@ -51,6 +52,19 @@ type Options struct {
 	// rules allow, then the one with the fewest victims, then the plan of the eviction
 	// order (see the package documentation); off, a plan is the eviction order's.
 	LeastLostWork bool
+	// Reservations keeps room for gangs that wait long (see the package documentation):
+	// in each cycle the first gang in the walk left without a placement after waiting
+	// Reservations.After since it was submitted reserves where the running work's
+	// estimates (Workload.Estimate) free room for it first, and the cycle's later work
+	// of its priority or below may use that room only if it ends by its estimate before
+	// then (backfill). Off when After is 0.
+	Reservations Reservations
+}
+
+// Reservations is the policy of reservations (Options.Reservations).
+type Reservations struct {
+	// After is how long a gang waits before it reserves; 0 turns reservations off.
+	After time.Duration
 }
 
 // NewForPools returns a gate for the pools of one node set, on the tree described in
@@ -155,7 +169,11 @@ func newGate(l layout, book capacityBook, o Options) (*Gate, error) {
 	if !o.MinRuntime.valid() {
 		return nil, inputErr(ErrInvalidValue, "options.minRuntime", o.MinRuntime.String(), minRuntimeRule)
 	}
+	if o.Reservations.After < 0 {
+		return nil, inputErr(ErrInvalidValue, "options.reservations.after", o.Reservations.After.String(), "must not be negative")
+	}
 	g.minRuntimes, g.minFallback, g.leastLost = map[string]MinRuntime{}, o.MinRuntime, o.LeastLostWork
+	g.reserveAfter = o.Reservations.After
 	if len(o.CostResources) > 0 {
 		g.costNames = slices.Clone(o.CostResources)
 		for i, name := range g.costNames {

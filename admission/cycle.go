@@ -108,6 +108,9 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	*res = CycleResult{Now: now, Decisions: decisions, sealed: seals, gate: g.self, usageGen: g.usageGen, queueGen: g.queueGen, configGen: g.configGen}
 	w := walk{g: g, s: s, p: newPlans(s.search), res: res, arena: res.requests[:0]}
 	defer func() {
+		if w.hold != nil {
+			w.hold.release(s) // the room it held is the state's again, for the next cycle
+		}
 		// The last (largest) buffers are kept for the next CycleInto; the decisions
 		// reference them. The clusters the cycle copied are its own: nothing outlives
 		// the cycle in them.

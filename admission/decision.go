@@ -3,6 +3,7 @@ package admission
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/poolgate/poolgate/internal/enum"
 	"github.com/poolgate/poolgate/quota"
@@ -156,6 +157,13 @@ type Decision struct {
 	// elastic pods its Placement holds charge beyond Request: the pods that room and
 	// quota allowed, counted as LOW work. Nil when it is admitted at its minimum.
 	Grown []quota.Quantity
+	// Reservation is, for a gang left waiting for a placement that reserved room
+	// (Options.Reservations), where and when it is to start: the cycle held that room
+	// from the work that may not use it. Nil otherwise.
+	Reservation *Reservation
+	// Backfill reports an admission into room a reservation holds, allowed because the
+	// work ends by its estimate before the reservation starts.
+	Backfill bool
 	// Fair says why a cycle with fair sharing took the workload when it did: at each
 	// cohort on its path, root first, the key it won with there. It is nil without fair
 	// sharing, from Decide, and for work a StrictFIFO head held back.
@@ -480,4 +488,11 @@ type Grow struct {
 	Pods topology.Placement
 	// Request is what they charge, per resource of the gate.
 	Request []quota.Quantity
+}
+
+// Reservation is the room a waiting gang keeps: where it is to run (Placement) and
+// from when (Start), as the running work's estimates free it.
+type Reservation struct {
+	Start     time.Time
+	Placement topology.Placement
 }

@@ -80,6 +80,9 @@ type Gate struct {
 	costNames []string
 	// leastLost turns on plans that lose the least work (Options.LeastLostWork).
 	leastLost bool
+	// reserveAfter is how long a gang waits before it reserves room
+	// (Options.Reservations); 0 when none do.
+	reserveAfter time.Duration
 	// clock is the latest time the gate has been told of — an admission, a checkpoint,
 	// a cycle applied — at which Decide judges lost work and minimum runtimes.
 	clock time.Time

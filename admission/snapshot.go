@@ -124,7 +124,8 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 // pools and sets inadmissible work aside, 3 since running work keeps its flavors, 4
 // since the gate keeps minimum runtimes, what lost work counts and its clock, and
 // running work its checkpoint and whom its admission evicted, 5 since gangs keep the
-// elastic pods they want and running gangs the order and times of the ones they run.
+// elastic pods they want and running gangs the order and times of the ones they run,
+// workloads their estimates, and the gate its policy of reservations.
 // Restore reads 3 and 4 too.
 const snapshotVersion = 5
 
@@ -144,6 +145,7 @@ func writeCosts(w *wire.Writer, g *Gate) {
 	}
 	w.Bool(g.leastLost)
 	writeTime(w, g.clock)
+	w.Int(int64(g.reserveAfter))
 }
 
 // costs is what writeCosts wrote.
@@ -153,10 +155,11 @@ type costs struct {
 	names     []string
 	leastLost bool
 	clock     time.Time
+	reserve   time.Duration
 }
 
 // readCosts reads what writeCosts wrote.
-func readCosts(r *wire.Reader) costs {
+func readCosts(r *wire.Reader, version uint64) costs {
 	c := costs{fallback: readMinRuntime(r), byQueue: map[string]MinRuntime{}}
 	for range r.Len(2) {
 		name := r.String()
@@ -172,6 +175,9 @@ func readCosts(r *wire.Reader) costs {
 	}
 	c.leastLost = r.Bool()
 	c.clock = readTime(r)
+	if version >= 5 {
+		c.reserve = time.Duration(r.Int())
+	}
 	return c
 }
 
@@ -335,9 +341,10 @@ func readGate(r *wire.Reader, version uint64) (*Gate, error) {
 	o.FairSharing = r.Bool()
 	c := costs{byQueue: map[string]MinRuntime{}}
 	if version >= 4 {
-		c = readCosts(r)
+		c = readCosts(r, version)
 	}
 	o.MinRuntime, o.CostResources, o.LeastLostWork = c.fallback, c.names, c.leastLost
+	o.Reservations.After = c.reserve
 	var lowered map[string]topology.Resources
 	o.Cluster, lowered = readCluster(r)
 	if r.Err() != nil {
@@ -870,6 +877,7 @@ func (e *gangTable) writeWorkload(w *wire.Writer, wl Workload) {
 	w.String(wl.Queue)
 	w.Int(int64(wl.Priority))
 	writeTime(w, wl.Submitted)
+	w.Int(int64(wl.Estimate))
 	if wl.Gang != nil {
 		w.Uint(uint64(e.gangs[wl.Gang]) + 1)
 		return
@@ -886,6 +894,7 @@ func (e *gangTable) writeWorkload(w *wire.Writer, wl Workload) {
 // of a kind only by the name of the request's root.
 type gangDecoder struct {
 	g        *Gate
+	version  uint64
 	gangs    []*Gang
 	gangKind []int
 	kinds    []*Gang
@@ -906,7 +915,7 @@ func readGangTable(r *wire.Reader, g *Gate, version uint64) gangDecoder {
 			r.Fail("gang spec " + strconv.Itoa(i) + ": " + err.Error())
 		}
 	}
-	d := gangDecoder{g: g, kinds: make([]*Gang, r.Len(3)), shapes: map[string]topology.Resources{}}
+	d := gangDecoder{g: g, version: version, kinds: make([]*Gang, r.Len(3)), shapes: map[string]topology.Resources{}}
 	for i := range d.kinds {
 		t := r.Uint()
 		gg := &Gang{}
@@ -962,6 +971,9 @@ func readGangTable(r *wire.Reader, g *Gate, version uint64) gangDecoder {
 func (d *gangDecoder) readWorkload(r *wire.Reader) (Workload, *record) {
 	w := Workload{ID: WorkloadID(r.String()), Queue: r.String(), Priority: quota.Priority(r.Int())}
 	w.Submitted = readTime(r)
+	if d.version >= 5 {
+		w.Estimate = time.Duration(r.Int())
+	}
 	g := r.Uint()
 	if g == 0 {
 		w.Request = make([]quota.Quantity, r.Len(1))

@@ -28,6 +28,8 @@ type walk struct {
 	// one repeat last used (see repeat).
 	same map[classKey]*classDecision
 	last *classDecision
+	// hold is the room the cycle's reservation keeps, once a gang reserved; nil before.
+	hold *hold
 }
 
 // classKey tells apart what decide reads of a workload: its queue, priority, request
@@ -155,12 +157,35 @@ func (w *walk) decide(r *record, at int) {
 		*d = Decision{Outcome: Pending, Reason: ReasonFIFO, Queue: g.tree.Name(r.leaf), Blocker: head}
 	} else {
 		var victims []*record
-		if !w.repeat(r, d) {
+		backfills := false
+		if w.hold != nil {
+			// A reservation's room is held from the work it does not let in; the work it
+			// lets in is decided with the room back, and takes its place in it.
+			var lets bool
+			if lets, backfills = w.hold.lets(r, s.now); lets {
+				w.hold.release(s)
+			} else {
+				w.hold.apply(s)
+			}
+			w.p.optimistic = map[optKey]*optimistic{}
+		}
+		if w.hold != nil || !w.repeat(r, d) {
 			before := s.searches
 			*d, victims, chosen = g.decide(s, &w.p, r)
 			d.Searches = s.searches - before
 			if d.Outcome != Admit {
 				w.remember(r, *d)
+			}
+		}
+		if w.hold != nil && d.Outcome == Admit && backfills && w.hold.onHeldNodes(d.Placement) {
+			d.Backfill = true
+		}
+		if w.hold == nil && d.Outcome == Pending && (d.Reason == ReasonPlacement || d.Reason == ReasonFit) && g.reserves(r, s.now) {
+			a := &r.ask
+			if res, ok := g.reservation(s, a); ok {
+				d.Reservation = &res
+				w.hold = newHold(res, r.w.Priority)
+				w.p.optimistic = map[optKey]*optimistic{}
 			}
 		}
 		switch {

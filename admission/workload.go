@@ -38,6 +38,12 @@ type Workload struct {
 	// Submitted orders pending work within a priority. A preempted workload returns to
 	// the pending queue with it unchanged, ahead of work submitted later.
 	Submitted time.Time
+	// Estimate is how long the workload runs once admitted, as the host expects; 0 for
+	// unknown. Only reservations read it (Options.Reservations): running work frees its
+	// room at its admission plus its estimate, and work that ends by its estimate before
+	// a reservation starts may use the reserved room. Work without one is taken to run
+	// for ever there.
+	Estimate time.Duration
 	// Flavors, on a gate with flavors, names the flavor of each resource asked for
 	// (resource → flavor) of work that runs: the gate sets it on what it admits
 	// (RunningWorkload.Workload) and AddRunning needs it for work already running. The
@@ -79,7 +85,7 @@ type Gang struct {
 
 // same reports whether w and o are the same submission: equal fields, the same gang.
 func (w Workload) same(o Workload) bool {
-	return w.ID == o.ID && w.Queue == o.Queue && w.Priority == o.Priority && (w.Gang == o.Gang || sameGang(w.Gang, o.Gang)) &&
+	return w.ID == o.ID && w.Queue == o.Queue && w.Priority == o.Priority && w.Estimate == o.Estimate && (w.Gang == o.Gang || sameGang(w.Gang, o.Gang)) &&
 		w.Submitted.Equal(o.Submitted) && slices.Equal(w.Request, o.Request)
 }
 

@@ -1,0 +1,207 @@
+package admission
+
+import (
+	"slices"
+	"time"
+
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// hold is the room a reservation keeps on a cycle's working state: on each node of the
+// reserving gang's placement, what is free there now of what the gang will need, taken
+// off the free capacity (foot) so that only work allowed into reserved room finds it.
+type hold struct {
+	// r is the reservation, priority the reserving gang's, need its placement compiled.
+	r        Reservation
+	priority quota.Priority
+	need     topology.Placement
+	// foot is what the hold takes off the state while applied; on says it is.
+	foot topology.Footprint
+	on   bool
+}
+
+// reservation works out where and when the waiting gang a, left without quota or a
+// placement on s, starts if no new work takes what the running work frees: the running
+// work with an estimate (Workload.Estimate) ends at its admission plus its estimate (at
+// s.now for work past it), earliest first, and the reservation's start is the first end
+// after which the gang fits the tree and is placed, its placement the one found then.
+// Running work without an estimate never ends here. It reports false when the gang
+// does not fit or has no placement even with all of that work gone. It leaves s as it
+// was.
+func (g *Gate) reservation(s *state, a *ask) (Reservation, bool) {
+	type ending struct {
+		at   time.Time
+		foot topology.Footprint
+		r    *record
+	}
+	var ends []ending
+	for r := range g.runningRecords() {
+		if r.w.Estimate <= 0 || r.foot.IsZero() || s.gone[r.w.ID] {
+			continue
+		}
+		at := r.admitted.Add(r.w.Estimate)
+		if at.Before(s.now) {
+			at = s.now
+		}
+		ends = append(ends, ending{at, r.foot, r})
+	}
+	if len(ends) == 0 {
+		return Reservation{}, false
+	}
+	slices.SortStableFunc(ends, func(x, y ending) int { return x.at.Compare(y.at) })
+	// With the first k ends gone: is the gang placed? More gone frees more, so the least
+	// such k is found by bisection, a search each.
+	base := s.baseTree()
+	placedAfter := func(k int) (topology.Placement, bool) {
+		books := base.Draft()
+		for _, e := range ends[:k] {
+			_ = books.Remove(e.r.leaf, e.r.vec)
+		}
+		if f, _ := books.Fits(a.leaf, a.vec); !f.OK {
+			return topology.Placement{}, false
+		}
+		c := s.copyOf(s.cluster)
+		defer s.done(c)
+		feet := make([]topology.Footprint, k)
+		for i := range k {
+			feet[i] = ends[i].foot
+		}
+		_ = c.RemoveFootprints(feet)
+		res := s.placeOn(c, a.place)
+		return res.Placement, res.Outcome == topology.Placed
+	}
+	p, ok := placedAfter(len(ends))
+	if !ok {
+		return Reservation{}, false
+	}
+	lo, hi := 1, len(ends)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if q, ok := placedAfter(mid); ok {
+			hi, p = mid, q
+		} else {
+			lo = mid + 1
+		}
+	}
+	if hi < len(ends) {
+		p, _ = placedAfter(hi) // the placement at the least k, whatever the bisection saw last
+	}
+	// Ends at one instant are one: the start is the instant of the k-th end.
+	return Reservation{Start: ends[hi-1].at, Placement: p}, true
+}
+
+// newHold returns the hold of reservation res of a gang at priority on s: the room
+// res.Placement needs on each of its nodes, held from what is free there now.
+func newHold(res Reservation, priority quota.Priority) *hold {
+	return &hold{r: res, priority: priority, need: res.Placement}
+}
+
+// apply takes the hold's room off s: on each node, what is free now of what the
+// reserved placement needs there (recomputed each time: work let into reserved room
+// may have taken some).
+func (h *hold) apply(s *state) {
+	if h.on || s.cluster == nil {
+		return
+	}
+	per := map[string]topology.Resources{}
+	var nodes []string
+	for _, a := range h.need.Assignments {
+		want := per[a.Node]
+		if want == nil {
+			want = topology.Resources{}
+			per[a.Node] = want
+			nodes = append(nodes, a.Node)
+		}
+		for res, q := range a.Shape {
+			want[res] += q * a.Pods
+		}
+	}
+	var p topology.Placement
+	for _, n := range nodes {
+		free, ok := s.cluster.Free(n)
+		if !ok {
+			continue
+		}
+		take := topology.Resources{}
+		for res, q := range per[n] {
+			if f := free[res]; f > 0 {
+				take[res] = min(q, f)
+			}
+		}
+		if len(take) > 0 {
+			p.Assignments = append(p.Assignments, topology.Assignment{Group: "reserved", Node: n, Pods: 1, Shape: take})
+		}
+	}
+	f, err := s.cluster.Footprint(p)
+	if err != nil || f.IsZero() {
+		h.foot = topology.Footprint{}
+		h.on = true
+		return
+	}
+	fs := []topology.Footprint{f}
+	if s.cluster.ApplyFootprints(fs) != nil {
+		h.foot, h.on = topology.Footprint{}, true
+		return
+	}
+	if s.guarded != nil {
+		_ = s.guarded.ApplyFootprints(fs)
+	}
+	h.foot, h.on = f, true
+	if s.search != nil {
+		s.search.changed++
+	}
+}
+
+// release gives the hold's room back to s.
+func (h *hold) release(s *state) {
+	if !h.on {
+		return
+	}
+	h.on = false
+	if h.foot.IsZero() {
+		return
+	}
+	fs := []topology.Footprint{h.foot}
+	_ = s.cluster.RemoveFootprints(fs)
+	if s.guarded != nil {
+		_ = s.guarded.RemoveFootprints(fs)
+	}
+	h.foot = topology.Footprint{}
+	if s.search != nil {
+		s.search.freed++
+		s.search.changed++
+	}
+}
+
+// lets reports whether the hold lets r into its room: work of a higher priority than
+// the reserving gang's, and work that ends before the reservation starts by its
+// estimate (backfill, backfills).
+func (h *hold) lets(r *record, now time.Time) (lets, backfills bool) {
+	if r.w.Priority.Compare(h.priority) > 0 {
+		return true, false
+	}
+	if r.w.Estimate > 0 && !now.Add(r.w.Estimate).After(h.r.Start) {
+		return true, true
+	}
+	return false, false
+}
+
+// onHeldNodes reports whether p has pods on a node of the hold.
+func (h *hold) onHeldNodes(p *topology.Placement) bool {
+	if p == nil {
+		return false
+	}
+	for _, a := range p.Assignments {
+		if slices.ContainsFunc(h.need.Assignments, func(b topology.Assignment) bool { return b.Node == a.Node }) {
+			return true
+		}
+	}
+	return false
+}
+
+// reserves reports whether r, left pending for a placement, may reserve: a gang that
+// has waited at least the policy's time by now.
+func (g *Gate) reserves(r *record, now time.Time) bool {
+	return g.reserveAfter > 0 && r.place != nil && !now.Before(r.w.Submitted.Add(g.reserveAfter))
+}
