@@ -8,17 +8,18 @@ import (
 	"github.com/poolgate/poolgate/topology"
 )
 
-// hold is the room a reservation keeps on a cycle's working state: on each node of the
-// reserving gang's placement, what is free there now of what the gang will need, taken
-// off the free capacity (foot) so that only work allowed into reserved room finds it.
+// hold is the room a reservation keeps on a cycle's working state: the nodes of the
+// reserving gang's placement, cordoned on the state (not on the gate) while work that
+// may not use them is decided, so that it is neither placed there nor given a plan that
+// frees room there.
 type hold struct {
-	// r is the reservation, priority the reserving gang's, need its placement compiled.
+	// r is the reservation, priority the reserving gang's.
 	r        Reservation
 	priority quota.Priority
-	need     topology.Placement
-	// foot is what the hold takes off the state while applied; on says it is.
-	foot topology.Footprint
-	on   bool
+	// nodes are the reserved nodes the hold cordons (those not cordoned already); on
+	// says it does now.
+	nodes []string
+	on    bool
 }
 
 // reservation works out where and when the waiting gang a, left without quota or a
@@ -91,83 +92,47 @@ func (g *Gate) reservation(s *state, a *ask) (Reservation, bool) {
 	return Reservation{Start: ends[hi-1].at, Placement: p}, true
 }
 
-// newHold returns the hold of reservation res of a gang at priority on s: the room
-// res.Placement needs on each of its nodes, held from what is free there now.
-func newHold(res Reservation, priority quota.Priority) *hold {
-	return &hold{r: res, priority: priority, need: res.Placement}
+// newHold returns the hold of reservation res of a gang at priority on s.
+func newHold(s *state, res Reservation, priority quota.Priority) *hold {
+	h := &hold{r: res, priority: priority}
+	for _, a := range res.Placement.Assignments {
+		if n, ok := s.cluster.Node(a.Node); ok && !n.Cordoned && !slices.Contains(h.nodes, a.Node) {
+			h.nodes = append(h.nodes, a.Node)
+		}
+	}
+	return h
 }
 
-// apply takes the hold's room off s: on each node, what is free now of what the
-// reserved placement needs there (recomputed each time: work let into reserved room
-// may have taken some).
+// apply cordons the reserved nodes on s (and on its guarded cluster, which has the
+// same nodes): nothing decided while it holds is placed there.
 func (h *hold) apply(s *state) {
-	if h.on || s.cluster == nil {
+	if h.on {
 		return
 	}
-	per := map[string]topology.Resources{}
-	var nodes []string
-	for _, a := range h.need.Assignments {
-		want := per[a.Node]
-		if want == nil {
-			want = topology.Resources{}
-			per[a.Node] = want
-			nodes = append(nodes, a.Node)
-		}
-		for res, q := range a.Shape {
-			want[res] += q * a.Pods
+	h.on = true
+	for _, n := range h.nodes {
+		_ = s.cluster.Cordon(n)
+		if s.guarded != nil {
+			_ = s.guarded.Cordon(n)
 		}
 	}
-	var p topology.Placement
-	for _, n := range nodes {
-		free, ok := s.cluster.Free(n)
-		if !ok {
-			continue
-		}
-		take := topology.Resources{}
-		for res, q := range per[n] {
-			if f := free[res]; f > 0 {
-				take[res] = min(q, f)
-			}
-		}
-		if len(take) > 0 {
-			p.Assignments = append(p.Assignments, topology.Assignment{Group: "reserved", Node: n, Pods: 1, Shape: take})
-		}
-	}
-	f, err := s.cluster.Footprint(p)
-	if err != nil || f.IsZero() {
-		h.foot = topology.Footprint{}
-		h.on = true
-		return
-	}
-	fs := []topology.Footprint{f}
-	if s.cluster.ApplyFootprints(fs) != nil {
-		h.foot, h.on = topology.Footprint{}, true
-		return
-	}
-	if s.guarded != nil {
-		_ = s.guarded.ApplyFootprints(fs)
-	}
-	h.foot, h.on = f, true
 	if s.search != nil {
 		s.search.changed++
 	}
 }
 
-// release gives the hold's room back to s.
+// release gives the reserved nodes back to s.
 func (h *hold) release(s *state) {
 	if !h.on {
 		return
 	}
 	h.on = false
-	if h.foot.IsZero() {
-		return
+	for _, n := range h.nodes {
+		_ = s.cluster.Uncordon(n)
+		if s.guarded != nil {
+			_ = s.guarded.Uncordon(n)
+		}
 	}
-	fs := []topology.Footprint{h.foot}
-	_ = s.cluster.RemoveFootprints(fs)
-	if s.guarded != nil {
-		_ = s.guarded.RemoveFootprints(fs)
-	}
-	h.foot = topology.Footprint{}
 	if s.search != nil {
 		s.search.freed++
 		s.search.changed++
@@ -193,7 +158,7 @@ func (h *hold) onHeldNodes(p *topology.Placement) bool {
 		return false
 	}
 	for _, a := range p.Assignments {
-		if slices.ContainsFunc(h.need.Assignments, func(b topology.Assignment) bool { return b.Node == a.Node }) {
+		if slices.ContainsFunc(h.r.Placement.Assignments, func(b topology.Assignment) bool { return b.Node == a.Node }) {
 			return true
 		}
 	}

@@ -184,7 +184,7 @@ func (w *walk) decide(r *record, at int) {
 			a := &r.ask
 			if res, ok := g.reservation(s, a); ok {
 				d.Reservation = &res
-				w.hold = newHold(res, r.w.Priority)
+				w.hold = newHold(s, res, r.w.Priority)
 				w.p.optimistic = map[optKey]*optimistic{}
 			}
 		}

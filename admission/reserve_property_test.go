@@ -1,0 +1,135 @@
+package admission
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/leanovate/gopter"
+	ggen "github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
+	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/internal/gen"
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// TestPropertyBackfillNeverDelaysTheReservation: on random clusters of one pool whose
+// nodes bind before its quota does, with
+// exact estimates and no arrivals, a gang that reserves starts no later than its first
+// reservation says, whatever the later work of its priority and below (backfilled or
+// held back) does; and only work that ends before that start is backfilled. The run is
+// driven as a host drives the gate: a cycle, applied, at every end.
+func TestPropertyBackfillNeverDelaysTheReservation(t *testing.T) {
+	props := gopter.NewProperties(gen.Params(t, 200))
+	var reserved, backfilled int
+	props.Property("backfill never delays a reservation", prop.ForAll(func(seed int64) string {
+		r := rand.New(rand.NewSource(seed))
+		var nodes []topology.Node
+		var capacity int64
+		for i := range 2 + r.Intn(4) {
+			capacity += 8
+			nodes = append(nodes, topology.Node{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{"rack": "r1"}, Free: topology.Resources{"gpu": 8, "cpu": 64000}})
+		}
+		c, err := topology.NewCluster([]string{"rack"}, nodes)
+		if err != nil {
+			return err.Error()
+		}
+		// The pool guarantees twice the capacity: the nodes bind, not the nominal quota.
+		g, err := NewForPools(poolSet(t, "team:"+fmt.Sprint(2*capacity)), 0, Options{Cluster: c, Reservations: Reservations{After: 10 * time.Minute}})
+		if err != nil {
+			return err.Error()
+		}
+		shape := topology.Resources{"gpu": 1, "cpu": 100}
+		ends := map[WorkloadID]time.Time{}
+		// Every node runs NORMAL work, ending at random minutes.
+		for i, n := range nodes {
+			gpus := int64(4 + r.Intn(5))
+			est := time.Duration(10+r.Intn(120)) * time.Minute
+			w := Workload{ID: WorkloadID(fmt.Sprintf("run%d", i)), Queue: "team", Gang: podGang(t, int(gpus), 1), Submitted: at(0), Estimate: est}
+			p := &topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: n.Name, Pods: gpus, Shape: shape}}}
+			if err := g.AddRunning(w, at(0), p); err != nil {
+				return err.Error()
+			}
+			ends[w.ID] = at(0).Add(est)
+		}
+		// The gang wants a whole node, and came first; small work of its priority and
+		// below follows.
+		big := Workload{ID: "big", Queue: "team", Gang: podGang(t, 1, 8), Submitted: at(0), Estimate: time.Hour}
+		if err := g.Submit(big); err != nil {
+			return err.Error()
+		}
+		est := map[WorkloadID]time.Duration{"big": time.Hour}
+		for k := range 2 + r.Intn(8) {
+			w := Workload{ID: WorkloadID(fmt.Sprintf("s%d", k)), Queue: "team", Priority: quota.Priority(-r.Intn(2)),
+				Gang: podGang(t, 1, 1+r.Intn(3)), Submitted: at(1 + k), Estimate: time.Duration(5+r.Intn(150)) * time.Minute}
+			if err := g.Submit(w); err != nil {
+				return err.Error()
+			}
+			est[w.ID] = w.Estimate
+		}
+		now := at(15)
+		var promised time.Time
+		release := func() string {
+			for id, e := range ends {
+				if !e.After(now) {
+					if _, runs := g.runningRecord(id); runs {
+						if _, err := g.Release(id); err != nil {
+							return err.Error()
+						}
+					}
+					delete(ends, id)
+				}
+			}
+			return ""
+		}
+		for step := 0; step < 200; step++ {
+			if msg := release(); msg != "" {
+				return msg
+			}
+			cyc := g.Cycle(now)
+			for _, d := range cyc.Decisions {
+				if d.Workload.ID == "big" && d.Reservation != nil && promised.IsZero() {
+					promised = d.Reservation.Start
+					reserved++
+				}
+				if d.Backfill {
+					backfilled++
+					if promised.IsZero() || now.Add(est[d.Workload.ID]).After(promised) {
+						return fmt.Sprintf("%s backfilled at %v, running to %v, past the reservation at %v", d.Workload.ID, now, now.Add(est[d.Workload.ID]), promised)
+					}
+				}
+				if d.Admitted() {
+					ends[d.Workload.ID] = now.Add(est[d.Workload.ID])
+					if d.Workload.ID == "big" {
+						if !promised.IsZero() && now.After(promised) {
+							return fmt.Sprintf("big starts at %v, after its reservation at %v", now, promised)
+						}
+						return ""
+					}
+				}
+			}
+			if err := g.Apply(cyc); err != nil {
+				return err.Error()
+			}
+			// The next end, and everything ending then, released.
+			var next time.Time
+			for _, e := range ends {
+				if e.After(now) && (next.IsZero() || e.Before(next)) {
+					next = e
+				}
+			}
+			if next.IsZero() {
+				return "nothing ends and big never starts"
+			}
+			now = next
+		}
+		return "no start in 200 steps"
+	}, ggen.Int64()))
+	props.TestingRun(t)
+	t.Logf("%d runs reserved, %d backfills", reserved, backfilled)
+	require.Positive(t, reserved)
+	require.Positive(t, backfilled)
+}
