@@ -205,6 +205,22 @@
 // them (RemoveNode; a node resized below what runs on it loses whole workloads, as
 // before). A gate with flavors refuses them (they would need a flavor of their own).
 //
+// # Reservations and backfill
+//
+// Opt-in (Options.Reservations): in each cycle, the first gang in the walk left
+// waiting for quota or a placement after waiting Reservations.After since it was
+// submitted reserves room: where it would first be placed if the running work ended by
+// its estimates (Workload.Estimate, SetEstimate; work without one never ends there),
+// and from when (Decision.Reservation). The cycle then holds the reserved nodes from
+// its later work of the gang's priority or below — they are cordoned on the cycle's
+// working state while such work is decided, so it is neither placed there nor given a
+// plan that frees room there — except work that ends by its estimate before the
+// reservation starts, which is decided with the nodes back (backfill:
+// Decision.Backfill when it lands on them). Work of a higher priority ignores the
+// reservation. A reservation is worked out again in every cycle, so it follows the
+// estimates and what ran since. With exact estimates and no new work above the gang's
+// priority, the gang starts no later than its first reservation said.
+//
 // # Cycle cost
 //
 // A cycle's cost does not grow with pending work that cannot run. Within a cycle, a

@@ -62,6 +62,11 @@ type Config struct {
 	Checkpoint time.Duration
 	// MinRuntime is every queue's minimum runtime (admission.Options.MinRuntime).
 	MinRuntime admission.MinRuntime
+	// Reserve turns reservations on (admission.Options.Reservations): a gang that has
+	// waited this long reserves room. Every workload's estimate
+	// (admission.Workload.Estimate) is then its recorded lifetime, so estimates are
+	// exact. 0 means no reservations and no estimates.
+	Reserve time.Duration
 	// SkipChecks turns the checks after each cycle off, for benchmarks that only need
 	// the state a replay reaches; a report then finds no violation because it looked
 	// for none, and says so.
@@ -105,6 +110,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, &ConfigError{Field: "min runtime", Value: c.MinRuntime.String(), Rule: "must not be negative"}
 	case c.MaxViolations < 0:
 		return c, &ConfigError{Field: "max violations", Value: strconv.Itoa(c.MaxViolations), Rule: "must not be negative"}
+	case c.Reserve < 0:
+		return c, &ConfigError{Field: "reserve", Value: c.Reserve.String(), Rule: "must not be negative"}
 	}
 	if c.Quota != nil {
 		if len(c.Quota) != c.Pools {

@@ -46,6 +46,7 @@ func Example() {
 	//   HIGH        1 admission: p50 0, p99 0, max 0
 	//   NORMAL      no admissions
 	//   LOW         3 admissions: p50 0, p99 110, max 110
+	//   largest     2 admissions of at least 2 GPU: p50 0, p95 110, max 110
 	// GPU placed    mean 21.2 % of capacity over the replay, 50.0 % over the 100 s that work waited; max 100.0 %
 	// wall time     not measured (no clock)
 	// violations    node accounting 0, queue accounting 0, nothing lost 0, no HIGH/NORMAL victim 0, no priority inversion 0, node labels 0

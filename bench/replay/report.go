@@ -36,6 +36,9 @@ type Report struct {
 	// Waits summarises, per priority, the simulated time from submission to
 	// admission; a preempted workload's wait counts from its original submission.
 	Waits []Wait
+	// Largest summarises the waits of the admissions of the largest requests: those
+	// asking at least the GPUs of the 90th percentile of every admission's request.
+	Largest LargestWait
 	// Utilization is the GPU placed over the capacity.
 	Utilization Utilization
 	// Cycle, Apply and Check are the wall-time latencies of Gate.CycleInto, Gate.Apply and
@@ -96,6 +99,15 @@ type ReasonCount struct {
 type ViolationCount struct {
 	Check Check
 	Count int
+}
+
+// LargestWait summarises the waits of the admissions of the largest requests.
+type LargestWait struct {
+	// AtLeast is the request, in milli-GPU, from which an admission counts.
+	AtLeast int64
+	// Count is how many admissions did; P50, P95 and Max their waits.
+	Count         int
+	P50, P95, Max time.Duration
 }
 
 // Wait summarises the waits of one priority's admissions, in simulated time.
@@ -166,6 +178,7 @@ type stats struct {
 	cycles, admissions, preemptions int
 	pendingBy                       map[admission.Reason]int
 	waits                           map[quota.Priority][]time.Duration
+	sized                           []sizedWait
 	cycleLat, applyLat, checkLat    []time.Duration
 	inversionTime, wall             time.Duration
 	maxPending, searches            int
@@ -210,10 +223,38 @@ func (st *stats) cycle(c, a time.Duration) {
 	st.applyLat = append(st.applyLat, a)
 }
 
-// admit records one admission's wait.
-func (st *stats) admit(p quota.Priority, wait time.Duration) {
+// admit records one admission's wait, of a request of gpu milli-GPU.
+func (st *stats) admit(p quota.Priority, wait time.Duration, gpu int64) {
 	st.admissions++
 	st.waits[p] = append(st.waits[p], wait)
+	st.sized = append(st.sized, sizedWait{gpu, wait})
+}
+
+// sizedWait is an admission's wait and the GPUs it asked for.
+type sizedWait struct {
+	gpu  int64
+	wait time.Duration
+}
+
+// largest summarises the waits of the largest decile of requests.
+func largest(sized []sizedWait) LargestWait {
+	if len(sized) == 0 {
+		return LargestWait{}
+	}
+	gpus := make([]int64, len(sized))
+	for i, x := range sized {
+		gpus[i] = x.gpu
+	}
+	slices.Sort(gpus)
+	at := gpus[min(len(gpus)-1, len(gpus)*9/10)]
+	var waits []time.Duration
+	for _, x := range sized {
+		if x.gpu >= at {
+			waits = append(waits, x.wait)
+		}
+	}
+	slices.Sort(waits)
+	return LargestWait{AtLeast: at, Count: len(waits), P50: rank(waits, 50), P95: rank(waits, 95), Max: waits[len(waits)-1]}
 }
 
 // Report returns what the replay measured so far; after Run, the whole replay.
@@ -242,6 +283,7 @@ func (s *Sim) Report() Report {
 	for _, p := range []quota.Priority{quota.High, quota.Normal, quota.Low} {
 		r.Waits = append(r.Waits, waitOf(p, st.waits[p]))
 	}
+	r.Largest = largest(st.sized)
 	if s.capacity > 0 {
 		c := float64(s.capacity)
 		if st.span > 0 {

@@ -249,10 +249,14 @@ func (s *Sim) addJobs(pods []PodRow, queues []string) error {
 				return &ConfigError{Field: "pods", Value: string(id), Rule: "names a workload twice"}
 			}
 			s.index[id] = len(s.jobs)
+			var est time.Duration
+			if s.cfg.Reserve > 0 {
+				est = lifetime(p)
+			}
 			s.jobs = append(s.jobs, job{
 				w: admission.Workload{ID: id, Queue: queues[i%len(queues)], Priority: priorityOf(p.QoS),
 					Gang:      &admission.Gang{Tree: kinds[k], Requests: shapes[k], Name: p.Name},
-					Submitted: s.epoch.Add(arrival)},
+					Submitted: s.epoch.Add(arrival), Estimate: est},
 				arrival: arrival, lifetime: lifetime(p), ask: [3]int64{sh.gpu, sh.cpu, sh.memory}, models: accepts[models],
 			})
 		}
@@ -267,7 +271,8 @@ func (s *Sim) addJobs(pods []PodRow, queues []string) error {
 
 // options returns the gate's options for cluster.
 func (s *Sim) options(cluster *topology.Cluster) admission.Options {
-	return admission.Options{Cluster: cluster, LeastLostWork: s.cfg.LeastLostWork, MinRuntime: s.cfg.MinRuntime}
+	return admission.Options{Cluster: cluster, LeastLostWork: s.cfg.LeastLostWork, MinRuntime: s.cfg.MinRuntime,
+		Reservations: admission.Reservations{After: s.cfg.Reserve}}
 }
 
 // usable reports whether New built s. A nil or zero Sim holds nothing: its reads
@@ -548,7 +553,7 @@ func (s *Sim) follow(res *admission.CycleResult, now time.Time) {
 		s.start(j, d, now)
 		s.started(j)
 		s.done.schedule(completion{at: s.now + s.jobs[j].lifetime - s.jobs[j].saved, job: j, run: s.jobs[j].run})
-		s.stats.admit(s.jobs[j].w.Priority, now.Sub(d.Workload.Submitted))
+		s.stats.admit(s.jobs[j].w.Priority, now.Sub(d.Workload.Submitted), s.jobs[j].ask[0])
 	}
 	s.dirty = victims > 0
 }

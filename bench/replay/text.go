@@ -88,6 +88,10 @@ func (r Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  %-6s      %s: p50 %s, p99 %s, max %s\n", wt.Priority, count(wt.Count, "admission", "admissions"),
 			seconds1(wt.P50), seconds1(wt.P99), seconds1(wt.Max))
 	}
+	if l := r.Largest; l.Count > 0 {
+		fmt.Fprintf(&b, "  largest     %s of at least %s GPU: p50 %s, p95 %s, max %s\n", count(l.Count, "admission", "admissions"),
+			strconv.FormatFloat(float64(l.AtLeast)/1000, 'f', -1, 64), seconds1(l.P50), seconds1(l.P95), seconds1(l.Max))
+	}
 	u := r.Utilization
 	waiting := "no work waited after a cycle"
 	if u.WhilePending > 0 {

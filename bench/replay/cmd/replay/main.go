@@ -61,6 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		leastLost = fs.Bool("least-lost-work", false, "plans lose the least work (GPUs × time since the last checkpoint) instead of following the eviction order")
 		ckpt      = fs.Duration("checkpoint", 0, "running work checkpoints every this much of runtime (0: never); lost work counts from the last one")
 		minRun    = fs.Duration("min-runtime", 0, "every queue's minimum runtime of LOW work before a plan may evict it, for preemption and reclaim alike")
+		reserve   = fs.Duration("reserve", 0, "a gang that has waited this long reserves room, and work runs for its recorded lifetime by its estimate (0: no reservations)")
 		noChecks  = fs.Bool("no-checks", false, "skip the checks after each cycle, to time the gate alone (nothing is then verified)")
 		cpuProf   = fs.String("cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof reads it)")
 		whatIf    = fs.String("whatif", "", "replay twice, as set up and under this change, and print both side by side per pool, e.g. 'fair=on,weight.pool1=3' (settings: "+
@@ -116,7 +117,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	clock := func() time.Duration { return time.Since(start) }
 	cfg := replay.Config{Pools: *pools, Quota: fractions, Squeeze: *squeeze, Copies: *copies,
 		Period: *period, Clock: clock, MaxViolations: *maxViol, Flavors: *flavors, PoolFlavors: *poolFl, SkipChecks: *noChecks, ExplainEvery: *explainN,
-		LeastLostWork: *leastLost, Checkpoint: *ckpt, MinRuntime: admission.MinRuntime{Preempt: *minRun, Reclaim: *minRun}}
+		LeastLostWork: *leastLost, Checkpoint: *ckpt, MinRuntime: admission.MinRuntime{Preempt: *minRun, Reclaim: *minRun}, Reserve: *reserve}
 	if *whatIf != "" {
 		return whatIfRun(cfg, *whatBase, *whatIf, nodes, pods, name, stdout, stderr)
 	}
