@@ -2,6 +2,7 @@ package admission
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/poolgate/poolgate/quota"
@@ -50,7 +51,14 @@ func (g *Gate) reservation(s *state, a *ask) (Reservation, bool) {
 	if len(ends) == 0 {
 		return Reservation{}, false
 	}
-	slices.SortStableFunc(ends, func(x, y ending) int { return x.at.Compare(y.at) })
+	// Ends at one instant go in ID order: the running work is a map, and a reservation
+	// must not depend on its order.
+	slices.SortFunc(ends, func(x, y ending) int {
+		if c := x.at.Compare(y.at); c != 0 {
+			return c
+		}
+		return strings.Compare(string(x.r.w.ID), string(y.r.w.ID))
+	})
 	// With the first k ends gone: is the gang placed? More gone frees more, so the least
 	// such k is found by bisection, a search each.
 	base := s.baseTree()

@@ -110,6 +110,7 @@ func (s *Sim) check(res *admission.CycleResult) {
 	t := s.clock()
 	c := &s.checks.inversions
 	c.reset(s.gate, cluster, s.lowInOrder)
+	c.at = s.Now()
 	if m := s.cfg.MinRuntime; m != (admission.MinRuntime{}) {
 		c.now, c.minRun = s.Now(), func(string) admission.MinRuntime { return m }
 	}

@@ -141,6 +141,9 @@ type inversionCheck struct {
 	// MinRuntime), which no plan may evict.
 	now    time.Time
 	minRun func(queue string) admission.MinRuntime
+	// at is the time of the cycle the decisions were made in, when known: work that
+	// ends by its estimate before a reservation starts was let into its room.
+	at time.Time
 }
 
 // reset readies c for a check of g's decisions: cluster is a copy of the gate's
@@ -149,7 +152,7 @@ type inversionCheck struct {
 func (c *inversionCheck) reset(g *admission.Gate, cluster *topology.Cluster, source func() []candidate) {
 	c.gate, c.cluster, c.source, c.tree = g, cluster, source, nil
 	c.loaded, c.evicted = false, false
-	c.now, c.minRun = time.Time{}, nil
+	c.now, c.minRun, c.at = time.Time{}, nil, time.Time{}
 	if c.queues == nil {
 		c.queues, c.verdicts = map[string]*queueView{}, map[string]bool{}
 	}
@@ -164,14 +167,33 @@ func (c *inversionCheck) reset(g *admission.Gate, cluster *topology.Cluster, sou
 }
 
 // check returns the inversions among decisions; the result is c's own buffer.
+//
+// A cycle with a reservation (admission.Options.Reservations) held the reserved nodes
+// from the work decided after the reserving gang, of its priority and below, that does
+// not end by its estimate before the reservation starts: such work is judged on the
+// cluster with those nodes cordoned, as the cycle decided it, and is inverted only if a
+// plan elsewhere would have let it run.
 func (c *inversionCheck) check(decisions []admission.Decision) ([]Inversion, error) {
 	for i := range decisions {
 		c.evicted = c.evicted || len(decisions[i].Plan) > 0
 	}
+	var reserving *admission.Decision
+	at := len(decisions)
+	for i := range decisions {
+		if decisions[i].Reservation != nil {
+			reserving, at = &decisions[i], i
+		}
+	}
+	var held []admission.Decision
 	for i := range decisions {
 		d := &decisions[i]
 		if d.Outcome != admission.Pending || (d.Reason != admission.ReasonFit && d.Reason != admission.ReasonPlacement) ||
 			!d.Workload.Priority.Guaranteed() {
+			continue
+		}
+		if reserving != nil && i > at && d.Workload.Priority.Compare(reserving.Workload.Priority) <= 0 &&
+			(d.Workload.Estimate <= 0 || c.at.IsZero() || c.at.Add(d.Workload.Estimate).After(reserving.Reservation.Start)) {
+			held = append(held, *d)
 			continue
 		}
 		inv, err := c.inverted(d)
@@ -180,6 +202,25 @@ func (c *inversionCheck) check(decisions []admission.Decision) ([]Inversion, err
 		}
 		if inv {
 			c.out = append(c.out, Inversion{Decision: *d, Evicted: c.queues[d.Queue].taken})
+		}
+	}
+	if len(held) > 0 {
+		cluster := c.cluster
+		if cluster == nil {
+			cluster = c.gate.Cluster()
+		} else {
+			cluster = cluster.Clone()
+		}
+		for _, a := range reserving.Reservation.Placement.Assignments {
+			_ = cluster.Cordon(a.Node)
+		}
+		var h inversionCheck
+		h.reset(c.gate, cluster, c.source)
+		h.now, h.minRun = c.now, c.minRun
+		out, err := h.check(held)
+		c.out = append(c.out, out...)
+		if err != nil {
+			return c.out, err
 		}
 	}
 	return c.out, nil
