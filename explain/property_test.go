@@ -43,15 +43,8 @@ func TestExplanationLaws(t *testing.T) {
 func checkExplanations(t *testing.T, seed int64, seen map[string]int) string {
 	rng := rand.New(rand.NewPCG(uint64(seed), 3))
 	g, names, kind := randomGate(t, rng)
-	gangs := kind == gatetest.KindPoolsOnCluster
 	seen[gatetest.KindNames[kind]]++
-	newWork := func(id string, n int) admission.Workload {
-		q, p := names[rng.IntN(len(names))], quota.Priority(rng.IntN(3)-1)
-		if gangs {
-			return gangOf(t, id, q, p, 1+rng.IntN(3), []int{2, 4, 8}[rng.IntN(3)], n)
-		}
-		return work(id, q, p, 1+rng.IntN(6), n)
-	}
+	newWork := gatetest.RandomWork(t, rng, names, kind)
 	// Work that runs: what a first cycle admits of a first batch.
 	for i := range 2 + rng.IntN(6) {
 		submit(t, g, newWork("r"+itoa(i), i))

@@ -16,7 +16,6 @@ import (
 	"github.com/poolgate/poolgate/admission"
 	"github.com/poolgate/poolgate/internal/gatetest"
 	"github.com/poolgate/poolgate/internal/gen"
-	"github.com/poolgate/poolgate/quota"
 )
 
 // propertySteps bounds the cycles of the forecast and of the driver alike: with fair
@@ -49,15 +48,8 @@ func TestForecastIsWhatHappens(t *testing.T) {
 func checkForecast(t *testing.T, seed int64, seen map[string]int) string {
 	rng := rand.New(rand.NewPCG(uint64(seed), 27))
 	g, names, kind := randomGate(t, rng)
-	gangs := kind == gatetest.KindPoolsOnCluster
 	seen[gatetest.KindNames[kind]]++
-	newWork := func(id string, n int) admission.Workload {
-		q, p := names[rng.IntN(len(names))], quota.Priority(rng.IntN(3)-1)
-		if gangs {
-			return gangOf(t, id, q, p, 1+rng.IntN(3), []int{2, 4, 8}[rng.IntN(3)], n)
-		}
-		return work(id, q, p, 1+rng.IntN(6), n)
-	}
+	newWork := gatetest.RandomWork(t, rng, names, kind)
 	// Running work: what cycles at three instants before now admit of the work
 	// submitted before each; what they do not admit waits at now with the rest.
 	id := 0

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/poolgate/poolgate/bench/internal/numfmt"
 )
 
 // WriteText writes the report as a readable block: the set-up, the counts, waits,
@@ -157,20 +159,6 @@ func count(n int, one, many string) string {
 	return group(int64(n)) + " " + many
 }
 
-// group writes an integer with thousands separators: 12,345.
-func group(v int64) string {
-	s := strconv.FormatInt(v, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
-
 // milliGPU writes milli-GPU as GPUs: 6,212 or 3,106.5.
 func milliGPU(m int64) string {
 	s := group(m / 1000)
@@ -216,3 +204,6 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// group writes v with thousands separators: 12,345.
+func group(v int64) string { return numfmt.Group(v) }

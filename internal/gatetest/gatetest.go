@@ -148,3 +148,17 @@ func RandomGate(t testing.TB, rng *rand.Rand, o admission.Options) (*admission.G
 	require.NoError(t, err)
 	return g, names, KindTree
 }
+
+// RandomWork returns a maker of random work for a gate RandomGate built of kind with
+// queues names: a rack-bound gang of one to three pods of 2, 4 or 8 GPUs on a gate on
+// a cluster, a plain workload of one to six GPUs otherwise, in a random queue and of a
+// random priority, submitted at minute n.
+func RandomWork(t testing.TB, rng *rand.Rand, names []string, kind int) func(id string, n int) admission.Workload {
+	return func(id string, n int) admission.Workload {
+		q, p := names[rng.IntN(len(names))], quota.Priority(rng.IntN(3)-1)
+		if kind == KindPoolsOnCluster {
+			return RackGang(t, id, q, p, 1+rng.IntN(3), []int{2, 4, 8}[rng.IntN(3)], n)
+		}
+		return Work(id, q, p, 1+rng.IntN(6), n)
+	}
+}

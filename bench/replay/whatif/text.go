@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/poolgate/poolgate/bench/internal/numfmt"
+
 	"github.com/poolgate/poolgate/bench/replay"
 )
 
@@ -168,20 +170,6 @@ func copies(n int) string {
 	return strconv.Itoa(n) + " copies"
 }
 
-// group writes v with thousands separators: 12,345.
-func group(v int64) string {
-	s := strconv.FormatInt(v, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
-
 // signed writes a difference of counts with its sign, 0 without.
 func signed(v int) string {
 	if v > 0 {
@@ -248,3 +236,6 @@ func signedPoints(f float64) string {
 	}
 	return s + " pp"
 }
+
+// group writes v with thousands separators: 12,345.
+func group(v int64) string { return numfmt.Group(v) }
