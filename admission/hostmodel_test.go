@@ -788,7 +788,7 @@ func TestHostThatErrs(t *testing.T) {
 		"refused as " + ErrClosedQueue.Error(), "refused as " + ErrUnknownQueue.Error(), "refused as " + ErrDuplicateWorkload.Error(),
 		"subpools created", "subpools updated", "subpools deleting", "subpools archived", "reconciles that archived", "withdrawn",
 		"pool changes refused", "aside closed", "aside nominal", "aside tree", "aside placement",
-		"elastic grown", "elastic shrunk", "elastic admitted grown"} {
+		"elastic shrunk", "elastic admitted grown"} {
 		if stats[k] == 0 {
 			t.Errorf("the sequences never exercised %q: %v", k, maps.Clone(stats))
 		}
