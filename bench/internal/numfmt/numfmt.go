@@ -1,5 +1,3 @@
-// Package numfmt writes the numbers of the bench reports as people read them: counts
-// with thousands separators. It keeps no state.
 package numfmt
 
 import (
