@@ -123,6 +123,7 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	}()
 	if g.fair {
 		w.tournament()
+		w.backfillHeld()
 		res.grows, res.Grows = g.growRunning(s, res.Decisions)
 		return
 	}
@@ -137,5 +138,6 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	if !w.low {
 		w.reconsider(nil)
 	}
+	w.backfillHeld()
 	res.grows, res.Grows = g.growRunning(s, res.Decisions)
 }

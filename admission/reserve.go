@@ -59,8 +59,7 @@ func (g *Gate) reservation(s *state, a *ask) (Reservation, bool) {
 		}
 		return strings.Compare(string(x.r.w.ID), string(y.r.w.ID))
 	})
-	// With the first k ends gone: is the gang placed? More gone frees more, so the least
-	// such k is found by bisection, a search each.
+	// With the first k ends gone: is the gang placed? More gone frees more.
 	base := s.baseTree()
 	placedAfter := func(k int) (topology.Placement, bool) {
 		books := base.Draft()
@@ -80,11 +79,21 @@ func (g *Gate) reservation(s *state, a *ask) (Reservation, bool) {
 		res := s.placeOn(c, a.place)
 		return res.Placement, res.Outcome == topology.Placed
 	}
-	p, ok := placedAfter(len(ends))
-	if !ok {
-		return Reservation{}, false
+	// The least k is found by doubling, then bisection below the first k that does:
+	// a gang mostly needs the first few ends, and each try removes k footprints.
+	var p topology.Placement
+	lo, hi := 1, 1
+	for {
+		q, ok := placedAfter(hi)
+		if ok {
+			p = q
+			break
+		}
+		if hi == len(ends) {
+			return Reservation{}, false
+		}
+		lo, hi = hi+1, min(2*hi, len(ends))
 	}
-	lo, hi := 1, len(ends)
 	for lo < hi {
 		mid := (lo + hi) / 2
 		if q, ok := placedAfter(mid); ok {
@@ -92,9 +101,6 @@ func (g *Gate) reservation(s *state, a *ask) (Reservation, bool) {
 		} else {
 			lo = mid + 1
 		}
-	}
-	if hi < len(ends) {
-		p, _ = placedAfter(hi) // the placement at the least k, whatever the bisection saw last
 	}
 	// Ends at one instant are one: the start is the instant of the k-th end.
 	return Reservation{Start: ends[hi-1].at, Placement: p}, true
@@ -112,10 +118,11 @@ func newHold(s *state, res Reservation, priority quota.Priority) *hold {
 }
 
 // apply cordons the reserved nodes on s (and on its guarded cluster, which has the
-// same nodes): nothing decided while it holds is placed there.
-func (h *hold) apply(s *state) {
+// same nodes): nothing decided while it holds is placed there. It reports whether it
+// changed s.
+func (h *hold) apply(s *state) bool {
 	if h.on {
-		return
+		return false
 	}
 	h.on = true
 	for _, n := range h.nodes {
@@ -127,12 +134,13 @@ func (h *hold) apply(s *state) {
 	if s.search != nil {
 		s.search.changed++
 	}
+	return true
 }
 
-// release gives the reserved nodes back to s.
-func (h *hold) release(s *state) {
+// release gives the reserved nodes back to s, and reports whether it changed s.
+func (h *hold) release(s *state) bool {
 	if !h.on {
-		return
+		return false
 	}
 	h.on = false
 	for _, n := range h.nodes {
@@ -145,6 +153,7 @@ func (h *hold) release(s *state) {
 		s.search.freed++
 		s.search.changed++
 	}
+	return true
 }
 
 // lets reports whether the hold lets r into its room: work of a higher priority than

@@ -29,7 +29,23 @@ type walk struct {
 	same map[classKey]*classDecision
 	last *classDecision
 	// hold is the room the cycle's reservation keeps, once a gang reserved; nil before.
-	hold *hold
+	// backfill holds the LOW work that may backfill and waited with the room held, to
+	// be decided again with it back (backfilling) at the end of the walk.
+	hold        *hold
+	backfill    []waiter
+	backfilling bool
+}
+
+// backfillHeld decides again, in walk order and with the reservation's room back, the
+// LOW work that may backfill and was left waiting with the room held.
+func (w *walk) backfillHeld() {
+	if w.hold == nil || len(w.backfill) == 0 {
+		return
+	}
+	w.backfilling = true
+	for _, x := range w.backfill {
+		w.decide(x.r, x.at)
+	}
 }
 
 // classKey tells apart what decide reads of a workload: its queue, priority, request
@@ -157,19 +173,27 @@ func (w *walk) decide(r *record, at int) {
 		*d = Decision{Outcome: Pending, Reason: ReasonFIFO, Queue: g.tree.Name(r.leaf), Blocker: head}
 	} else {
 		var victims []*record
-		backfills := false
+		backfills, deferred := false, false
 		if w.hold != nil {
 			// A reservation's room is held from the work it does not let in; the work it
-			// lets in is decided with the room back, and takes its place in it.
-			var lets bool
-			if lets, backfills = w.hold.lets(r, s.now); lets {
-				w.hold.release(s)
+			// lets in is decided with the room back, and takes its place in it. LOW work
+			// that may backfill is decided with the room held first, and again with it
+			// back at the end of the walk if it still waits (backfill): LOW work never
+			// evicts, so its order among LOW work is all that moves, and the walk switches
+			// the hold once instead of at every such workload.
+			var lets, toggled bool
+			lets, backfills = w.hold.lets(r, s.now)
+			deferred = lets && backfills && r.w.Priority == quota.Low && !w.backfilling
+			if lets && !deferred {
+				toggled = w.hold.release(s)
 			} else {
-				w.hold.apply(s)
+				toggled = w.hold.apply(s)
 			}
-			w.p.optimistic = map[optKey]*optimistic{}
+			if toggled {
+				w.p.optimistic = map[optKey]*optimistic{}
+			}
 		}
-		if w.hold != nil || !w.repeat(r, d) {
+		if !w.repeat(r, d) {
 			before := s.searches
 			*d, victims, chosen = g.decide(s, &w.p, r)
 			d.Searches = s.searches - before
@@ -179,6 +203,9 @@ func (w *walk) decide(r *record, at int) {
 		}
 		if w.hold != nil && d.Outcome == Admit && backfills && w.hold.onHeldNodes(d.Placement) {
 			d.Backfill = true
+		}
+		if deferred && d.Outcome != Admit && at < 0 {
+			w.backfill = append(w.backfill, waiter{r: r, at: len(w.res.Decisions) - 1})
 		}
 		if w.hold == nil && d.Outcome == Pending && (d.Reason == ReasonPlacement || d.Reason == ReasonFit) && g.reserves(r, s.now) {
 			a := &r.ask
