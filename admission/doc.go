@@ -216,8 +216,9 @@
 // working state while such work is decided, so it is neither placed there nor given a
 // plan that frees room there — except work that ends by its estimate before the
 // reservation starts, which is decided with the nodes back (backfill:
-// Decision.Backfill when it lands on them). Work of a higher priority ignores the
-// reservation. A reservation is worked out again in every cycle, so it follows the
+// Decision.Backfill when it lands on them; LOW work of that kind is decided with the
+// nodes held first and, if it still waits, again with them back at the end of the walk).
+// Work of a higher priority ignores the reservation. A reservation is worked out again in every cycle, so it follows the
 // estimates and what ran since. With exact estimates and no new work above the gang's
 // priority, the gang starts no later than its first reservation said.
 //
