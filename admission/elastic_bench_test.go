@@ -16,16 +16,7 @@ import (
 // needs a node's worth of room: taken back from one gang's elastic pods, or freed by
 // evicting one node's workloads (the baseline).
 func elasticFullGate(tb testing.TB, n int, elastic bool) *Gate {
-	var nodes []topology.Node
-	for i := range n {
-		name := fmt.Sprintf("n%05d", i)
-		nodes = append(nodes, topology.Node{Name: name, Labels: map[string]string{"rack": fmt.Sprintf("r%04d", i/16), "hostname": name},
-			Free: topology.Resources{"gpu": 8, "cpu": 64000}})
-	}
-	c, err := topology.NewCluster([]string{"rack", "hostname"}, nodes)
-	require.NoError(tb, err)
-	g, err := NewForPools(poolSet(tb, "team:"+fmt.Sprint(8*n)), 0, Options{Cluster: c})
-	require.NoError(tb, err)
+	g, nodes := rackedGate(tb, n)
 	shape := topology.Resources{"gpu": 1, "cpu": 100}
 	for i, node := range nodes {
 		if elastic {

@@ -19,6 +19,20 @@ import (
 // so that the most recently admitted are spread over every node: the order that makes
 // a candidate-by-candidate plan search longest.
 func fragmentedGate(tb testing.TB, n int) *Gate {
+	g, nodes := rackedGate(tb, n)
+	one := podGang(tb, 1, 1)
+	for k := range 7 * n {
+		node := nodes[k%n].Name
+		w := Workload{ID: WorkloadID(fmt.Sprintf("l%06d", k)), Queue: "team", Priority: quota.Low, Gang: one, Submitted: at(k)}
+		p := topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: node, Pods: 1, Shape: topology.Resources{"gpu": 1, "cpu": 100}}}}
+		require.NoError(tb, g.AddRunning(w, at(k), &p))
+	}
+	return g
+}
+
+// rackedGate is a gate of one pool on n nodes of 8 GPUs, 16 to a rack, with nothing
+// running, and its nodes.
+func rackedGate(tb testing.TB, n int) (*Gate, []topology.Node) {
 	var nodes []topology.Node
 	for i := range n {
 		name := fmt.Sprintf("n%05d", i)
@@ -29,14 +43,7 @@ func fragmentedGate(tb testing.TB, n int) *Gate {
 	require.NoError(tb, err)
 	g, err := NewForPools(poolSet(tb, "team:"+fmt.Sprint(8*n)), 0, Options{Cluster: c})
 	require.NoError(tb, err)
-	one := podGang(tb, 1, 1)
-	for k := range 7 * n {
-		node := nodes[k%n].Name
-		w := Workload{ID: WorkloadID(fmt.Sprintf("l%06d", k)), Queue: "team", Priority: quota.Low, Gang: one, Submitted: at(k)}
-		p := topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: node, Pods: 1, Shape: topology.Resources{"gpu": 1, "cpu": 100}}}}
-		require.NoError(tb, g.AddRunning(w, at(k), &p))
-	}
-	return g
+	return g, nodes
 }
 
 // rackGangOf is a gang of pods pods of gpus GPUs that must share a rack.
