@@ -9,6 +9,7 @@ import (
 	"github.com/poolgate/poolgate/forecast"
 	"github.com/poolgate/poolgate/naming"
 	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
 )
 
 // tourForecast forecasts a pool of 8 GPUs with estimated runtimes: the gate's own
@@ -58,4 +59,80 @@ func tourForecast(w io.Writer) {
 		fmt.Fprintf(w, "  %s\n", s)
 	}
 	fmt.Fprintf(w, "  %d cycles run forward on a copy; the gate still has %d waiting\n", f.Steps, len(g.Pending()))
+	tourReservations(w)
+}
+
+// tourReservations shows a reservation: an 8-GPU job that has waited 40 minutes keeps
+// the node that the estimates free first, a 2-hour job may not use its free GPUs, and a
+// 10-minute job, which ends before, may (backfill).
+func tourReservations(w io.Writer) {
+	start := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	minute := func(m int) time.Time { return start.Add(time.Duration(m) * time.Minute) }
+	var pools quota.PoolSet
+	team, _ := naming.ParsePool("team")
+	if _, err := pools.AddPool(team, quota.NewPoolConfig(32)); err != nil {
+		fmt.Fprintln(w, err)
+		return
+	}
+	var nodes []topology.Node
+	for _, n := range []string{"n1", "n2"} {
+		nodes = append(nodes, topology.Node{Name: n, Labels: map[string]string{"rack": "r1"}, Free: topology.Resources{"gpu": 8}})
+	}
+	cluster, err := topology.NewCluster([]string{"rack"}, nodes)
+	if err != nil {
+		fmt.Fprintln(w, err)
+		return
+	}
+	g, err := admission.NewForPools(&pools, 0, admission.Options{Cluster: cluster, Reservations: admission.Reservations{After: 30 * time.Minute}})
+	if err != nil {
+		fmt.Fprintln(w, err)
+		return
+	}
+	job := func(id string, pods, gpus, at int, est time.Duration) (admission.Workload, error) {
+		gg, err := tourPods(pods, gpus)
+		return admission.Workload{ID: admission.WorkloadID(id), Queue: "team", Gang: gg, Submitted: minute(at), Estimate: est}, err
+	}
+	for _, r := range []struct {
+		id, node string
+		gpus     int
+		est      time.Duration
+	}{{"a", "n1", 6, time.Hour}, {"b", "n2", 8, 2 * time.Hour}} {
+		wl, err := job(r.id, r.gpus, 1, 0, r.est)
+		if err == nil {
+			err = g.AddRunning(wl, minute(0), &topology.Placement{Assignments: []topology.Assignment{
+				{Group: "job", Node: r.node, Pods: int64(r.gpus), Shape: topology.Resources{"gpu": 1}}}})
+		}
+		if err != nil {
+			fmt.Fprintln(w, err)
+			return
+		}
+	}
+	for _, p := range []struct {
+		id       string
+		gpus, at int
+		est      time.Duration
+	}{{"big", 8, 0, time.Hour}, {"long", 2, 5, 2 * time.Hour}, {"short", 2, 6, 10 * time.Minute}} {
+		wl, err := job(p.id, 1, p.gpus, p.at, p.est)
+		if err == nil {
+			err = g.Submit(wl)
+		}
+		if err != nil {
+			fmt.Fprintln(w, err)
+			return
+		}
+	}
+	fmt.Fprintln(w, "\n  With reservations after 30 minutes of waiting, on two nodes of 8 GPUs: a (6 GPUs on n1) runs")
+	fmt.Fprintln(w, "  until 10:00 and b (8 on n2) until 11:00 by their estimates; big (one pod of 8 GPUs) waits since")
+	fmt.Fprintln(w, "  09:00, long (2 GPUs, 2 h) and short (2 GPUs, 10 min) since 09:05. The cycle at 09:40:")
+	c := g.Cycle(minute(40))
+	for _, d := range c.Decisions {
+		switch {
+		case d.Reservation != nil:
+			fmt.Fprintf(w, "  %-6s %s; reserves %s from %s\n", d.Workload.ID, d.Message(), d.Reservation.Placement.Assignments[0].Node, d.Reservation.Start.Format("15:04"))
+		case d.Backfill:
+			fmt.Fprintf(w, "  %-6s %s, backfilled: it ends before big starts\n", d.Workload.ID, d.Message())
+		default:
+			fmt.Fprintf(w, "  %-6s %s\n", d.Workload.ID, d.Message())
+		}
+	}
 }

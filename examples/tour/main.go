@@ -80,10 +80,11 @@ var sections = []section{
 			"cause from a closed set, the numbers, the culprit and the job's place in line, and\n" +
 			"remedies it tried on a copy of itself first.",
 		"explain (Explain, DryRun)", tourWhyPending},
-	{"forecast", "when pending work starts, by the gate's own decisions run forward",
+	{"forecast", "when pending work starts, and room kept for a big job",
 		"When will my job start? With estimated runtimes the gate runs its own cycles forward on a\n" +
-			"copy of itself: each start follows its rules, and each wait says what held it.",
-		"forecast (Run)", tourForecast},
+			"copy of itself: each start follows its rules, and each wait says what held it. A big job\n" +
+			"that has waited long keeps the room the estimates free first; short work may use it meanwhile.",
+		"forecast (Run), admission (Options.Reservations, Workload.Estimate)", tourForecast},
 }
 
 func main() {

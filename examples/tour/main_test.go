@@ -41,6 +41,8 @@ func TestTourIsDeterministic(t *testing.T) {
 	assert.Contains(t, first, "admit to team--shared after taking back 3 elastic pods of train; 0 workloads evicted", "elastic pods go before any workload")
 	assert.Contains(t, first, "train runs 8 GPUs, 6 of them elastic", "the gang grows back when the room is free")
 	assert.Contains(t, first, "  sweep: starts at 10:30:00 after 3 cycles", "the forecast computed by hand in tourForecast's comment")
+	assert.Contains(t, first, "reserves n1 from 10:00", "a's estimate frees n1 first")
+	assert.Contains(t, first, "  short  admit to team--shared, backfilled", "a job that ends before the reservation uses its room")
 	assert.Contains(t, first, "  job-2: admit to research — nvidia.com/gpu: a100 (Fit); h100: Quota\n", "Kueue's objects decide as read")
 	assert.Contains(t, first, "not modelled: ResourceFlavor \"a100\": spec.nodeTaints", "what poolgate does not model is said")
 	assert.Contains(t, first, "  research h100: quota 16, maximum 32, 8 allocated to subpools, 8 unallocated\n", "pools keep their quotas per flavor")
