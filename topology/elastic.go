@@ -49,9 +49,7 @@ func (c *Cluster) PlaceElastic(r Request, p Placement) (Placement, error) {
 	for ci := 1; ci < len(q.cons); ci++ {
 		cc := &q.cons[ci]
 		r := s.region[cc.parent]
-		// A constraint whose level is wider than its parent's region is met by that
-		// region, as in a search: its pods stay there.
-		if cp, ok := placed[cc.scope]; ok && max(cc.pref, cc.req) >= r.l {
+		if cp, ok := placed[cc.scope]; ok {
 			switch {
 			case cc.pref >= r.l && len(cp.Preferred) > 0:
 				ids := make([]int32, 0, len(cp.Preferred))
@@ -67,7 +65,7 @@ func (c *Cluster) PlaceElastic(r Request, p Placement) (Placement, error) {
 				}
 				slices.Sort(ids)
 				r = region{cc.pref, slices.Compact(ids)}
-			case cc.req >= r.l && !cp.Required.IsZero():
+			case cc.req >= 0 && !cp.Required.IsZero():
 				l, id, err := c.lookup(cp.Required)
 				if err != nil {
 					return Placement{}, err
@@ -75,7 +73,20 @@ func (c *Cluster) PlaceElastic(r Request, p Placement) (Placement, error) {
 				if l != cc.req {
 					return Placement{}, placementErr("placement.constraints["+cc.scope+"].required", fmt.Sprintf("%q", cp.Required.String()), "is not a domain of the constraint's required level")
 				}
-				r = region{l, []int32{id}}
+				if l >= r.l {
+					r = region{l, []int32{id}}
+					break
+				}
+				// A required level wider than the parent's region: one domain of the
+				// parent's holds it already, but a region spread over several does not,
+				// and only its part inside the required domain is the constraint's.
+				var in []int32
+				for _, d := range r.ids {
+					if c.nodeDomain(c.lv[r.l].start[d], l) == id {
+						in = append(in, d)
+					}
+				}
+				r = region{r.l, in}
 			}
 		}
 		s.region[ci] = r
