@@ -146,15 +146,6 @@ func guardFoot(r *record) topology.Footprint {
 	return r.foot
 }
 
-// guaranteedVec returns what of the running r counts as HIGH/NORMAL usage when it is
-// HIGH/NORMAL: its minimum.
-func guaranteedVec(r *record) []quota.Quantity {
-	if r.grown != nil {
-		return r.grown.min
-	}
-	return r.vec
-}
-
 // podLost is what taking back the elastic pods idx of r throws away at now: each pod's
 // charge of the costly resources times the seconds since the later of the gang's last
 // checkpoint and the pod's growth.
