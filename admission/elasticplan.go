@@ -24,7 +24,7 @@ func (g *Gate) elasticDecision(s *state, a *ask, r *record, d Decision, victims 
 	// A plan makes room for the minimum: a gang admitted with one grows in a later
 	// cycle, if room is left then, and never into what its plan took.
 	if d.Outcome == Admit && d.Placement != nil && r.el.wants() && len(victims) == 0 && len(d.shrinks) == 0 {
-		g.growAdmitted(s, a, r.el, &d, victims)
+		g.growAdmitted(s, a, r.el, &d)
 	}
 	return d, victims
 }
@@ -284,6 +284,7 @@ func (g *Gate) trimShrink(s *state, a *ask, gangs []shrinkGang, victims []*recor
 	// Pod by pod in the gangs still taken, last taken first: a gang's one footprint is
 	// swapped for one per pod, and each pod given back while the admission still fits.
 	var out []podRef
+	var kept []shrinkGang
 	for i := range gangs {
 		if !taken[i] {
 			continue
@@ -305,17 +306,14 @@ func (g *Gate) trimShrink(s *state, a *ask, gangs []shrinkGang, victims []*recor
 			if !fits() {
 				one[k].take(s)
 				out = append(out, sg.pods[k])
+				kept = append(kept, one[k])
 			}
 		}
 	}
 	// The pods taken are still off s, and go back now: the gangs after them were trimmed
 	// with them taken.
-	for _, p := range out {
-		one := shrinkGang{r: p.r, vec: p.r.el.perPod[p.r.grown.pods[p.i].leaf]}
-		if s.cluster != nil {
-			one.feet = podFeet(s.cluster, []podRef{p})
-		}
-		one.give(s)
+	for i := range kept {
+		kept[i].give(s)
 	}
 	slices.SortFunc(out, func(x, y podRef) int {
 		if x.r != y.r {
@@ -353,30 +351,26 @@ func (g *Gate) shrinksOf(s *state, pods []podRef) []Shrink {
 	return out
 }
 
-// growAdmitted grows d, the admission of a's gang at its minimum after victims, by the
+// growAdmitted grows d, the admission of a's gang at its minimum without a plan, by the
 // elastic pods e wants that the tree and the nodes then hold: the tree takes them one
 // at a time, leaf by leaf, as LOW work (borrowing allowed); the nodes where
 // topology.PlaceElastic finds room beside the minimum's placement. d's placement gains
 // them and d.Grown says what they charge. s is left as it was.
-func (g *Gate) growAdmitted(s *state, a *ask, e *elasticGang, d *Decision, victims []*record) {
+func (g *Gate) growAdmitted(s *state, a *ask, e *elasticGang, d *Decision) {
 	s.ownBooks()
 	s.ownCluster()
-	s.take(victims)
-	s.takePods(d.shrinks, podFeet(s.cluster, d.shrinks))
-	_ = s.books.Add(a.leaf, a.vec)
 	minFoot, err := s.cluster.Footprint(*d.Placement)
-	if err == nil {
-		_ = s.cluster.ApplyFootprints([]topology.Footprint{minFoot})
-		pods, vec := g.growth(s, a.leaf, e, a.place, *d.Placement, nil)
-		if len(pods.Assignments) > 0 {
-			joined := joinPlacement(*d.Placement, pods)
-			d.Placement, d.Grown = &joined, vec
-		}
-		_ = s.cluster.RemoveFootprints([]topology.Footprint{minFoot})
+	if err != nil || s.cluster.ApplyFootprints([]topology.Footprint{minFoot}) != nil {
+		return
+	}
+	_ = s.books.Add(a.leaf, a.vec)
+	pods, vec := g.growth(s, a.leaf, e, a.place, *d.Placement, nil)
+	if len(pods.Assignments) > 0 {
+		joined := joinPlacement(*d.Placement, pods)
+		d.Placement, d.Grown = &joined, vec
 	}
 	_ = s.books.Remove(a.leaf, a.vec)
-	s.givePods(d.shrinks, podFeet(s.cluster, d.shrinks))
-	s.give(victims)
+	_ = s.cluster.RemoveFootprints([]topology.Footprint{minFoot})
 }
 
 // growth returns the elastic pods of a gang of queue leaf, placed by placement (its

@@ -118,39 +118,32 @@ func newHold(s *state, res Reservation, priority quota.Priority) *hold {
 }
 
 // apply cordons the reserved nodes on s (and on its guarded cluster, which has the
-// same nodes): nothing decided while it holds is placed there. It reports whether it
-// changed s.
-func (h *hold) apply(s *state) bool {
-	if h.on {
-		return false
-	}
-	h.on = true
-	for _, n := range h.nodes {
-		_ = s.cluster.Cordon(n)
-		if s.guarded != nil {
-			_ = s.guarded.Cordon(n)
-		}
-	}
-	if s.search != nil {
-		s.search.changed++
-	}
-	return true
-}
+// same nodes): nothing decided while it holds is placed there. release gives them back.
+// Each reports whether it changed s; the verdicts of s's cycle count the change (a
+// release frees room).
+func (h *hold) apply(s *state) bool { return h.set(s, true) }
 
-// release gives the reserved nodes back to s, and reports whether it changed s.
-func (h *hold) release(s *state) bool {
-	if !h.on {
+func (h *hold) release(s *state) bool { return h.set(s, false) }
+
+func (h *hold) set(s *state, on bool) bool {
+	if h.on == on {
 		return false
 	}
-	h.on = false
+	h.on = on
+	change := (*topology.Cluster).Uncordon
+	if on {
+		change = (*topology.Cluster).Cordon
+	}
 	for _, n := range h.nodes {
-		_ = s.cluster.Uncordon(n)
+		_ = change(s.cluster, n)
 		if s.guarded != nil {
-			_ = s.guarded.Uncordon(n)
+			_ = change(s.guarded, n)
 		}
 	}
 	if s.search != nil {
-		s.search.freed++
+		if !on {
+			s.search.freed++
+		}
 		s.search.changed++
 	}
 	return true
