@@ -16,39 +16,39 @@ import (
 // and finds one plan for all of them, is the decision, and the ask of that assignment
 // is returned for the admission to charge. Nothing is remembered between decisions:
 // equal states give equal assignments.
-func (g *Gate) assign(s *state, p *plans, r *record) (Decision, []*record, *ask) {
+func (g *Gate) assign(s *state, p *plans, r *record, d *Decision) ([]*record, []VictimReason, *ask) {
 	fa := r.fl
 	if len(fa.groups) == 0 {
 		// It asks for nothing a group covers: no flavor to choose, nothing charged.
-		d, victims := g.decideOpen(s, p, &fa.base, r.w)
+		victims, why := g.decideOpen(s, p, &fa.base, r.w, d)
 		if d.Outcome != Admit {
-			return d, nil, nil
+			return nil, nil, nil
 		}
-		return d, victims, &fa.base
+		return victims, why, &fa.base
 	}
 	groups := g.menu.groups[r.leaf-1]
 	fung := g.menu.fung[r.leaf-1]
 	steps := fa.first
-	choices := make([]FlavorChoice, 0, len(fa.groups))
-	// One allocation holds what every group tries.
-	n := 0
-	for _, gi := range fa.groups {
-		n += len(groups[gi].flavors)
-	}
-	tries := make([]FlavorTry, 0, n)
+	choices, tries, asked := explanation(groups, fa.groups)
 	var last *flavorStep
-	var lastEv evaluation
 	// Three slots hold the flavor being evaluated, the best so far and the least
-	// severe reason so far; they trade places instead of copying decisions.
+	// severe reason so far; they trade places instead of copying decisions. A group's
+	// best is kept only until the next group's walk starts: the last group's is the
+	// decision, copied once into d.
 	var slots [3]evaluation
+	var lastEv *evaluation
 	for _, gi := range fa.groups {
 		mg := &groups[gi]
-		choice := FlavorChoice{Resources: askedOf(mg, fa.gen)}
+		res := askedOf(mg, fa.gen, asked)
+		choice := FlavorChoice{Resources: res[:len(res):len(res)]}
+		if len(res) <= cap(asked) {
+			asked = asked[len(res):len(res)]
+		}
 		start := len(tries)
 		best, worst := -1, -1
 		cur, bestEv, passEv := &slots[0], &slots[1], &slots[2]
 		for i := range steps {
-			*cur = g.evaluate(s, p, &steps[i], r)
+			g.evaluate(s, p, &steps[i], r, cur)
 			ev := cur
 			name := mg.flavors[steps[i].flavor].name
 			tries = append(tries, FlavorTry{Flavor: name, Mode: ev.mode, Preemption: ev.kind, Level: ev.level, Passed: ev.passed})
@@ -60,7 +60,7 @@ func (g *Gate) assign(s *state, p *plans, r *record) (Decision, []*record, *ask)
 				}
 				continue
 			}
-			if best < 0 || ev.beats(*bestEv, fung.Preference) {
+			if best < 0 || ev.beats(bestEv, fung.Preference) {
 				best = i
 				cur, bestEv = bestEv, cur
 			}
@@ -70,24 +70,55 @@ func (g *Gate) assign(s *state, p *plans, r *record) (Decision, []*record, *ask)
 		}
 		if best < 0 {
 			choice.Passed = passEv.passed
-			d := passEv.d
+			*d = passEv.d
 			d.Flavors = append(choices, choice)
-			return d, nil, nil
+			return nil, nil, nil
 		}
 		choice.Flavor = mg.flavors[steps[best].flavor].name
 		choice.Mode, choice.Preemption, choice.Level = bestEv.mode, bestEv.kind, bestEv.level
 		choices = append(choices, choice)
-		last, lastEv = &steps[best], *bestEv
+		last, lastEv = &steps[best], bestEv
 		steps = last.next
 	}
 	// The last group was evaluated with every chosen pair and label: its decision,
 	// with one plan over all of them, is the assignment's.
-	d, victims := lastEv.d, lastEv.victims
+	*d = lastEv.d
 	d.Flavors = choices
 	if d.Outcome != Admit {
-		return d, nil, nil
+		return nil, nil, nil
 	}
-	return d, victims, last.eval
+	return lastEv.victims, lastEv.why, last.eval
+}
+
+// explanationBlock holds the whole explanation of a decision on one group of up to
+// four flavors whose requested resources number two at most, the common case, in one
+// allocation.
+type explanationBlock struct {
+	choices [1]FlavorChoice
+	tries   [4]FlavorTry
+	asked   [2]string
+}
+
+// explanation returns empty slices for the choices, tries and requested resources of
+// a decision on groups (the menu's groups, of which the workload touches touched),
+// with room for all of them: one allocation for each, or one for all three when one
+// block holds them. Each slice is capped, so that the host's appends to one never
+// reach another.
+func explanation(groups []menuGroup, touched []int) (choices []FlavorChoice, tries []FlavorTry, asked []string) {
+	n, m := 0, 0
+	for _, gi := range touched {
+		n += len(groups[gi].flavors)
+		m += len(groups[gi].res)
+	}
+	if len(touched) == 1 && n <= 4 {
+		b := new(explanationBlock)
+		asked = b.asked[:0:2]
+		if m > 2 {
+			asked = make([]string, 0, m)
+		}
+		return b.choices[:0:1], b.tries[:0:4], asked
+	}
+	return make([]FlavorChoice, 0, len(touched)), make([]FlavorTry, 0, n), make([]string, 0, m)
 }
 
 // evaluation is what one flavor offers a group: its mode, whose work it evicts, its
@@ -100,13 +131,14 @@ type evaluation struct {
 	passed  FlavorPass
 	d       Decision
 	victims []*record
+	why     []VictimReason
 }
 
 // ends reports whether the walk over a group's flavors stops at e: a fit always; a
 // borrowing fit unless the queue tries further when it can borrow; a preemption
 // unless it tries further when it can preempt, or borrows and tries further when it
 // can borrow.
-func (e evaluation) ends(f quota.Fungibility) bool {
+func (e *evaluation) ends(f quota.Fungibility) bool {
 	switch {
 	case e.mode == FlavorFit:
 		return true
@@ -122,7 +154,7 @@ func (e evaluation) ends(f quota.Fungibility) bool {
 // evictions of the queue's own work (none, then other queues' only, then its own) and
 // then a lower borrowing level, or the other way round for PreemptionOverBorrowing. A
 // tie keeps o, the earlier flavor.
-func (e evaluation) beats(o evaluation, pref quota.FlavorPreference) bool {
+func (e *evaluation) beats(o *evaluation, pref quota.FlavorPreference) bool {
 	if pref == quota.PreemptionOverBorrowing {
 		if e.level != o.level {
 			return e.level < o.level
@@ -135,16 +167,18 @@ func (e evaluation) beats(o evaluation, pref quota.FlavorPreference) bool {
 	return e.level < o.level
 }
 
-// evaluate evaluates one flavor of a group for r (see assign).
-func (g *Gate) evaluate(s *state, p *plans, st *flavorStep, r *record) evaluation {
+// evaluate evaluates one flavor of a group for r into ev (see assign).
+func (g *Gate) evaluate(s *state, p *plans, st *flavorStep, r *record, ev *evaluation) {
 	if st.passed != PassNone {
-		return g.passed(r, st.passed, Decision{})
+		g.passed(r, st.passed, ev)
+		return
 	}
 	a := st.eval
 	if s.cluster != nil {
 		for _, sel := range st.sels {
 			if !s.cluster.HasNodeFor(sel) {
-				return g.passed(r, PassNoNodes, Decision{})
+				g.passed(r, PassNoNodes, ev)
+				return
 			}
 		}
 	}
@@ -154,21 +188,22 @@ func (g *Gate) evaluate(s *state, p *plans, st *flavorStep, r *record) evaluatio
 		}
 		res := quota.ResourceID(j)
 		if pot := g.tree.Potential(a.leaf, res); v > pot {
-			d := Decision{Outcome: Pending, Reason: ReasonFit, Queue: g.tree.Name(a.leaf), Request: a.vec,
+			*ev = evaluation{passed: PassExceedsMax}
+			ev.d = Decision{Outcome: Pending, Reason: ReasonFit, Queue: g.tree.Name(a.leaf), Request: a.vec,
 				Fit: quota.Fit{Node: a.leaf, NodeName: g.tree.Name(a.leaf), Resource: res, ResourceName: g.resources[j], Request: v, Allowed: pot, Shortfall: v - pot}}
-			return g.passed(r, PassExceedsMax, d)
+			return
 		}
 	}
-	d, victims := g.decideOpen(s, p, a, r.w)
-	switch {
+	victims, why := g.decideOpen(s, p, a, r.w, &ev.d)
+	ev.mode, ev.kind, ev.level, ev.passed, ev.victims, ev.why = FlavorNoFit, NoPreemption, 0, PassNone, nil, nil
+	switch d := &ev.d; {
 	case d.Outcome == Admit && len(victims) == 0:
-		ev := evaluation{mode: FlavorFit, level: g.levelOf(s.books, a), d: d}
+		ev.mode, ev.level = FlavorFit, g.levelOf(s.books, a)
 		if ev.level > 0 {
 			ev.mode = FlavorBorrow
 		}
-		return ev
 	case d.Outcome == Admit:
-		ev := evaluation{mode: FlavorPreempt, kind: PreemptReclaim, d: d, victims: victims}
+		ev.mode, ev.kind, ev.victims, ev.why = FlavorPreempt, PreemptReclaim, victims, why
 		for _, v := range victims {
 			if v.leaf == a.leaf {
 				ev.kind = PreemptOwn
@@ -178,22 +213,20 @@ func (g *Gate) evaluate(s *state, p *plans, st *flavorStep, r *record) evaluatio
 		s.takeUsage(victims)
 		ev.level = g.levelOf(s.books, a)
 		s.giveUsage(victims)
-		return ev
 	case d.Reason == ReasonQuota:
-		return evaluation{passed: PassQuota, d: d}
+		ev.passed = PassQuota
 	case d.Reason == ReasonPlacement:
-		return evaluation{passed: PassPlacement, d: d}
+		ev.passed = PassPlacement
+	default:
+		ev.passed = PassCapacity
 	}
-	return evaluation{passed: PassCapacity, d: d}
 }
 
-// passed is the evaluation of a flavor passed over for why, with the decision d says
-// (a pending decision of r's queue when d is zero).
-func (g *Gate) passed(r *record, why FlavorPass, d Decision) evaluation {
-	if d.Queue == "" {
-		d = Decision{Outcome: Pending, Reason: ReasonPlacement, Queue: g.tree.Name(r.leaf), Request: r.vec}
-	}
-	return evaluation{passed: why, d: d}
+// passed makes ev the evaluation of a flavor passed over for why, with a pending
+// decision of r's queue.
+func (g *Gate) passed(r *record, why FlavorPass, ev *evaluation) {
+	*ev = evaluation{passed: why}
+	ev.d = Decision{Outcome: Pending, Reason: ReasonPlacement, Queue: g.tree.Name(r.leaf), Request: r.vec}
 }
 
 // levelOf is the borrowing level of a's request on books: the largest over its pairs.

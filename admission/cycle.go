@@ -75,14 +75,19 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	handed := res.carry
 	carried := keep && res.gate == g.self && g.live.cluster != nil
 	if carried {
-		var ok, okGuarded bool
-		gained, ok = g.live.cluster.RoomGainedSince(handed.cluster)
-		guardedGained, okGuarded = g.live.guarded.RoomGainedSince(handed.guardedOn)
-		if !ok {
-			handed.placement = nil
+		// The nodes that gained room are looked for only where there are verdicts to
+		// carry: listing them copies every such node, a cost paid for nothing when the
+		// cycle before left no failure (a queue it emptied, or one it admitted whole).
+		var ok bool
+		if len(handed.placement) > 0 {
+			if gained, ok = g.live.cluster.RoomGainedSince(handed.cluster); !ok {
+				handed.placement = nil
+			}
 		}
-		if !okGuarded {
-			handed.guarded = nil
+		if len(handed.guarded) > 0 {
+			if guardedGained, ok = g.live.guarded.RoomGainedSince(handed.guardedOn); !ok {
+				handed.guarded = nil
+			}
 		}
 	}
 	s := g.working(now, res.clusters)

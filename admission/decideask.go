@@ -8,17 +8,20 @@ import (
 )
 
 // decideOpen decides a, the ask of workload w, whose queue takes work, against s as
-// decide does. The planners find victims or say why they found none; the decision is
-// made here alone.
-func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload) (Decision, []*record) {
-	d := Decision{Outcome: Pending, Workload: w, Queue: g.tree.Name(a.leaf), Request: a.vec}
+// decide does, into d. The planners find victims or say why they found none; the decision is
+// made here alone. An admission's plan is returned as its victims, with the fair
+// plan's reasons for them (nil for the priority plans): the decision's Plan is written
+// once, by decide, for the decision that stands (withPlan), since a flavor's
+// evaluation may be passed over for a later one.
+func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload, d *Decision) ([]*record, []VictimReason) {
+	*d = Decision{Outcome: Pending, Workload: w, Queue: g.tree.Name(a.leaf), Request: a.vec}
 	if q, over := g.overQuota(s, a); over {
 		d.Reason, d.Quota = ReasonQuota, q
-		return d, nil
+		return nil, nil
 	}
 	if f, over := g.overflows(s, a); over {
 		d.Reason, d.Fit = ReasonFit, f
-		return d, nil
+		return nil, nil
 	}
 	// victims is the plan; inOrder, with plans that lose the least, the eviction order's
 	// quota plan it replaced, which still stands when the cheaper one leaves a without a
@@ -31,10 +34,10 @@ func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload) (Decision, []*
 		case g.fair:
 			// Fair sharing's tests replace "LOW never preempts" and the priority plan.
 			if victims, why = g.fairPlan(s, p, a); victims == nil {
-				return d, nil
+				return nil, nil
 			}
 		case !a.guaranteed || s.search.failedQuota(a.leaf, a.vec):
-			return d, nil
+			return nil, nil
 		default:
 			victims = g.plan(s, a)
 			if g.leastLost {
@@ -42,23 +45,24 @@ func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload) (Decision, []*
 			}
 			if victims == nil {
 				s.search.noteQuota(a.leaf, a.vec)
-				return d, nil
+				return nil, nil
 			}
 		}
 		d.Reason = ReasonNone
 	}
 	if a.place == nil || s.cluster == nil {
-		return withWhy(g.admitted(s, d, victims), why), victims
+		admitted(d)
+		return victims, why
 	}
 	res := g.placeAfter(s, a, victims)
 	if res.Outcome == topology.Placed {
-		d = withWhy(g.admitted(s, d, victims), why)
+		admitted(d)
 		d.Placement = &res.Placement
-		return d, victims
+		return victims, why
 	}
 	if !a.guaranteed {
 		d.Reason, d.PlacementReasons = ReasonPlacement, res.Reasons
-		return d, nil
+		return nil, nil
 	}
 	planned := g.nodePlan(s, p, a, res)
 	if g.leastLost && planned.cause != planNoRoom && planned.cause != planBudget {
@@ -76,27 +80,35 @@ func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload) (Decision, []*
 	}
 	if planned.cause != planFound {
 		d.Outcome, d.Reason, d.Plan, d.PlacementReasons = Pending, ReasonPlacement, nil, planned.res.Reasons
-		return d, nil
+		return nil, nil
 	}
-	d = g.admitted(s, d, planned.victims)
+	admitted(d)
 	d.Placement = &planned.placement
-	return d, planned.victims
+	return planned.victims, nil
 }
 
-// admitted turns d into an admission after evicting victims, each for priority (the
-// priority plans: HIGH/NORMAL work evicts LOW work), with what each loses at s's time.
-func (g *Gate) admitted(s *state, d Decision, victims []*record) Decision {
+// admitted turns d into an admission; its plan, if any, is written by withPlan.
+func admitted(d *Decision) {
 	d.Outcome, d.Reason, d.LostWork = Admit, ReasonNone, 0
-	if len(victims) > 0 {
-		d.Plan = make([]RunningWorkload, len(victims))
-		for i, v := range victims {
-			d.Plan[i] = g.runningOf(v)
-			d.Plan[i].Why = VictimPriority
-			d.Plan[i].LostWork = g.lost(s, v)
-			d.LostWork = d.LostWork.add(d.Plan[i].LostWork)
-		}
+}
+
+// withPlan writes the plan of d, an admission after evicting victims: each victim's
+// copy, why it goes (why[i], from a fair plan; for priority, the priority plans'
+// reason, when why is nil), and what it loses at s's time, added to d's lost work.
+func (g *Gate) withPlan(s *state, d *Decision, victims []*record, why []VictimReason) {
+	if len(victims) == 0 {
+		return
 	}
-	return d
+	d.Plan = make([]RunningWorkload, len(victims))
+	for i, v := range victims {
+		d.Plan[i] = g.runningOf(v)
+		d.Plan[i].Why = VictimPriority
+		if why != nil {
+			d.Plan[i].Why = why[i]
+		}
+		d.Plan[i].LostWork = g.lost(s, v)
+		d.LostWork = d.LostWork.add(d.Plan[i].LostWork)
+	}
 }
 
 // placeAfter searches a placement of a's gang on s's cluster with the victims' pods
@@ -162,15 +174,4 @@ func (g *Gate) overflows(s *state, a *ask) (quota.Fit, bool) {
 		}
 	}
 	return quota.Fit{}, false
-}
-
-// withWhy sets the reasons of d's plan, when a fair plan gave them (why is nil for the
-// priority plans, whose victims admitted marks for priority).
-func withWhy(d Decision, why []VictimReason) Decision {
-	if why != nil {
-		for i := range d.Plan {
-			d.Plan[i].Why = why[i]
-		}
-	}
-	return d
 }

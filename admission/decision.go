@@ -423,8 +423,9 @@ type shrinkKey struct {
 // gate (its identity) and the state it was decided against, and own, the record Commit starts — the
 // workload as the gate resolved it, with the gate's own copy of the request. One
 // allocation holds it and, for a request of up to inlineRequest resources, both copies
-// of the request, the seal's and the host's; a Decision holds a pointer to it, so that
-// the many decisions of a cycle, which carry none, stay small.
+// of the request, the seal's and the host's (for work with flavors, the host's copy of
+// the charge and both of the request, when they fit); a Decision holds a pointer to it,
+// so that the many decisions of a cycle, which carry none, stay small.
 type decided struct {
 	sealed
 	gate *identity

@@ -67,7 +67,7 @@ func (g *Gate) decideAt(w Workload, now time.Time, d *Decision) error {
 	}
 	s, p := g.trial(now), plans{}
 	var a *ask
-	*d, _, a = g.decide(&s, &p, &r)
+	_, a = g.decide(&s, &p, &r, d)
 	d.Searches = s.searches
 	if a != nil {
 		r.ask, r.w.Flavors = *a, a.names
@@ -101,11 +101,11 @@ func (g *Gate) resolvePending(w Workload, r *record) (err error) {
 // otherwise: r's own ask is what is charged). Work its queue does not take, and work
 // left pending for quota, the tree or a placement, is looked at once more in the light
 // of the configuration alone: whatever could never run is ReasonInadmissible.
-func (g *Gate) decide(s *state, p *plans, r *record) (Decision, []*record, *ask) {
+func (g *Gate) decide(s *state, p *plans, r *record, d *Decision) ([]*record, *ask) {
 	if g.leaves[r.leaf-1].closed {
-		d := Decision{Outcome: Pending, Workload: r.w, Queue: g.tree.Name(r.leaf), Request: r.vec}
-		g.judge(s, r, &d)
-		return d, nil, nil
+		*d = Decision{Outcome: Pending, Workload: r.w, Queue: g.tree.Name(r.leaf), Request: r.vec}
+		g.judge(s, r, d)
+		return nil, nil
 	}
 	// Work that some running work's admission evicted may not evict that work in turn:
 	// its planners see fewer candidates than others of its shape, so it neither reads
@@ -121,24 +121,25 @@ func (g *Gate) decide(s *state, p *plans, r *record) (Decision, []*record, *ask)
 		}
 		s.shield, p = r.w.ID, &plans{search: s.search}
 	}
-	var d Decision
 	var victims []*record
+	var why []VictimReason
 	var a *ask
 	if r.fl != nil {
-		d, victims, a = g.assign(s, p, r)
+		victims, why, a = g.assign(s, p, r, d)
 	} else {
-		d, victims = g.decideOpen(s, p, &r.ask, r.w)
+		victims, why = g.decideOpen(s, p, &r.ask, r.w, d)
 		if len(g.elastic) > 0 || r.el.wants() {
-			d, victims = g.elasticDecision(s, &r.ask, r, d, victims)
+			victims, why = g.elasticDecision(s, &r.ask, r, d, victims, why)
 		}
 	}
+	g.withPlan(s, d, victims, why)
 	if d.Outcome == Pending && (d.Reason == ReasonQuota || d.Reason == ReasonFit || d.Reason == ReasonPlacement) {
-		g.judge(s, r, &d)
+		g.judge(s, r, d)
 	}
 	if shielded {
 		s.search, s.shield = search, ""
 	}
-	return d, victims, a
+	return victims, a
 }
 
 // sealDecision seals d, the decision for r, and gives d the host's own copy of the
@@ -178,12 +179,17 @@ func (g *Gate) sealDecision(d *Decision, r *record) {
 
 // sealFlavored is sealDecision for work with a menu of flavors, whose charge (the
 // menu's, or the chosen flavors') is the gate's own and never written: the seal keeps
-// it as it is, and one allocation holds the host's copy of it and both copies of the
-// workload's own request.
+// it as it is, and the host's copy of it and both copies of the workload's own request
+// share one buffer, the seal's own when they fit in it.
 func (g *Gate) sealFlavored(d *Decision, r *record, s *decided) {
 	n, m := len(r.vec), len(r.w.Request)
-	buf := make([]quota.Quantity, n+2*m)
-	host, ownReq, hostReq := buf[:n:n], buf[n:n+m:n+m], buf[n+m:]
+	var buf []quota.Quantity
+	if n+2*m <= len(s.buf) {
+		buf = s.buf[:n+2*m]
+	} else {
+		buf = make([]quota.Quantity, n+2*m)
+	}
+	host, ownReq, hostReq := buf[:n:n], buf[n:n+m:n+m], buf[n+m:n+2*m:n+2*m]
 	copy(host, r.vec)
 	copy(ownReq, r.w.Request)
 	copy(hostReq, r.w.Request)

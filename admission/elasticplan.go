@@ -15,18 +15,18 @@ import (
 // elastic pods back (one pod at a time, the fewest that do, before any workload is
 // evicted) replaces it if it admits; an admitted gang that asks for elastic pods grows
 // by those that room and quota allow.
-func (g *Gate) elasticDecision(s *state, a *ask, r *record, d Decision, victims []*record) (Decision, []*record) {
+func (g *Gate) elasticDecision(s *state, a *ask, r *record, d *Decision, victims []*record, why []VictimReason) ([]*record, []VictimReason) {
 	if len(g.elastic) > 0 && (d.Outcome != Admit || len(victims) > 0) && (d.Outcome == Admit || d.Reason == ReasonFit || d.Reason == ReasonPlacement) {
-		if d2, v2, ok := g.shrinkDecision(s, a, r.w); ok {
-			d, victims = d2, v2
+		if d2, v2, why2, ok := g.shrinkDecision(s, a, r.w); ok {
+			*d, victims, why = d2, v2, why2
 		}
 	}
 	// A plan makes room for the minimum: a gang admitted with one grows in a later
 	// cycle, if room is left then, and never into what its plan took.
 	if d.Outcome == Admit && d.Placement != nil && r.el.wants() && len(victims) == 0 && len(d.shrinks) == 0 {
-		g.growAdmitted(s, a, r.el, &d)
+		g.growAdmitted(s, a, r.el, d)
 	}
-	return d, victims
+	return victims, why
 }
 
 // shrinkGang is a running gang whose elastic pods a plan may take back: the pods, last
@@ -158,10 +158,10 @@ func takeAll(s *state, gangs []shrinkGang, idx []int, sign int) {
 // whose pods are taken are no victims of that decision (a gang is shrunk or evicted,
 // not both). It leaves s as it was, and reports false when the workload is still not
 // admitted.
-func (g *Gate) shrinkDecision(s *state, a *ask, w Workload) (Decision, []*record, bool) {
+func (g *Gate) shrinkDecision(s *state, a *ask, w Workload) (Decision, []*record, []VictimReason, bool) {
 	gangs := g.podCandidates(s, a)
 	if len(gangs) == 0 {
-		return Decision{}, nil, false
+		return Decision{}, nil, nil, false
 	}
 	s.ownBooks()
 	if s.cluster != nil {
@@ -215,11 +215,12 @@ func (g *Gate) shrinkDecision(s *state, a *ask, w Workload) (Decision, []*record
 		s.search = newSearchCache(true, s.cluster)
 		s.search.changed, s.search.freed = search.changed, search.freed
 	}
-	d, victims := g.decideOpen(s, &plans{search: s.search}, a, w)
+	var d Decision
+	victims, why := g.decideOpen(s, &plans{search: s.search}, a, w, &d)
 	s.search, s.lows, s.lowsGone, s.newLows = search, lows, lowsGone, newLows
 	if d.Outcome != Admit {
 		takeAll(s, gangs, nil, +1)
-		return Decision{}, nil, false
+		return Decision{}, nil, nil, false
 	}
 	pods := g.trimShrink(s, a, gangs, victims, d.Placement)
 	d.shrinks = pods
@@ -227,7 +228,7 @@ func (g *Gate) shrinkDecision(s *state, a *ask, w Workload) (Decision, []*record
 	for _, sh := range d.Shrinks {
 		d.LostWork = d.LostWork.add(sh.LostWork)
 	}
-	return d, victims, true
+	return d, victims, why, true
 }
 
 // trimShrink gives gangs' pods, all taken off s, back to s but for those that a, admitted

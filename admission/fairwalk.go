@@ -279,7 +279,8 @@ func (w *walk) tournament() {
 			if r.fl == nil {
 				return r.vec
 			}
-			if _, _, a := g.assign(s, &w.p, r); a != nil {
+			var d Decision
+			if _, _, a := g.assign(s, &w.p, r, &d); a != nil {
 				return a.vec
 			}
 			return r.vec

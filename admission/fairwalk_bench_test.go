@@ -187,7 +187,7 @@ func BenchmarkFairDecide(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
 				st, p := g.trial(g.clock), plans{}
-				sinkDecision, _, _ = g.decide(&st, &p, &r)
+				_, _ = g.decide(&st, &p, &r, &sinkDecision)
 			}
 		})
 		b.Run(s.String()+"/clone", func(b *testing.B) {
@@ -196,7 +196,7 @@ func BenchmarkFairDecide(b *testing.B) {
 				st := g.trial(g.clock)
 				st.books, st.sharedBooks = g.tree.Clone(), false
 				p := plans{}
-				sinkDecision, _, _ = g.decide(&st, &p, &r)
+				_, _ = g.decide(&st, &p, &r, &sinkDecision)
 			}
 		})
 	}

@@ -501,9 +501,9 @@ func touches(shape topology.Resources, res []string) bool {
 	return false
 }
 
-// askedOf returns the resources of group mg that gen asks for.
-func askedOf(mg *menuGroup, gen []quota.Quantity) []string {
-	var out []string
+// askedOf returns the resources of group mg that gen asks for, appended to out[:0].
+func askedOf(mg *menuGroup, gen []quota.Quantity, out []string) []string {
+	out = out[:0]
 	for i, at := range mg.at {
 		if gen[at] > 0 {
 			out = append(out, mg.res[i])

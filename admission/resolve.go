@@ -198,7 +198,7 @@ func (g *Gate) runOn(r *record, flavors map[string]string) error {
 	for _, gi := range r.fl.groups {
 		mg := &groups[gi]
 		want := ""
-		for _, res := range askedOf(mg, r.fl.gen) {
+		for _, res := range askedOf(mg, r.fl.gen, nil) {
 			f, ok := flavors[res]
 			switch {
 			case !ok:

@@ -195,7 +195,7 @@ func (w *walk) decide(r *record, at int) {
 		}
 		if !w.repeat(r, d) {
 			before := s.searches
-			*d, victims, chosen = g.decide(s, &w.p, r)
+			victims, chosen = g.decide(s, &w.p, r, d)
 			d.Searches = s.searches - before
 			if d.Outcome != Admit {
 				w.remember(r, *d)

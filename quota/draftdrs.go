@@ -57,8 +57,8 @@ func (d *Draft) seenTotal() []Quantity {
 // usageAt returns the usage of slot i and resource j: ov's when ov has changed it, else
 // the tree's. ov must not be nil.
 func (t *Tree) usageAt(ov *overlay, i, j int) Quantity {
-	if c, ok := ov.at[int32(i)]; ok {
-		return ov.usage[int(c)+j]
+	if c, ok := ov.cellOf(i); ok {
+		return ov.usage[c+j]
 	}
 	return t.usage[i*len(t.resNames)+j]
 }

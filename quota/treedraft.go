@@ -24,14 +24,60 @@ type Draft struct {
 	// total is the per-resource total usage as the Draft sees it, nil until the first
 	// change.
 	total []Quantity
+	// first holds the first slots touched, so that a trial on a few paths indexes its
+	// cells without an allocation of its own.
+	first [draftSlots]touch
 }
 
 // overlay holds the cells a Draft has changed: for each touched slot, its usage and walk
-// terms for every resource, at at[slot] … at[slot]+R−1 of usage and walk.
+// terms for every resource, at cell … cell+R−1 of usage and walk.
 type overlay struct {
-	at    map[int32]int32
-	usage []Quantity
-	walk  []walkCell
+	// touched lists the slots in the order they were first changed, with their cells.
+	// A plan changes a few paths of the tree, so a scan of this short list finds a slot
+	// faster than a map would; past overlayScan slots, at indexes them all instead.
+	touched []touch
+	at      map[int32]int32
+	usage   []Quantity
+	walk    []walkCell
+}
+
+// touch is a slot the overlay holds and the first index of its cells.
+type touch struct{ slot, cell int32 }
+
+const (
+	// draftSlots is how many slots a Draft makes room for at its first change: the path
+	// of one queue in a tree a few levels deep.
+	draftSlots = 4
+	// overlayScan is how many slots the overlay finds by scanning its list.
+	overlayScan = 16
+)
+
+// cellOf returns the first index of slot i's cells, and false when ov holds none.
+func (ov *overlay) cellOf(i int) (int, bool) {
+	if ov.at != nil {
+		c, ok := ov.at[int32(i)]
+		return int(c), ok
+	}
+	for _, t := range ov.touched {
+		if t.slot == int32(i) {
+			return int(t.cell), true
+		}
+	}
+	return 0, false
+}
+
+// hold records that slot i's cells start at c.
+func (ov *overlay) hold(i, c int) {
+	ov.touched = append(ov.touched, touch{int32(i), int32(c)})
+	switch {
+	case ov.at != nil:
+		ov.at[int32(i)] = int32(c)
+	case len(ov.touched) > overlayScan:
+		ov.at = make(map[int32]int32, 2*len(ov.touched))
+		for _, t := range ov.touched {
+			ov.at[t.slot] = t.cell
+		}
+	}
 }
 
 // Draft returns an empty what-if layer over t. The Draft of a nil tree is a Draft over
@@ -57,12 +103,12 @@ func (d *Draft) Reset() {
 		return
 	}
 	clear(d.ov.at)
-	d.ov.usage, d.ov.walk = d.ov.usage[:0], d.ov.walk[:0]
+	d.ov.touched, d.ov.usage, d.ov.walk = d.ov.touched[:0], d.ov.usage[:0], d.ov.walk[:0]
 	d.total = d.total[:0]
 }
 
 // Changed reports whether d holds any change that the tree does not.
-func (d *Draft) Changed() bool { return d != nil && len(d.ov.at) > 0 }
+func (d *Draft) Changed() bool { return d != nil && len(d.ov.touched) > 0 }
 
 // Fits is Tree.Fits on the usage d sees.
 func (d *Draft) Fits(q NodeID, v []Quantity) (Fit, error) {
@@ -158,8 +204,22 @@ func (d *Draft) Remove(q NodeID, v []Quantity) error {
 // ownTotal copies the tree's total usage into d before d first changes it.
 func (d *Draft) ownTotal() {
 	if len(d.total) == 0 {
+		d.room()
 		d.total = append(d.total, d.t.total...)
 	}
+}
+
+// room gives d, at its first change, one buffer for the total and the usage cells of
+// draftSlots slots, and one for their walk terms.
+func (d *Draft) room() {
+	if d.ov.touched != nil {
+		return
+	}
+	R := d.t.numRes()
+	buf := make([]Quantity, R+draftSlots*R)
+	d.total, d.ov.usage = buf[:0:R], buf[R:R]
+	d.ov.walk = make([]walkCell, 0, draftSlots*R)
+	d.ov.touched = d.first[:0]
 }
 
 // usageAt returns the usage of slot i and resource j as d sees it.
@@ -168,17 +228,15 @@ func (d *Draft) usageAt(i, j int) Quantity { return d.t.usageAt(&d.ov, i, j) }
 // cell returns the first overlay index of slot i, copying the tree's cells into the
 // overlay on first touch.
 func (d *Draft) cell(i int) int {
-	if c, ok := d.ov.at[int32(i)]; ok {
-		return int(c)
-	}
-	if d.ov.at == nil {
-		d.ov.at = map[int32]int32{}
+	if c, ok := d.ov.cellOf(i); ok {
+		return c
 	}
 	R := d.t.numRes()
+	d.room()
 	c := len(d.ov.usage)
 	d.ov.usage = append(d.ov.usage, d.t.usage[i*R:(i+1)*R]...)
 	d.ov.walk = append(d.ov.walk, d.t.walk[i*R:(i+1)*R]...)
-	d.ov.at[int32(i)] = int32(c)
+	d.ov.hold(i, c)
 	return c
 }
 

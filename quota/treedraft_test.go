@@ -104,3 +104,44 @@ func TestDraftAllocations(t *testing.T) {
 	trial()
 	assert.Zero(t, testing.AllocsPerRun(100, trial))
 }
+
+// TestDraftManyPaths: a Draft that changes more slots than it finds by scanning (40
+// queues of one cohort, each charged through it) reads exactly as a clone given the
+// same changes, before and after the slots are indexed, and again after Reset.
+func TestDraftManyPaths(t *testing.T) {
+	type m = map[string]NodeQuota
+	spec := TreeSpec{Resources: []string{"gpu", "cpu"}, Nodes: []NodeSpec{cohortSpec("R", "", m{"gpu": nq(100, none, none)})}}
+	const queues = 40
+	for i := range queues {
+		spec.Nodes = append(spec.Nodes, queueSpec("q"+strconv.Itoa(i), "R", m{"gpu": nq(1, none, none), "cpu": nq(2, none, none)}, nil))
+	}
+	tr := mustTree(t, spec)
+	d, clone := tr.Draft(), tr.Clone()
+	same := func(when string) {
+		for i := range queues + 1 {
+			for r := range 2 {
+				n, res := NodeID(i+1), ResourceID(r)
+				require.Equal(t, clone.Usage(n, res), d.Usage(n, res), "%s: Usage(n%d, r%d)", when, i, r)
+			}
+			if i > 0 {
+				want, _ := clone.Fits(NodeID(i+1), []Quantity{2, 1})
+				got, _ := d.Fits(NodeID(i+1), []Quantity{2, 1})
+				require.Equal(t, want, got, "%s: Fits(n%d)", when, i)
+			}
+		}
+	}
+	for round := range 2 {
+		for i := range queues {
+			q, ok := tr.Node("q" + strconv.Itoa(i))
+			require.True(t, ok)
+			v := []Quantity{Quantity(1 + i%3), Quantity(i % 2)}
+			require.Equal(t, clone.Add(q, v), d.Add(q, v))
+			same("round " + strconv.Itoa(round) + ", after q" + strconv.Itoa(i))
+		}
+		require.True(t, d.Changed())
+		d.Reset()
+		clone = tr.Clone()
+		require.False(t, d.Changed())
+		same("after Reset")
+	}
+}

@@ -86,8 +86,8 @@ func (t *Tree) fitsThrough(ov *overlay, q NodeID, v []Quantity) (Fit, error) {
 // walkAt returns the walk term of slot n and resource j: ov's when ov has changed it,
 // else the tree's. ov must not be nil.
 func (t *Tree) walkAt(ov *overlay, n, j int) walkCell {
-	if c, ok := ov.at[int32(n)]; ok {
-		return ov.walk[int(c)+j]
+	if c, ok := ov.cellOf(n); ok {
+		return ov.walk[c+j]
 	}
 	return t.walk[n*len(t.resNames)+j]
 }

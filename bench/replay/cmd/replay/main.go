@@ -61,6 +61,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		leastLost = fs.Bool("least-lost-work", false, "plans lose the least work (GPUs × time since the last checkpoint) instead of following the eviction order")
 		ckpt      = fs.Duration("checkpoint", 0, "running work checkpoints every this much of runtime (0: never); lost work counts from the last one")
 		minRun    = fs.Duration("min-runtime", 0, "every queue's minimum runtime of LOW work before a plan may evict it, for preemption and reclaim alike")
+		minPre    = fs.Duration("min-runtime-preempt", -1, "as -min-runtime, for preemption by work of the same queue only (overrides -min-runtime there)")
+		minRec    = fs.Duration("min-runtime-reclaim", -1, "as -min-runtime, for reclaim by work of another queue only (overrides -min-runtime there)")
 		reserve   = fs.Duration("reserve", 0, "a gang that has waited this long reserves room, and work runs for its recorded lifetime by its estimate (0: no reservations)")
 		noChecks  = fs.Bool("no-checks", false, "skip the checks after each cycle, to time the gate alone (nothing is then verified)")
 		cpuProf   = fs.String("cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof reads it)")
@@ -117,7 +119,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	clock := func() time.Duration { return time.Since(start) }
 	cfg := replay.Config{Pools: *pools, Quota: fractions, Squeeze: *squeeze, Copies: *copies,
 		Period: *period, Clock: clock, MaxViolations: *maxViol, Flavors: *flavors, PoolFlavors: *poolFl, SkipChecks: *noChecks, ExplainEvery: *explainN,
-		LeastLostWork: *leastLost, Checkpoint: *ckpt, MinRuntime: admission.MinRuntime{Preempt: *minRun, Reclaim: *minRun}, Reserve: *reserve}
+		LeastLostWork: *leastLost, Checkpoint: *ckpt, MinRuntime: minRuntimeOf(*minRun, *minPre, *minRec), Reserve: *reserve}
 	if *whatIf != "" {
 		return whatIfRun(cfg, *whatBase, *whatIf, nodes, pods, name, stdout, stderr)
 	}
@@ -271,4 +273,17 @@ func profile(path string) (stop func(), err error) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
+}
+
+// minRuntimeOf is the minimum runtime the flags give: all for both, each of preempt and
+// reclaim where it is set (not negative).
+func minRuntimeOf(all, preempt, reclaim time.Duration) admission.MinRuntime {
+	m := admission.MinRuntime{Preempt: all, Reclaim: all}
+	if preempt >= 0 {
+		m.Preempt = preempt
+	}
+	if reclaim >= 0 {
+		m.Reclaim = reclaim
+	}
+	return m
 }
