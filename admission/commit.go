@@ -90,7 +90,7 @@ func (g *Gate) share(r *record) *record {
 	}
 	switch {
 	case r.sig == nil:
-	case g.lastSig != nil && r.sig.key == g.lastSig.key && slices.Equal(r.sig.names, g.lastSig.names):
+	case g.lastSig != nil && r.sig.key == g.lastSig.key && r.sig.sameNames(g.lastSig):
 		r.sig = g.lastSig
 	default:
 		g.lastSig = r.sig

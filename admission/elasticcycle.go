@@ -48,7 +48,7 @@ func (g *Gate) admitElastic(s *state, p *plans, r *record, d *Decision, victims 
 		_ = s.books.Add(r.leaf, d.Grown)
 		s.accountVec(r.leaf, d.Grown, false, +1)
 	}
-	p.optimistic = map[optKey]*optimistic{}
+	p.forget()
 	s.search.freed++
 	s.search.changed++
 }

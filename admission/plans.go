@@ -20,9 +20,55 @@ type plans struct {
 	// decides who is a candidate), the state with every candidate of its node plans
 	// evicted, carried along by step until a walk finds other candidates.
 	optimistic map[optKey]*optimistic
+	// steps are the working state's steps not yet carried into the optimistic states:
+	// they are carried when a state is next looked up (catchUp), so that the steps of a
+	// walk that plans no more cost nothing.
+	steps []laterStep
 	// fair holds a fair-sharing plan's scratch space and, in a cycle, the plans that
 	// failed; nil until the first fair plan.
 	fair *fairScratch
+}
+
+// laterStep is a step of the working state that the optimistic states take later:
+// the admission of a, whose pods are foot, after evicting victims, which took the
+// state from counter from to counter to.
+type laterStep struct {
+	a        *ask
+	foot     topology.Footprint
+	victims  []*record
+	from, to uint64
+}
+
+// later notes a step the working state took (see laterStep). The victims are copied:
+// a plan's list may be scratch space that the next plan writes over.
+func (p *plans) later(a *ask, foot topology.Footprint, victims []*record, from, to uint64) {
+	if len(p.optimistic) == 0 {
+		return // no state to carry it into
+	}
+	p.steps = append(p.steps, laterStep{a: a, foot: foot, victims: slices.Clone(victims), from: from, to: to})
+}
+
+// catchUp carries the steps noted since into the optimistic states, in order, as if
+// each had been taken when it was noted.
+func (p *plans) catchUp() {
+	for i := range p.steps {
+		st := &p.steps[i]
+		p.step(st.a, st.foot, st.victims, st.from)
+		for _, o := range p.optimistic {
+			if o.gen == st.from { // the states step took
+				o.gen = st.to
+			}
+		}
+		*st = laterStep{}
+	}
+	p.steps = p.steps[:0]
+}
+
+// forget drops every optimistic state and the steps they have yet to take.
+func (p *plans) forget() {
+	p.optimistic = map[optKey]*optimistic{}
+	clear(p.steps)
+	p.steps = p.steps[:0]
 }
 
 // newPlans returns the plans of a cycle's working state, whose cache is search.
@@ -105,11 +151,11 @@ func optKeyOf(a *ask) optKey {
 }
 
 // step applies a step of the working state to the optimistic states of it (counter
-// from), before the working state takes it: the admission of a, whose pods are foot,
-// after evicting victims. Each state gets r's usage and pods; a victim that is one of its
-// candidates leaves the list (the state has it evicted already), any other gives back
-// its usage and pods there. advance then makes them states of the working state after
-// the step.
+// from): the admission of a, whose pods are foot, after evicting victims. Each state
+// gets r's usage and pods; a victim that is one of its candidates leaves the list (the
+// state has it evicted already), any other gives back its usage and pods there. It
+// reads nothing of the working state, so it may run after the working state took the
+// step (catchUp, which then makes them states of the working state after it).
 func (p *plans) step(a *ask, foot topology.Footprint, victims []*record, from uint64) {
 	var gone map[*record]bool
 	for _, o := range p.optimistic {
@@ -186,21 +232,12 @@ func (p *plans) step(a *ask, foot topology.Footprint, victims []*record, from ui
 	}
 }
 
-// advance makes the optimistic states that took the last step (see step) states of the
-// working state after it.
-func (p *plans) advance(from uint64) {
-	for _, o := range p.optimistic {
-		if o.gen == from { // the states step took
-			o.gen = p.search.changed
-		}
-	}
-}
-
 // optimisticOf returns the optimistic state of a's plans, if it is still true.
 func (p *plans) optimisticOf(a *ask) *optimistic {
 	if !p.learns() {
 		return nil
 	}
+	p.catchUp()
 	if o := p.optimistic[optKeyOf(a)]; o != nil && o.gen == p.search.changed {
 		return o
 	}

@@ -192,7 +192,7 @@ type placeMemo struct {
 // placedBefore returns the placement the last search that found one found, when it was
 // for the same request, gang names included, on the working state as it is now.
 func (c *searchCache) placedBefore(sig *placeSig) (topology.Result, bool) {
-	if c == nil || c.off || !c.placed.holds(sig, c.changed) || !slices.Equal(c.placed.sig.names, sig.names) {
+	if c == nil || c.off || !c.placed.holds(sig, c.changed) || !c.placed.sig.sameNames(sig) {
 		return topology.Result{}, false
 	}
 	return c.placed.res, true

@@ -31,6 +31,15 @@ type placeSig struct {
 	// names are the request's group names in preorder, then its set labels: what the
 	// explanations learnt from another gang of the same key are renamed from.
 	names []string
+	// namesHash is the names' hash: two gangs of one key mostly differ in their names
+	// only far into them (job-1234-worker, job-1235-worker), and a cycle compares the
+	// names of thousands of pairs, so unequal hashes settle most of them at once.
+	namesHash uint64
+}
+
+// sameNames reports whether s and o have the same names.
+func (s *placeSig) sameNames(o *placeSig) bool {
+	return s == o || s.namesHash == o.namesHash && slices.Equal(s.names, o.names)
 }
 
 // signature returns the signature of a placement request.
@@ -78,6 +87,7 @@ func signature(r *topology.Request) *placeSig {
 	}
 	sig.key = key.String()
 	sig.hash = fnv1a(sig.key)
+	sig.namesHash = fnv1a(strings.Join(sig.names, "\x00"))
 	if leaves == 1 {
 		sig.frame = frame.String()
 		sig.cache = "1" + sig.frame
@@ -163,7 +173,7 @@ func (s *placeSig) dominates(o *placeSig) bool {
 // written to out when it has room.
 func (s *placeSig) rename(from *placeSig, reasons, out []topology.Reason) []topology.Reason {
 	out = append(out[:0], reasons...)
-	if from == s || slices.Equal(from.names, s.names) {
+	if from.sameNames(s) {
 		return out
 	}
 	for i := range out {

@@ -101,7 +101,7 @@ func (w *walk) repeat(r *record, d *Decision) bool {
 	var reasons []topology.Reason
 	switch n := len(c.d.PlacementReasons); {
 	case n == 0:
-	case c.r.sig == r.sig || slices.Equal(c.r.sig.names, r.sig.names):
+	case c.r.sig.sameNames(r.sig):
 		// The same names: the explanation reads the same.
 		reasons = append(w.s.search.reasonsOf(n)[:0], c.d.PlacementReasons...)
 	case factOnly(c.d.PlacementReasons, c.r.sig.names[0]):
@@ -190,7 +190,7 @@ func (w *walk) decide(r *record, at int) {
 				toggled = w.hold.apply(s)
 			}
 			if toggled {
-				w.p.optimistic = map[optKey]*optimistic{}
+				w.p.forget()
 			}
 		}
 		if !w.repeat(r, d) {
@@ -212,7 +212,7 @@ func (w *walk) decide(r *record, at int) {
 			if res, ok := g.reservation(s, a); ok {
 				d.Reservation = &res
 				w.hold = newHold(s, res, r.w.Priority)
-				w.p.optimistic = map[optKey]*optimistic{}
+				w.p.forget()
 			}
 		}
 		switch {
@@ -312,9 +312,8 @@ func (w *walk) admit(r *record, chosen *ask, d *Decision, victims []*record) {
 		a = chosen
 	}
 	from := s.search.changed
-	w.p.step(a, foot, victims, from)
 	s.admit(a, foot, victims)
-	w.p.advance(from)
+	w.p.later(a, foot, victims, from, s.search.changed)
 }
 
 // CycleResult is what one scheduling cycle decided: a decision for every pending
