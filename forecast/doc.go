@@ -30,8 +30,12 @@
 // # What it does not do
 //
 // It invents no arrivals and withdraws nothing; it changes no quota, node or rule of
-// the gate, and keeps no reservation for anyone: it says what the gate, left alone,
-// would do with the work it holds. It does not estimate runtimes, nor update a
+// the gate: it says what the gate, left alone, would do with the work it holds. That
+// includes the gate's reservations: a gate with Options.Reservations reserves and
+// backfills in the forecast's cycles as it would live, by the estimates it holds
+// (Workload.Estimate, Gate.SetEstimate), while the forecast ends work by the estimates
+// passed to Run; a host that gives both the same gets a forecast in which reserved
+// room frees when the gate expects it to. It does not estimate runtimes, nor update a
 // forecast after a change: every call starts again from a snapshot. The times are as
 // exact as the estimates; with Options.Resolution ends are grouped, trading exactness
 // for fewer cycles.

@@ -20,7 +20,7 @@ func FuzzRun(f *testing.F) {
 	f.Add(int64(3), []byte{255, 255, 1}, int64(0), int64(7*time.Minute), int64(-3))
 	f.Fuzz(func(t *testing.T, seed int64, ests []byte, def, resolution, steps int64) {
 		rng := rand.New(rand.NewPCG(uint64(seed), 9))
-		g, names, kind := randomGate(t, rng)
+		g, names, kind, _ := randomGate(t, rng)
 		gangs := kind == gatetest.KindPoolsOnCluster
 		n := 0
 		for _, c := range []int{-60, -20} {

@@ -40,14 +40,14 @@ func TestForecastIsWhatHappens(t *testing.T) {
 	props.TestingRun(t)
 	t.Logf("cases: %v", seen)
 	for _, k := range []string{"pools", "pools on a cluster", "tree", "evicted", "restarted", "stalled", "inadmissible",
-		"zero estimate", "fallback", "resolution", "waits"} {
+		"zero estimate", "fallback", "resolution", "waits", "reservations", "reserved"} {
 		assert.Positive(t, seen[k], "no case reached %q: %v", k, seen)
 	}
 }
 
 func checkForecast(t *testing.T, seed int64, seen map[string]int) string {
 	rng := rand.New(rand.NewPCG(uint64(seed), 27))
-	g, names, kind := randomGate(t, rng)
+	g, names, kind, opts := randomGate(t, rng)
 	seen[gatetest.KindNames[kind]]++
 	newWork := gatetest.RandomWork(t, rng, names, kind)
 	// Running work: what cycles at three instants before now admit of the work
@@ -82,6 +82,21 @@ func checkForecast(t *testing.T, seed int64, seen map[string]int) string {
 		seen["resolution"]++
 	}
 	o.MaxSteps = propertySteps
+	if opts.Reservations.After > 0 {
+		// The gate reserves by the estimates it holds: most of them are the forecast's,
+		// some differ and some are missing. The gate's estimates shape its decisions
+		// only, in the forecast and in the driver alike, which release work by est.
+		seen["reservations"]++
+		for w, d := range est {
+			switch rng.IntN(4) {
+			case 0:
+			case 1:
+				require.NoError(t, g.SetEstimate(w, d+minutes(rng.IntN(30))))
+			default:
+				require.NoError(t, g.SetEstimate(w, d))
+			}
+		}
+	}
 	before := snapshot(t, g)
 	f, err := Run(g, t0, est, o)
 	if err != nil {
@@ -93,6 +108,9 @@ func checkForecast(t *testing.T, seed int64, seen map[string]int) string {
 	restored, err := admission.Restore(before)
 	require.NoError(t, err)
 	h := drive(t, restored, t0, est, o)
+	if h.reserved > 0 {
+		seen["reserved"]++
+	}
 
 	got := map[admission.WorkloadID][]time.Time{}
 	for _, s := range f.Starts {
@@ -159,6 +177,8 @@ type happened struct {
 	// noEnd is the work running at the end without a runtime, sorted.
 	noEnd  []admission.WorkloadID
 	cycles int
+	// reserved counts the decisions that made a reservation.
+	reserved int
 }
 
 // drive runs g forward from now as a host would with perfect knowledge of runtimes:
@@ -215,7 +235,13 @@ func drive(t *testing.T, g *admission.Gate, now time.Time, est map[admission.Wor
 			stopped = UnstartedHorizon
 			break
 		}
-		require.NoError(t, g.Apply(g.Cycle(t1)))
+		res := g.Cycle(t1)
+		for _, d := range res.Decisions {
+			if d.Reservation != nil {
+				h.reserved++
+			}
+		}
+		require.NoError(t, g.Apply(res))
 		h.cycles++
 		next := map[admission.WorkloadID]time.Time{}
 		var soonest time.Time
@@ -250,14 +276,18 @@ func drive(t *testing.T, g *admission.Gate, now time.Time, est map[admission.Wor
 }
 
 // randomGate is one of gatetest's random gates, with fair sharing, plans that lose the
-// least, StrictFIFO queues and minimum runtimes each one time in four.
-func randomGate(t *testing.T, rng *rand.Rand) (*admission.Gate, []string, int) {
+// least, StrictFIFO queues, minimum runtimes and reservations each one time in four.
+func randomGate(t *testing.T, rng *rand.Rand) (*admission.Gate, []string, int, admission.Options) {
 	o := admission.Options{FairSharing: rng.IntN(4) == 0, LeastLostWork: rng.IntN(4) == 0}
+	if rng.IntN(4) == 0 {
+		o.Reservations.After = minutes(1 + rng.IntN(20))
+	}
 	if rng.IntN(4) == 0 {
 		o.Strategy = admission.StrictFIFO
 	}
 	if rng.IntN(4) == 0 {
 		o.MinRuntime = admission.MinRuntime{Preempt: minutes(rng.IntN(30)), Reclaim: minutes(rng.IntN(60))}
 	}
-	return gatetest.RandomGate(t, rng, o)
+	g, names, kind := gatetest.RandomGate(t, rng, o)
+	return g, names, kind, o
 }
