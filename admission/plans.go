@@ -20,55 +20,14 @@ type plans struct {
 	// decides who is a candidate), the state with every candidate of its node plans
 	// evicted, carried along by step until a walk finds other candidates.
 	optimistic map[optKey]*optimistic
-	// steps are the working state's steps not yet carried into the optimistic states:
-	// they are carried when a state is next looked up (catchUp), so that the steps of a
-	// walk that plans no more cost nothing.
-	steps []laterStep
 	// fair holds a fair-sharing plan's scratch space and, in a cycle, the plans that
 	// failed; nil until the first fair plan.
 	fair *fairScratch
 }
 
-// laterStep is a step of the working state that the optimistic states take later:
-// the admission of a, whose pods are foot, after evicting victims, which took the
-// state from counter from to counter to.
-type laterStep struct {
-	a        *ask
-	foot     topology.Footprint
-	victims  []*record
-	from, to uint64
-}
-
-// later notes a step the working state took (see laterStep). The victims are copied:
-// a plan's list may be scratch space that the next plan writes over.
-func (p *plans) later(a *ask, foot topology.Footprint, victims []*record, from, to uint64) {
-	if len(p.optimistic) == 0 {
-		return // no state to carry it into
-	}
-	p.steps = append(p.steps, laterStep{a: a, foot: foot, victims: slices.Clone(victims), from: from, to: to})
-}
-
-// catchUp carries the steps noted since into the optimistic states, in order, as if
-// each had been taken when it was noted.
-func (p *plans) catchUp() {
-	for i := range p.steps {
-		st := &p.steps[i]
-		p.step(st.a, st.foot, st.victims, st.from)
-		for _, o := range p.optimistic {
-			if o.gen == st.from { // the states step took
-				o.gen = st.to
-			}
-		}
-		*st = laterStep{}
-	}
-	p.steps = p.steps[:0]
-}
-
-// forget drops every optimistic state and the steps they have yet to take.
+// forget drops every optimistic state.
 func (p *plans) forget() {
 	p.optimistic = map[optKey]*optimistic{}
-	clear(p.steps)
-	p.steps = p.steps[:0]
 }
 
 // newPlans returns the plans of a cycle's working state, whose cache is search.
@@ -151,11 +110,14 @@ func optKeyOf(a *ask) optKey {
 }
 
 // step applies a step of the working state to the optimistic states of it (counter
-// from): the admission of a, whose pods are foot, after evicting victims. Each state
-// gets r's usage and pods; a victim that is one of its candidates leaves the list (the
-// state has it evicted already), any other gives back its usage and pods there. It
-// reads nothing of the working state, so it may run after the working state took the
-// step (catchUp, which then makes them states of the working state after it).
+// from), before the working state takes it: the admission of a, whose pods are foot,
+// after evicting victims (advance then makes them states of the working state after
+// it). Each state gets r's usage and pods; a victim that is one of its
+// candidates leaves the list (the state has it evicted already), any other gives back
+// its usage and pods there. Usage is changed at once: a state's books are a Draft over
+// the working tree, and must take the step before the tree does. Pods are changed when
+// the state is next looked up (optimistic.catchUp): its clusters are its own, and the
+// states a walk does not use again then cost nothing.
 func (p *plans) step(a *ask, foot topology.Footprint, victims []*record, from uint64) {
 	var gone map[*record]bool
 	for _, o := range p.optimistic {
@@ -170,6 +132,7 @@ func (p *plans) step(a *ask, foot topology.Footprint, victims []*record, from ui
 		// another queue reads that queue's usage and its pool's, never this queue's
 		// (see pass).
 		o.unchecked = o.unchecked || a.leaf != o.leaf || slices.ContainsFunc(victims, func(v *record) bool { return v.leaf != o.leaf })
+		var st podStep
 		if len(victims) > 0 {
 			if gone == nil {
 				gone = make(map[*record]bool, len(victims))
@@ -190,18 +153,17 @@ func (p *plans) step(a *ask, foot topology.Footprint, victims []*record, from ui
 			// The cluster of the first level holds the candidates above it: those that
 			// go now leave it, and so do those that evicting them brings to the first
 			// level.
-			var rest, above []topology.Footprint
 			if o.one != nil {
 				for _, v := range victims {
 					if l, ok := o.fp.level[v]; ok && l > 1 && !v.foot.IsZero() {
-						above = append(above, v.foot)
+						st.above = append(st.above, v.foot)
 					}
 				}
 			}
 			if o.fp != nil && len(was) > 0 {
 				for _, c := range o.fp.drop(victims) {
 					if o.one != nil && !c.foot.IsZero() {
-						above = append(above, c.foot)
+						st.above = append(st.above, c.foot)
 					}
 				}
 			}
@@ -211,25 +173,56 @@ func (p *plans) step(a *ask, foot topology.Footprint, victims []*record, from ui
 				}
 				_ = o.books.Remove(v.leaf, v.vec)
 				if !v.foot.IsZero() {
-					rest = append(rest, v.foot)
+					st.rest = append(st.rest, v.foot)
 				}
-			}
-			if len(rest) > 0 {
-				_ = o.cluster.RemoveFootprints(rest)
-			}
-			if o.one != nil && len(rest)+len(above) > 0 {
-				_ = o.one.RemoveFootprints(append(rest, above...))
 			}
 		}
 		_ = o.books.Add(a.leaf, a.vec)
-		if !foot.IsZero() {
-			fs := []topology.Footprint{foot}
+		st.foot = foot
+		if len(st.rest)+len(st.above) > 0 || !foot.IsZero() {
+			o.later = append(o.later, st)
+		}
+	}
+}
+
+// advance makes the optimistic states that took the last step (see step) states of the
+// working state after it.
+func (p *plans) advance(from uint64) {
+	for _, o := range p.optimistic {
+		if o.gen == from { // the states step took
+			o.gen = p.search.changed
+		}
+	}
+}
+
+// podStep is what a step changes of an optimistic state's pods: the footprints to take
+// off its cluster (rest) and off the cluster of its first level (rest and above), then
+// the admission's to put on both.
+type podStep struct {
+	rest, above []topology.Footprint
+	foot        topology.Footprint
+}
+
+// catchUp applies to o's clusters the pod changes of the steps it took since it was
+// last looked up, in order.
+func (o *optimistic) catchUp() {
+	for i, st := range o.later {
+		if len(st.rest) > 0 {
+			_ = o.cluster.RemoveFootprints(st.rest)
+		}
+		if o.one != nil && len(st.rest)+len(st.above) > 0 {
+			_ = o.one.RemoveFootprints(append(st.rest, st.above...))
+		}
+		if !st.foot.IsZero() {
+			fs := []topology.Footprint{st.foot}
 			_ = o.cluster.ApplyFootprints(fs)
 			if o.one != nil {
 				_ = o.one.ApplyFootprints(fs)
 			}
 		}
+		o.later[i] = podStep{}
 	}
+	o.later = o.later[:0]
 }
 
 // optimisticOf returns the optimistic state of a's plans, if it is still true.
@@ -237,8 +230,8 @@ func (p *plans) optimisticOf(a *ask) *optimistic {
 	if !p.learns() {
 		return nil
 	}
-	p.catchUp()
 	if o := p.optimistic[optKeyOf(a)]; o != nil && o.gen == p.search.changed {
+		o.catchUp()
 		return o
 	}
 	return nil
@@ -274,6 +267,9 @@ type optimistic struct {
 	// one is the cluster with the candidates of the first level of fp evicted, those
 	// above it not: where most plans find their placement. It is built with fp.
 	one *topology.Cluster
+	// later holds the pod changes of the steps the state took since it was last looked
+	// up (see step).
+	later []podStep
 }
 
 // optimisticFor returns the optimistic state of a's queue, from p when it is still

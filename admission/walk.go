@@ -312,8 +312,9 @@ func (w *walk) admit(r *record, chosen *ask, d *Decision, victims []*record) {
 		a = chosen
 	}
 	from := s.search.changed
+	w.p.step(a, foot, victims, from)
 	s.admit(a, foot, victims)
-	w.p.later(a, foot, victims, from, s.search.changed)
+	w.p.advance(from)
 }
 
 // CycleResult is what one scheduling cycle decided: a decision for every pending
