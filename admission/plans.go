@@ -291,9 +291,49 @@ func (g *Gate) optimisticFor(s *state, p *plans, a *ask) *optimistic {
 		o.unchecked = false
 		return o
 	}
+	if o != nil && shift(s, o, cands, books) {
+		return o
+	}
 	o = &optimistic{leaf: a.leaf, cands: cands, books: books, cluster: g.withoutPods(s, cands)}
 	p.noteOptimistic(a, o)
 	return o
+}
+
+// shift makes o, a state of the current working state whose candidates the steps it
+// took changed, the state of the candidates cands, whose usage books has taken off
+// already: the pods of the new candidates leave its cluster and those of the former
+// ones (still running: a victim leaves the list as it goes) come back. It reports
+// false, changing nothing, when so many changed that building the state again costs
+// less. Its plan footprint and the cluster of its first level are built again when a
+// plan next needs them.
+func shift(s *state, o *optimistic, cands []*record, books *quota.Draft) bool {
+	now := make(map[*record]bool, len(cands))
+	for _, c := range cands {
+		now[c] = true
+	}
+	var gained, lost []*record
+	was := make(map[*record]bool, len(o.cands))
+	for _, c := range o.cands {
+		was[c] = true
+		if !now[c] {
+			lost = append(lost, c)
+		}
+	}
+	for _, c := range cands {
+		if !was[c] {
+			gained = append(gained, c)
+		}
+	}
+	if len(gained)+len(lost) > max(8, len(cands)/2) {
+		return false
+	}
+	unplaceOn(o.cluster, gained, -1)
+	unplaceOn(o.cluster, lost, +1)
+	if o.one != nil {
+		s.done(o.one)
+	}
+	o.cands, o.books, o.fp, o.one, o.unchecked = cands, books, nil, nil, false
+	return true
 }
 
 // guardedLacksPods reports running HIGH/NORMAL gangs with elastic pods: the guarded
