@@ -72,8 +72,16 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	// What the cycle before knew is checked against the gate's nodes before its copies
 	// of the cluster are written over.
 	var gained, guardedGained []topology.Node
-	handed := res.carry
+	var placed, removed topology.Footprint
+	handed, handedStates := res.carry, res.states
 	carried := keep && res.gate == g.self && g.live.cluster != nil
+	carryStates := carried && len(handedStates.states) > 0 && handedStates.configAt == g.configGen
+	if carryStates {
+		carryStates = false
+		if !g.fair && len(g.elastic) == 0 {
+			placed, removed, carryStates = g.live.cluster.UsageSince(handed.cluster)
+		}
+	}
 	if carried {
 		// The nodes that gained room are looked for only where there are verdicts to
 		// carry: listing them copies every such node, a cost paid for nothing when the
@@ -112,6 +120,14 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	s.search.reasons = res.reasons[:0]
 	*res = CycleResult{Now: now, Decisions: decisions, sealed: seals, gate: g.self, usageGen: g.usageGen, queueGen: g.queueGen, configGen: g.configGen}
 	w := walk{g: g, s: s, p: newPlans(s.search), res: res, arena: res.requests[:0]}
+	switch {
+	case carryStates:
+		g.takeOverOptimistic(s, &w.p, handedStates.states, placed, removed)
+	case len(handedStates.states) > 0:
+		for _, o := range handedStates.states {
+			s.made = append(s.made, o.cluster)
+		}
+	}
 	defer func() {
 		if w.hold != nil {
 			w.hold.release(s) // the room it held is the state's again, for the next cycle
@@ -121,9 +137,11 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		// the cycle in them.
 		res.Searches, res.requests, res.reasons, res.bare = s.searches, w.arena, s.search.reasons, s.search.bare
 		if keep {
-			res.clusters = s.made
+			kept := g.carryOptimistic(s, &w.p, w.hold != nil)
+			res.clusters = spares(s, kept)
 			res.carry = s.search.handOver(handed)
 			res.carry.cluster, res.carry.guardedOn = s.cluster, s.guarded
+			res.states = carriedStates{states: kept, configAt: res.configGen}
 		}
 	}()
 	if g.fair {

@@ -108,13 +108,18 @@ func TestCycleRepeatsEqualRequests(t *testing.T) {
 }
 
 // TestCycleIntoIsCycle: a cycle written into a reused result decides what Cycle
-// decides, on scenarios with plans, round after round of Apply, with one result reused
+// decides, on scenarios with plans, round after round, with one result reused
 // throughout; the reused storage corrupts no decision of the round it serves. What the
 // cycle before knew spares searches only: where a decision is told from it, its
-// explanation is the fact alone, where Cycle's searched and counted.
+// explanation is the fact alone, where Cycle's searched and counted. Between rounds the
+// result is applied or not, and running work is released or submitted again, so that
+// the optimistic states a cycle hands to the next (carriedStates) meet every change a
+// host makes between two cycles.
 func TestCycleIntoIsCycle(t *testing.T) {
-	props := gopter.NewProperties(gen.Params(t, 300))
+	props := gopter.NewProperties(gen.Params(t, 400))
+	handed, taken := 0, 0
 	props.Property("CycleInto decides as Cycle", prop.ForAll(func(s gen.NodePlanScenario) string {
+		rng := rand.New(rand.NewSource(s.Seed))
 		g := oracleGate(t, s)
 		for _, w := range append(s.Pending, s.Request) {
 			if err := g.Submit(oracleGang(t, w)); err != nil {
@@ -122,7 +127,10 @@ func TestCycleIntoIsCycle(t *testing.T) {
 			}
 		}
 		var into CycleResult
-		for round := range 3 {
+		for round := range 5 {
+			if len(into.states.states) > 0 {
+				handed++
+			}
 			want := g.Cycle(at(30 + round))
 			if err := g.CycleInto(at(30+round), &into); err != nil {
 				return err.Error()
@@ -140,20 +148,38 @@ func TestCycleIntoIsCycle(t *testing.T) {
 					return fmt.Sprintf("round %d: %s\nCycle: %s", round, d, want.Decisions[i])
 				}
 			}
-			if err := g.Apply(into); err != nil {
-				return err.Error()
+			if slices.ContainsFunc(into.Decisions, func(d Decision) bool { return len(d.Plan) > 0 }) && len(into.states.states) > 0 {
+				taken++
 			}
-			// Release the first admission, so that the next round has room to use.
-			for _, d := range into.Admitted() {
-				if _, err := g.Release(d.Workload.ID); err != nil {
+			if rng.Intn(4) > 0 {
+				if err := g.Apply(into); err != nil {
 					return err.Error()
 				}
-				break
+			}
+			// Release some running work, so that the next round has room to use, and
+			// submit one of it again now and then.
+			for _, r := range g.Running() {
+				if rng.Intn(3) > 0 {
+					continue
+				}
+				rw, err := g.Release(r.Workload.ID)
+				if err != nil {
+					return err.Error()
+				}
+				if rng.Intn(2) == 0 {
+					w := rw.Workload
+					w.Submitted = at(30 + round)
+					if err := g.Submit(w); err != nil {
+						return err.Error()
+					}
+				}
 			}
 		}
 		return ""
 	}, gen.NodePlanScenarios()))
 	props.TestingRun(t)
+	t.Logf("%d cycles were handed optimistic states, %d cycles with plans handed them on", handed, taken)
+	require.Positive(t, handed)
 }
 
 // TestCycleIntoRefusesNil: CycleInto needs a result to write to.

@@ -236,7 +236,11 @@
 // set with no placement, on its working cluster and on the cluster without LOW work,
 // while no node the request may use has gained room for one of its pods since
 // (topology.Cluster.RoomGainedSince): a deep queue asks the same shapes every cycle
-// while few nodes change between two. Its decisions then explain with that fact. A
+// while few nodes change between two. Its decisions then explain with that fact. It
+// also keeps the node planner's states with every candidate of a queue evicted, brought
+// up to date by the pods placed and removed since (topology.Cluster.UsageSince) and
+// checked again at their first use, unless nodes or the configuration changed, the
+// cycle reserved room, fair sharing is on or gangs are elastic. A
 // workload whose queue, priority, request and placement request equal those of one left
 // pending on the same working state is decided from that decision, without the verdict
 // lookups; gangs of one node selector are told apart from those of another.

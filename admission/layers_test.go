@@ -29,7 +29,7 @@ var layers = []struct {
 	{"state", []string{"gate.go", "state.go", "resolve.go", "elastic.go"}},
 	{"planners", []string{"plans.go", "preempt.go", "footprint.go", "nodeplan.go", "fairpreempt.go", "possible.go", "cheapest.go", "cheapnode.go", "wholenodes.go", "reserve.go"}},
 	{"decisions", []string{"decideask.go", "assign.go", "elasticplan.go", "dynamic.go"}},
-	{"cycles", []string{"elasticcycle.go", "walk.go", "fairwalk.go", "cycle.go"}},
+	{"cycles", []string{"elasticcycle.go", "walk.go", "fairwalk.go", "carryplans.go", "cycle.go"}},
 	{"mutations", []string{"change.go", "eventlog.go", "aside.go", "commit.go", "apply.go", "nodes.go", "capacity.go", "pools.go",
 		"strategies.go", "build.go", "reads.go", "usage.go", "snapshot.go", "elasticlive.go", "estimate.go"}},
 }

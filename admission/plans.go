@@ -270,6 +270,9 @@ type optimistic struct {
 	// later holds the pod changes of the steps the state took since it was last looked
 	// up (see step).
 	later []podStep
+	// feet are the candidates' footprints when the state was handed over to the next
+	// cycle (carryOptimistic).
+	feet []topology.Footprint
 }
 
 // optimisticFor returns the optimistic state of a's queue, from p when it is still
@@ -287,8 +290,10 @@ func (g *Gate) optimisticFor(s *state, p *plans, a *ask) *optimistic {
 	books := s.baseTree().Draft()
 	cands := g.pass(s, books, a, false, nil)
 	if o != nil && slices.Equal(cands, o.cands) {
-		// The steps it took since it was checked changed no candidate.
-		o.unchecked = false
+		// The steps it took since it was checked changed no candidate. The usage is
+		// taken from the walk: the same as the state's own, or the first of a state
+		// handed over from the cycle before, which has none.
+		o.unchecked, o.books = false, books
 		return o
 	}
 	if o != nil && shift(s, o, cands, books) {

@@ -2,6 +2,7 @@ package admission
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/leanovate/gopter"
@@ -123,4 +124,72 @@ func sameFree(got, want *topology.Cluster) string {
 		}
 	}
 	return ""
+}
+
+// TestHandedStatesAreFresh: the optimistic states a cycle hands to the next one, once
+// taken over by the next cycle's working state (takeOverOptimistic) after the host
+// applied the result or not and released running work (LOW work that the states count
+// as candidates most of all), hold the pods of that state less their candidates', node
+// by node, as a state built afresh does. Dropping the pods that left since, or giving
+// back those of candidates that stopped running, makes it fail.
+func TestHandedStatesAreFresh(t *testing.T) {
+	props := gopter.NewProperties(gen.Params(t, 1000))
+	taken, released := 0, 0
+	props.Property("taken-over states equal fresh ones", prop.ForAll(func(sc gen.NodePlanScenario) string {
+		rng := rand.New(rand.NewPCG(uint64(sc.Seed), 11))
+		g := oracleGate(t, sc)
+		for _, w := range append(sc.Pending, sc.Request) {
+			if err := g.Submit(oracleGang(t, w)); err != nil {
+				return err.Error()
+			}
+		}
+		var into CycleResult
+		if err := g.CycleInto(at(30), &into); err != nil {
+			return err.Error()
+		}
+		if len(into.states.states) == 0 {
+			return ""
+		}
+		if rng.IntN(4) > 0 {
+			if err := g.Apply(into); err != nil {
+				return err.Error()
+			}
+		}
+		cands := map[WorkloadID]bool{}
+		for _, o := range into.states.states {
+			for _, c := range o.cands {
+				cands[c.w.ID] = true
+			}
+		}
+		for _, r := range g.Running() {
+			if (cands[r.Workload.ID] && rng.IntN(2) == 0) || rng.IntN(5) == 0 {
+				if _, err := g.Release(r.Workload.ID); err != nil {
+					return err.Error()
+				}
+				if cands[r.Workload.ID] {
+					released++
+				}
+			}
+		}
+		placed, removed, ok := g.live.cluster.UsageSince(into.carry.cluster)
+		if !ok {
+			return "the gate's cluster is no later copy of the one the cycle ended on"
+		}
+		s := g.working(at(31), nil)
+		p := newPlans(s.search)
+		g.takeOverOptimistic(s, &p, into.states.states, placed, removed)
+		for key, o := range p.optimistic {
+			taken++
+			fresh := s.cluster.Clone()
+			unplaceOn(fresh, o.cands, -1)
+			if msg := sameFree(o.cluster, fresh); msg != "" {
+				return fmt.Sprintf("state of %v: %s", key, msg)
+			}
+		}
+		return ""
+	}, gen.NodePlanScenarios()))
+	props.TestingRun(t)
+	t.Logf("%d states taken over, %d candidates released before", taken, released)
+	require.Positive(t, taken)
+	require.Positive(t, released)
 }

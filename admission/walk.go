@@ -337,6 +337,8 @@ type CycleResult struct {
 	// bare holds what the cycle's searches on the cluster with nothing running found,
 	// which Apply hands to the gate.
 	bare map[string]bareVerdict
+	// states are the optimistic states handed to the next cycle run into this result.
+	states carriedStates
 	// sealed holds what the cycle decided, one per decision, for Apply.
 	sealed []sealed
 	// requests and reasons hold the copies of the requests and the explanations the

@@ -1,0 +1,99 @@
+package admission
+
+import (
+	"slices"
+
+	"github.com/poolgate/poolgate/topology"
+)
+
+// carriedStates are the optimistic states of the node plans (see optimistic) that a
+// cycle hands the next one run into the same result (Gate.CycleInto), as they were at
+// its end, with the gate's configuration count then: building a state moves the pods of
+// every candidate, about a thousand on a large cluster, while the next cycle's state
+// differs from it by the pods placed and removed in between, a few nodes' worth.
+type carriedStates struct {
+	states   map[optKey]*optimistic
+	configAt uint64
+}
+
+// carryOptimistic returns the optimistic states of p, a cycle's plans, that are states
+// of s, its working state, as the cycle ends, for the next cycle run into the same
+// result, with their pods brought up to date and each candidate's footprint noted; nil
+// when none can be carried. A walk that reserved room (its states saw reserved nodes
+// cordoned), the fair tournament, elastic gangs (whose growth at the end of a cycle is
+// no step of the states, and whose pods change while they run) and a cycle without a
+// cache carry none.
+func (g *Gate) carryOptimistic(s *state, p *plans, reserved bool) map[optKey]*optimistic {
+	if reserved || g.fair || len(g.elastic) > 0 || s.search.off || s.cluster == nil {
+		return nil
+	}
+	var out map[optKey]*optimistic
+	for key, o := range p.optimistic {
+		if o.gen != s.search.changed {
+			continue
+		}
+		o.catchUp()
+		// The cluster of the first level goes back to the spares with the cycle's other
+		// copies; it is built again when a plan needs it.
+		o.fp, o.one = nil, nil
+		o.feet = o.feet[:0]
+		for _, c := range o.cands {
+			o.feet = append(o.feet, c.foot)
+		}
+		if out == nil {
+			out = map[optKey]*optimistic{}
+		}
+		out[key] = o
+	}
+	return out
+}
+
+// takeOverOptimistic makes the states handed over (see carryOptimistic) states of s,
+// the working state of the cycle that starts: each gets back the pods of its candidates
+// that stopped running since, gives back removed and takes placed (the difference
+// between the gate's cluster and the one the last cycle ended on), and is checked again
+// at its first use, with usage taken from s (optimisticFor). A state whose candidates'
+// pods moved while they ran, or that a difference does not fit, is dropped: its cluster
+// goes back to s's spares.
+func (g *Gate) takeOverOptimistic(s *state, p *plans, from map[optKey]*optimistic, placed, removed topology.Footprint) {
+	for key, o := range from {
+		ok := len(o.feet) == len(o.cands)
+		var back []topology.Footprint
+		kept := make([]*record, 0, len(o.cands))
+		for i := 0; ok && i < len(o.cands); i++ {
+			c := o.cands[i]
+			if c.foot != o.feet[i] {
+				ok = false
+				break
+			}
+			if r, running := g.runningRecord(c.w.ID); running && r == c {
+				kept = append(kept, c)
+			} else if !c.foot.IsZero() {
+				back = append(back, c.foot)
+			}
+		}
+		ok = ok && (len(back) == 0 || o.cluster.ApplyFootprints(back) == nil)
+		ok = ok && (removed.IsZero() || o.cluster.RemoveFootprints([]topology.Footprint{removed}) == nil)
+		ok = ok && (placed.IsZero() || o.cluster.ApplyFootprints([]topology.Footprint{placed}) == nil)
+		if !ok {
+			s.made = append(s.made, o.cluster)
+			continue
+		}
+		o.cands, o.books, o.fp, o.one, o.later, o.feet = kept, nil, nil, nil, nil, o.feet[:0]
+		o.gen, o.unchecked = s.search.changed, true
+		p.optimistic[key] = o
+	}
+}
+
+// spares returns the copies of the cluster s made, but for those of the states handed
+// over to the next cycle, which must not be written over.
+func spares(s *state, kept map[optKey]*optimistic) []*topology.Cluster {
+	if len(kept) == 0 {
+		return s.made
+	}
+	carried := make(map[*topology.Cluster]bool, len(kept))
+	for _, o := range kept {
+		carried[o.cluster] = true
+	}
+	return slices.DeleteFunc(s.made, func(c *topology.Cluster) bool { return carried[c] })
+}
