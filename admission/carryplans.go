@@ -66,7 +66,8 @@ func (g *Gate) takeOverOptimistic(s *state, p *plans, from map[optKey]*optimisti
 				ok = false
 				break
 			}
-			if r, running := g.runningRecord(c.w.ID); running && r == c {
+			// The record's own mark says whether it still runs, without a lookup of its ID.
+			if c.held == heldRunning {
 				kept = append(kept, c)
 			} else if !c.foot.IsZero() {
 				back = append(back, c.foot)
