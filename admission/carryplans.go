@@ -17,9 +17,10 @@ type carriedStates struct {
 }
 
 // carryOptimistic returns the optimistic states of p, a cycle's plans, that are states
-// of s, its working state, as the cycle ends, for the next cycle run into the same
-// result, with their pods brought up to date and each candidate's footprint noted; nil
-// when none can be carried. A walk that reserved room (its states saw reserved nodes
+// of s, its working state, as the cycle ends and that a plan looked up in the cycle,
+// for the next cycle run into the same result, each candidate's footprint noted; nil
+// when none can be carried. Their pods may lag behind (optimistic.later): they catch up
+// when next looked up. A walk that reserved room (its states saw reserved nodes
 // cordoned), the fair tournament, elastic gangs (whose growth at the end of a cycle is
 // no step of the states, and whose pods change while they run) and a cycle without a
 // cache carry none.
@@ -29,13 +30,12 @@ func (g *Gate) carryOptimistic(s *state, p *plans, reserved bool) map[optKey]*op
 	}
 	var out map[optKey]*optimistic
 	for key, o := range p.optimistic {
-		if o.gen != s.search.changed {
+		if o.gen != s.search.changed || !o.looked {
 			continue
 		}
-		o.catchUp()
 		// The cluster of the first level goes back to the spares with the cycle's other
 		// copies; it is built again when a plan needs it.
-		o.fp, o.one = nil, nil
+		o.fp, o.one, o.looked = nil, nil, false
 		o.feet = o.feet[:0]
 		for _, c := range o.cands {
 			o.feet = append(o.feet, c.foot)
@@ -49,12 +49,13 @@ func (g *Gate) carryOptimistic(s *state, p *plans, reserved bool) map[optKey]*op
 }
 
 // takeOverOptimistic makes the states handed over (see carryOptimistic) states of s,
-// the working state of the cycle that starts: each gets back the pods of its candidates
-// that stopped running since, gives back removed and takes placed (the difference
-// between the gate's cluster and the one the last cycle ended on), and is checked again
-// at its first use, with usage taken from s (optimisticFor). A state whose candidates'
-// pods moved while they ran, or that a difference does not fit, is dropped: its cluster
-// goes back to s's spares.
+// the working state of the cycle that starts: each is to get back the pods of its
+// candidates that stopped running since, give back removed and take placed (the
+// difference between the gate's cluster and the one the last cycle ended on) when it
+// is next looked up, and to be checked again then, with usage taken from s
+// (optimisticFor). A state whose candidates' pods moved while they ran is dropped: its
+// cluster goes back to s's spares; so is one that the difference does not fit, when
+// looked up.
 func (g *Gate) takeOverOptimistic(s *state, p *plans, from map[optKey]*optimistic, placed, removed topology.Footprint) {
 	for key, o := range from {
 		ok := len(o.feet) == len(o.cands)
@@ -73,14 +74,16 @@ func (g *Gate) takeOverOptimistic(s *state, p *plans, from map[optKey]*optimisti
 				back = append(back, c.foot)
 			}
 		}
-		ok = ok && (len(back) == 0 || o.cluster.ApplyFootprints(back) == nil)
-		ok = ok && (removed.IsZero() || o.cluster.RemoveFootprints([]topology.Footprint{removed}) == nil)
-		ok = ok && (placed.IsZero() || o.cluster.ApplyFootprints([]topology.Footprint{placed}) == nil)
 		if !ok {
 			s.made = append(s.made, o.cluster)
 			continue
 		}
-		o.cands, o.books, o.fp, o.one, o.later, o.feet = kept, nil, nil, nil, nil, o.feet[:0]
+		st := podStep{put: back, foot: placed}
+		if !removed.IsZero() {
+			st.rest = []topology.Footprint{removed}
+		}
+		o.later = append(o.later, st)
+		o.cands, o.books, o.fp, o.one, o.feet = kept, nil, nil, nil, o.feet[:0]
 		o.gen, o.unchecked = s.search.changed, true
 		p.optimistic[key] = o
 	}

@@ -195,34 +195,39 @@ func (p *plans) advance(from uint64) {
 	}
 }
 
-// podStep is what a step changes of an optimistic state's pods: the footprints to take
+// podStep is what a step changes of an optimistic state's pods: the footprints to put
+// on its cluster first (put: only the step between two cycles has them), those to take
 // off its cluster (rest) and off the cluster of its first level (rest and above), then
 // the admission's to put on both.
 type podStep struct {
-	rest, above []topology.Footprint
-	foot        topology.Footprint
+	put, rest, above []topology.Footprint
+	foot             topology.Footprint
 }
 
 // catchUp applies to o's clusters the pod changes of the steps it took since it was
-// last looked up, in order.
-func (o *optimistic) catchUp() {
+// last looked up, in order, and reports whether they all applied. A step within a
+// cycle always does; the step from one cycle to the next (takeOverOptimistic) does
+// not when its candidates moved, and the state is then of no use.
+func (o *optimistic) catchUp() bool {
+	ok := true
 	for i, st := range o.later {
-		if len(st.rest) > 0 {
-			_ = o.cluster.RemoveFootprints(st.rest)
+		if ok && len(st.put) > 0 {
+			ok = o.cluster.ApplyFootprints(st.put) == nil
 		}
-		if o.one != nil && len(st.rest)+len(st.above) > 0 {
-			_ = o.one.RemoveFootprints(append(st.rest, st.above...))
+		if ok && len(st.rest) > 0 {
+			ok = o.cluster.RemoveFootprints(st.rest) == nil
 		}
-		if !st.foot.IsZero() {
+		if ok && o.one != nil && len(st.rest)+len(st.above) > 0 {
+			ok = o.one.RemoveFootprints(append(st.rest, st.above...)) == nil
+		}
+		if ok && !st.foot.IsZero() {
 			fs := []topology.Footprint{st.foot}
-			_ = o.cluster.ApplyFootprints(fs)
-			if o.one != nil {
-				_ = o.one.ApplyFootprints(fs)
-			}
+			ok = o.cluster.ApplyFootprints(fs) == nil && (o.one == nil || o.one.ApplyFootprints(fs) == nil)
 		}
 		o.later[i] = podStep{}
 	}
 	o.later = o.later[:0]
+	return ok
 }
 
 // optimisticOf returns the optimistic state of a's plans, if it is still true.
@@ -230,8 +235,13 @@ func (p *plans) optimisticOf(a *ask) *optimistic {
 	if !p.learns() {
 		return nil
 	}
-	if o := p.optimistic[optKeyOf(a)]; o != nil && o.gen == p.search.changed {
-		o.catchUp()
+	key := optKeyOf(a)
+	if o := p.optimistic[key]; o != nil && o.gen == p.search.changed {
+		if !o.catchUp() {
+			delete(p.optimistic, key)
+			return nil
+		}
+		o.looked = true
 		return o
 	}
 	return nil
@@ -242,7 +252,7 @@ func (p *plans) noteOptimistic(a *ask, o *optimistic) {
 	if !p.learns() {
 		return
 	}
-	o.gen = p.search.changed
+	o.gen, o.looked = p.search.changed, true
 	p.optimistic[optKeyOf(a)] = o
 }
 
@@ -271,8 +281,10 @@ type optimistic struct {
 	// up (see step).
 	later []podStep
 	// feet are the candidates' footprints when the state was handed over to the next
-	// cycle (carryOptimistic).
-	feet []topology.Footprint
+	// cycle (carryOptimistic); looked says that a plan looked the state up in this
+	// cycle, which a state must have been to be handed over.
+	feet   []topology.Footprint
+	looked bool
 }
 
 // optimisticFor returns the optimistic state of a's queue, from p when it is still

@@ -59,7 +59,7 @@ func TestOptimisticStatesFollowTheWalk(t *testing.T) {
 				if o.gen != s.search.changed {
 					continue
 				}
-				o.catchUp()
+				require.True(t, o.catchUp())
 				checked++
 				if msg := sameOptimistic(g, s, o); msg != "" {
 					return fmt.Sprintf("after %s (%v): state of %v: %s", r.w.ID, res.Decisions[len(res.Decisions)-1].Message(), key, msg)
@@ -180,6 +180,9 @@ func TestHandedStatesAreFresh(t *testing.T) {
 		g.takeOverOptimistic(s, &p, into.states.states, placed, removed)
 		for key, o := range p.optimistic {
 			taken++
+			if !o.catchUp() {
+				return fmt.Sprintf("state of %v: the pods placed and removed since do not apply", key)
+			}
 			fresh := s.cluster.Clone()
 			unplaceOn(fresh, o.cands, -1)
 			if msg := sameFree(o.cluster, fresh); msg != "" {
