@@ -54,7 +54,7 @@ func (g *Gate) candidates(s *state, a *ask, quotaOnly bool, most int) []*record 
 			if (c.leaf == a.leaf) != own {
 				continue
 			}
-			if asked, ok := g.mayTake(s, c, a, quotaOnly, spares); !ok || !own && !g.eligible(s.books, c, a, asked) {
+			if asked := overlaps(c.vec, a.vec); !g.mayTake(s, c, a, asked, quotaOnly, spares) || !own && !g.eligible(s.books, c, a, asked) {
 				continue
 			}
 			if out = append(out, c); most >= 0 && len(out) > most {

@@ -176,8 +176,9 @@ func (g *Gate) shrinkDecision(s *state, a *ask, w Workload) (Decision, []*record
 	// sees none of the shrunk gangs as candidates; lowOrder first brings s's list up to
 	// date (in place), so that the list saved is the one to restore.
 	g.lowOrder(s)
-	search, lows, lowsGone, newLows := s.search, s.lows, s.lowsGone, s.newLows
+	search, lows, lowKeys, lowsGone, newLows := s.search, s.lows, s.lowKeys, s.lowsGone, s.newLows
 	s.lows = slices.DeleteFunc(slices.Clone(lows), func(c *record) bool { return shrunk[c] })
+	s.lowKeys = keysOf(s.lows)
 	// What the shrunk gangs keep is no candidate either, and the guarded cluster lacks
 	// it (all of a LOW gang, a HIGH/NORMAL gang's elastic pods): the planners' states
 	// built from that cluster must hold it, as they hold LOW work admitted in a cycle.
@@ -217,7 +218,7 @@ func (g *Gate) shrinkDecision(s *state, a *ask, w Workload) (Decision, []*record
 	}
 	var d Decision
 	victims, why := g.decideOpen(s, &plans{search: s.search}, a, w, &d)
-	s.search, s.lows, s.lowsGone, s.newLows = search, lows, lowsGone, newLows
+	s.search, s.lows, s.lowKeys, s.lowsGone, s.newLows = search, lows, lowKeys, lowsGone, newLows
 	if d.Outcome != Admit {
 		takeAll(s, gangs, nil, +1)
 		return Decision{}, nil, nil, false

@@ -314,6 +314,9 @@ type state struct {
 	// lowsGone is how many of gone it was last cleared of.
 	lows     []*record
 	lowsGone int
+	// lowKeys holds, for each of lows, its queue and the resources it uses, so that a
+	// walk over the candidates reads no record it passes over (see lowKey).
+	lowKeys []lowKey
 	// now is the time the state is decided at: lost work and minimum runtimes are
 	// judged then.
 	now time.Time

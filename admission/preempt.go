@@ -81,48 +81,68 @@ func (s *state) fillBackQuota(a *ask, removed []*record) {
 // the quota plan's walk would.
 func (g *Gate) pass(s *state, books ledger, a *ask, quotaOnly bool, done func() bool) []*record {
 	order := g.lowOrder(s)
+	keys := s.lowKeys
+	masked := maskable(len(a.vec)) && len(keys) == len(order)
+	var mask uint64
+	if masked {
+		mask = usesOf(a.vec)
+	}
 	var removed []*record
+	// The walk for nodes takes every candidate, room for all at once: it takes the
+	// queue's own, which pass no re-check, off books together, as one request.
+	var own []quota.Quantity
 	if done == nil {
-		// The walk for nodes takes every candidate: room for all, at once.
 		removed = make([]*record, 0, len(order))
+		own = make([]quota.Quantity, len(a.vec))
 	}
 	spares := g.spares(s)
-	visit := func(c *record) bool {
-		if done != nil && done() {
-			return false
-		}
-		asked, ok := g.mayTake(s, c, a, quotaOnly, spares)
-		if !ok || c.leaf != a.leaf && !g.eligible(books, c, a, asked) {
-			return true
-		}
-		_ = books.Remove(c.leaf, c.vec)
-		removed = append(removed, c)
-		return true
-	}
-	for _, own := range [...]bool{false, true} {
-		for _, c := range order {
-			if (c.leaf == a.leaf) == own && !visit(c) {
+	for _, mine := range [...]bool{false, true} {
+		for i, c := range order {
+			var leaf quota.NodeID
+			var asked bool
+			if masked {
+				leaf, asked = keys[i].leaf, keys[i].uses&mask != 0
+			} else {
+				leaf, asked = c.leaf, overlaps(c.vec, a.vec)
+			}
+			if (leaf == a.leaf) != mine {
+				continue
+			}
+			if done != nil && done() {
 				return removed
 			}
+			if !g.mayTake(s, c, a, asked, quotaOnly, spares) || !mine && !g.eligible(books, c, a, asked) {
+				continue
+			}
+			if own != nil && mine {
+				for j, x := range c.vec {
+					own[j] += x
+				}
+			} else {
+				_ = books.Remove(c.leaf, c.vec)
+			}
+			removed = append(removed, c)
 		}
+	}
+	if own != nil {
+		_ = books.Remove(a.leaf, own)
 	}
 	return removed
 }
 
-// mayTake reports whether the running LOW c is a candidate of a's plans before any
-// re-check (see pass), and whether it uses a resource a asks for (asked). spares says
+// mayTake reports whether the running LOW c, which uses a resource a asks for when
+// asked, is a candidate of a's plans before any re-check (see pass). spares says
 // whether some work must be spared (Gate.spares).
-func (g *Gate) mayTake(s *state, c *record, a *ask, quotaOnly, spares bool) (asked, ok bool) {
-	asked = overlaps(c.vec, a.vec)
+func (g *Gate) mayTake(s *state, c *record, a *ask, asked, quotaOnly, spares bool) bool {
 	switch {
 	case quotaOnly && !asked:
-		return asked, false
+		return false
 	case !quotaOnly && a.flavored && !asked && g.menu.otherFlavor(c.vec, a.vec):
 		// Freeing nodes for a flavor takes no work of another flavor of what it asks
 		// for: that frees the other flavor's room, not this one's.
-		return asked, false
+		return false
 	}
-	return asked, !spares || !g.spared(s, c, a)
+	return !spares || !g.spared(s, c, a)
 }
 
 // eligible is the re-check of a LOW workload c that is not in a's queue (see pass):

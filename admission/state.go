@@ -282,7 +282,15 @@ func (g *Gate) lowOrder(s *state) []*record {
 	if s.lows != nil {
 		// gone only grows: the list needs clearing only after new evictions.
 		if len(s.gone) != s.lowsGone {
-			s.lows = slices.DeleteFunc(s.lows, func(c *record) bool { return s.gone[c.w.ID] })
+			k := 0
+			for i, c := range s.lows {
+				if !s.gone[c.w.ID] {
+					s.lows[k], s.lowKeys[k] = c, s.lowKeys[i]
+					k++
+				}
+			}
+			clear(s.lows[k:])
+			s.lows, s.lowKeys = s.lows[:k], s.lowKeys[:k]
 			s.lowsGone = len(s.gone)
 		}
 		return s.lows
@@ -297,7 +305,7 @@ func (g *Gate) lowOrder(s *state) []*record {
 		}
 		return true
 	})
-	s.lows, s.lowsGone = out, len(s.gone)
+	s.lows, s.lowKeys, s.lowsGone = out, keysOf(out), len(s.gone)
 	return out
 }
 
