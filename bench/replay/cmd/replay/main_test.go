@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/poolgate/poolgate/admission"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -68,4 +70,14 @@ func TestRunRefusesBadInput(t *testing.T) {
 		assert.Equal(t, 2, run(tc.args, &out, &errOut), "%v", tc.args)
 		assert.Contains(t, errOut.String(), tc.want, "%v", tc.args)
 	}
+}
+
+// TestMinRuntimeFlags: -min-runtime sets both minimum runtimes, and each of
+// -min-runtime-preempt and -min-runtime-reclaim overrides its own when set.
+func TestMinRuntimeFlags(t *testing.T) {
+	m := time.Minute
+	require.Equal(t, admission.MinRuntime{Preempt: 30 * m, Reclaim: 30 * m}, minRuntimeOf(30*m, -1, -1))
+	require.Equal(t, admission.MinRuntime{Preempt: 30 * m, Reclaim: 0}, minRuntimeOf(0, 30*m, -1))
+	require.Equal(t, admission.MinRuntime{Preempt: 10 * m, Reclaim: 0}, minRuntimeOf(10*m, -1, 0))
+	require.Equal(t, admission.MinRuntime{Preempt: 5 * m, Reclaim: 45 * m}, minRuntimeOf(20*m, 5*m, 45*m))
 }
