@@ -291,12 +291,12 @@ func (w *walk) reconsider(admitted func(d *Decision)) {
 // admission to it. It carries the cycle's optimistic states along when it can: each
 // takes the step itself — r's usage and pods added, the victims taken off its
 // candidates, or off the state where they were none — instead of a new walk and a new
-// copy of the cluster, and is used again once a walk of the state then finds exactly
-// its candidates still (a step can change who is a candidate: the walk re-checks each
-// one against what the candidates before it leave borrowed). The states take the
-// step before the working tree does: their Drafts read the tree beneath them wherever
-// they changed nothing, and a cell first touched after the tree took the step would
-// count it twice.
+// copy of the cluster, and is used again once a walk of the state then finds its
+// candidates still, or few of them changed (a step can change who is a candidate: the
+// walk re-checks each one against what the candidates before it leave borrowed). The
+// states take the step's usage before the working tree does: their Drafts read the
+// tree beneath them wherever they changed nothing, and a cell first touched after the
+// tree took the step would count it twice. Its pods they take when next looked up.
 func (w *walk) admit(r *record, chosen *ask, d *Decision, victims []*record) {
 	if len(d.shrinks) > 0 || d.Grown != nil {
 		w.g.admitElastic(w.s, &w.p, r, d, victims)
