@@ -157,3 +157,36 @@ func BenchmarkForecastReplay(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkForecastOne forecasts the start of one workload of the same queue
+// (Options.For): the workload at a tenth, the middle and nine tenths of the walk's
+// order, exact and with ends grouped to the minute, without waits. A forecast for one
+// workload stops at the cycle that starts it, so its cost follows its place in the
+// queue.
+//
+//	flock /tmp/poolgate-bench.lock go test -run '^$' -bench ForecastOne -benchtime 1x ./forecast
+func BenchmarkForecastOne(b *testing.B) {
+	g, now, est, err := replayQueue()
+	require.NoError(b, err)
+	pending := g.Pending()
+	for _, place := range []int{10, 50, 90} {
+		id := pending[len(pending)*place/100].ID
+		for _, res := range []time.Duration{0, time.Minute} {
+			name := "at-" + strconv.Itoa(place) + "%/exact"
+			if res > 0 {
+				name = "at-" + strconv.Itoa(place) + "%/resolution-1m"
+			}
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				var f Forecast
+				for b.Loop() {
+					f, err = Run(g, now, est, Options{NoWaits: true, Resolution: res, For: []admission.WorkloadID{id}})
+					require.NoError(b, err)
+				}
+				s, _ := f.Of(id)
+				b.ReportMetric(float64(f.Steps), "cycles")
+				b.ReportMetric(s.At.Sub(now).Minutes(), "start-min")
+			})
+		}
+	}
+}

@@ -38,7 +38,9 @@
 // room frees when the gate expects it to. It does not estimate runtimes, nor update a
 // forecast after a change: every call starts again from a snapshot. The times are as
 // exact as the estimates; with Options.Resolution ends are grouped, trading exactness
-// for fewer cycles.
+// for fewer cycles. A host asking about a few workloads names them (Options.For): the
+// forecast stops at the cycle that decides the last of them, with the starts the whole
+// forecast would give them.
 //
 // # Cost
 //

@@ -188,3 +188,36 @@ func TestUnstartedText(t *testing.T) {
 	assert.True(t, errors.Is(err, ErrInvalidInput))
 	assert.Equal(t, "Unstarted(9)", Unstarted(9).String())
 }
+
+// TestForOneWorkload: a forecast asked about one workload stops at the cycle that
+// starts it, with the start the whole forecast gives, and leaves later work without a
+// start (UnstartedHorizon); asked about work that does not wait, it runs no cycle.
+func TestForOneWorkload(t *testing.T) {
+	build := func() *admission.Gate {
+		g := poolGate(t, 8, admission.Options{}, "team:8")
+		running(t, g, work("r", "team", quota.Normal, 8, -10), -10)
+		submit(t, g, work("a", "team", quota.Normal, 8, -3), work("b", "team", quota.Normal, 8, -2))
+		return g
+	}
+	est := map[admission.WorkloadID]time.Duration{"r": 20 * time.Minute, "a": time.Hour, "b": time.Hour}
+	f, err := Run(build(), t0, est, Options{For: []admission.WorkloadID{"a"}})
+	require.NoError(t, err)
+	a, _ := f.Of("a")
+	b, _ := f.Of("b")
+	assert.Equal(t, at(10), a.At)
+	assert.Equal(t, 2, f.Steps, "the cycle at now and the one at r's end")
+	assert.True(t, b.At.IsZero())
+	assert.Equal(t, UnstartedHorizon, b.Unstarted)
+
+	f, err = Run(build(), t0, est, Options{For: []admission.WorkloadID{"b"}})
+	require.NoError(t, err)
+	b, _ = f.Of("b")
+	assert.Equal(t, at(70), b.At)
+	assert.Equal(t, 3, f.Steps)
+
+	f, err = Run(build(), t0, est, Options{For: []admission.WorkloadID{"r", "unknown"}})
+	require.NoError(t, err)
+	assert.Zero(t, f.Steps)
+	a, _ = f.Of("a")
+	assert.Equal(t, UnstartedHorizon, a.Unstarted)
+}

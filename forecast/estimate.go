@@ -35,6 +35,14 @@ type Options struct {
 	// NoWaits leaves out the record of waits (Start.Waits), for a host that shows the
 	// times alone and would rather not pay for the reasons.
 	NoWaits bool
+	// For, when not empty, names the workloads the forecast is asked about ("when does
+	// my job start?"): it stops after the first cycle by which each of them that waits
+	// at now has started or been set aside as inadmissible, instead of when nothing
+	// waits. Their At, and their waits until then, are those of the whole forecast;
+	// other work, and their own runs after that cycle, are forecast as far as it went,
+	// and what waits then has no start (UnstartedHorizon). Names of work not waiting at
+	// now are ignored; when none waits, no cycle runs.
+	For []admission.WorkloadID
 }
 
 // DefaultMaxSteps is the number of cycles a forecast runs at most unless

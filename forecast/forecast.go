@@ -74,8 +74,12 @@ type simulation struct {
 	keys [][]culpritKey
 	res  admission.CycleResult
 	out  Forecast
-	// horizon reports that the forecast stopped at Until or MaxSteps.
+	// horizon reports that the forecast stopped at Until or MaxSteps, or once the
+	// work of Options.For was decided.
 	horizon bool
+	// asked holds the work of Options.For that waits and has not started; nil when the
+	// forecast is of all work.
+	asked map[admission.WorkloadID]bool
 }
 
 // newSimulation starts the forecast of g, the caller's gate's copy, at now: a start
@@ -90,8 +94,19 @@ func newSimulation(g *admission.Gate, now time.Time, est map[admission.WorkloadI
 	pending, running := g.Counts()
 	s.out = Forecast{Now: now, Starts: make([]Start, 0, pending+g.NumInadmissible()),
 		at: make(map[admission.WorkloadID]int, pending+g.NumInadmissible())}
+	var asked map[admission.WorkloadID]bool
+	if len(o.For) > 0 {
+		asked = make(map[admission.WorkloadID]bool, len(o.For))
+		for _, id := range o.For {
+			asked[id] = false
+		}
+		s.asked = map[admission.WorkloadID]bool{}
+	}
 	for _, w := range g.Pending() {
 		s.add(Start{Workload: w.ID, Queue: w.Queue, Priority: w.Priority})
+		if _, ok := asked[w.ID]; ok {
+			s.asked[w.ID] = true
+		}
 	}
 	for _, d := range g.Inadmissible() {
 		i := s.add(Start{Workload: d.Workload.ID, Queue: d.Queue, Priority: d.Workload.Priority})
@@ -145,7 +160,7 @@ func (s *simulation) run() error {
 		if pending, _ := s.g.Counts(); pending == 0 {
 			break
 		}
-		if s.out.Steps >= s.o.MaxSteps || !s.o.Until.IsZero() && t.After(s.o.Until) {
+		if s.out.Steps >= s.o.MaxSteps || !s.o.Until.IsZero() && t.After(s.o.Until) || s.asked != nil && len(s.asked) == 0 {
 			s.horizon = true
 			break
 		}
@@ -208,6 +223,9 @@ func (s *simulation) follow(t time.Time) {
 	}
 	for i := range ds {
 		d := &ds[i]
+		if d.Reason == admission.ReasonInadmissible {
+			delete(s.asked, d.Workload.ID) // set aside: it does not start
+		}
 		switch {
 		case d.Outcome == admission.Admit:
 			s.admitted(d, t)
@@ -255,6 +273,7 @@ func (s *simulation) admitted(d *admission.Decision, t time.Time) {
 	st.Queue = d.Queue
 	if st.At.IsZero() {
 		st.At = t
+		delete(s.asked, d.Workload.ID)
 	}
 	st.Runs = append(st.Runs, Span{Start: t, End: s.started(&d.Workload, d.Queue, t)})
 }

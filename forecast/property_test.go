@@ -40,7 +40,7 @@ func TestForecastIsWhatHappens(t *testing.T) {
 	props.TestingRun(t)
 	t.Logf("cases: %v", seen)
 	for _, k := range []string{"pools", "pools on a cluster", "tree", "evicted", "restarted", "stalled", "inadmissible",
-		"zero estimate", "fallback", "resolution", "waits", "reservations", "reserved"} {
+		"zero estimate", "fallback", "resolution", "waits", "reservations", "reserved", "for", "for stopped early"} {
 		assert.Positive(t, seen[k], "no case reached %q: %v", k, seen)
 	}
 }
@@ -108,6 +108,9 @@ func checkForecast(t *testing.T, seed int64, seen map[string]int) string {
 	restored, err := admission.Restore(before)
 	require.NoError(t, err)
 	h := drive(t, restored, t0, est, o)
+	if msg := checkFor(t, rng, g, est, o, f, seen); msg != "" {
+		return fmt.Sprintf("seed %d: %s", seed, msg)
+	}
 	if h.reserved > 0 {
 		seen["reserved"]++
 	}
@@ -290,4 +293,34 @@ func randomGate(t *testing.T, rng *rand.Rand) (*admission.Gate, []string, int, a
 	}
 	g, names, kind := gatetest.RandomGate(t, rng, o)
 	return g, names, kind, o
+}
+
+// checkFor asks the forecast about one workload that waits at now (Options.For) and
+// compares its answer with the whole forecast f's: the same first start, or, when it
+// has none, the same reason, in no more cycles. (A workload that starts and is evicted
+// later ends the whole forecast waiting; the forecast for it stops at its start.)
+func checkFor(t *testing.T, rng *rand.Rand, g *admission.Gate, est map[admission.WorkloadID]time.Duration, o Options, f Forecast, seen map[string]int) string {
+	pending := g.Pending()
+	if len(pending) == 0 {
+		return ""
+	}
+	id := pending[rng.IntN(len(pending))].ID
+	o.For = []admission.WorkloadID{id, "not-held"}
+	one, err := Run(g, t0, est, o)
+	require.NoError(t, err)
+	want, _ := f.Of(id)
+	got, ok := one.Of(id)
+	switch {
+	case !ok:
+		return fmt.Sprintf("the forecast for %s has no start of it", id)
+	case !got.At.Equal(want.At) || got.At.IsZero() && got.Unstarted != want.Unstarted:
+		return fmt.Sprintf("the forecast for %s says %v (%s), the whole forecast %v (%s)", id, got.At, got.Unstarted, want.At, want.Unstarted)
+	case one.Steps > f.Steps:
+		return fmt.Sprintf("the forecast for %s ran %d cycles, the whole forecast %d", id, one.Steps, f.Steps)
+	}
+	seen["for"]++
+	if one.Steps < f.Steps {
+		seen["for stopped early"]++
+	}
+	return ""
 }
