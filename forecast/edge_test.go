@@ -145,13 +145,7 @@ func TestZeroEstimates(t *testing.T) {
 // TestHorizon: Until and MaxSteps stop the forecast; what has not started by then has
 // no start, for that reason.
 func TestHorizon(t *testing.T) {
-	build := func() *admission.Gate {
-		g := poolGate(t, 8, admission.Options{}, "team:8")
-		running(t, g, work("r", "team", quota.Normal, 8, -10), -10)
-		submit(t, g, work("a", "team", quota.Normal, 8, -3), work("b", "team", quota.Normal, 8, -2))
-		return g
-	}
-	est := map[admission.WorkloadID]time.Duration{"r": 20 * time.Minute, "a": time.Hour, "b": time.Hour}
+	build, est := oneAfterAnother(t)
 	f, err := Run(build(), t0, est, Options{})
 	require.NoError(t, err)
 	a, _ := f.Of("a")
@@ -193,13 +187,7 @@ func TestUnstartedText(t *testing.T) {
 // starts it, with the start the whole forecast gives, and leaves later work without a
 // start (UnstartedHorizon); asked about work that does not wait, it runs no cycle.
 func TestForOneWorkload(t *testing.T) {
-	build := func() *admission.Gate {
-		g := poolGate(t, 8, admission.Options{}, "team:8")
-		running(t, g, work("r", "team", quota.Normal, 8, -10), -10)
-		submit(t, g, work("a", "team", quota.Normal, 8, -3), work("b", "team", quota.Normal, 8, -2))
-		return g
-	}
-	est := map[admission.WorkloadID]time.Duration{"r": 20 * time.Minute, "a": time.Hour, "b": time.Hour}
+	build, est := oneAfterAnother(t)
 	f, err := Run(build(), t0, est, Options{For: []admission.WorkloadID{"a"}})
 	require.NoError(t, err)
 	a, _ := f.Of("a")
@@ -220,4 +208,17 @@ func TestForOneWorkload(t *testing.T) {
 	assert.Zero(t, f.Steps)
 	a, _ = f.Of("a")
 	assert.Equal(t, UnstartedHorizon, a.Unstarted)
+}
+
+// oneAfterAnother returns a maker of a gate of 8 GPUs that runs r, the whole of them,
+// until minute 10, with a and then b, of 8 GPUs each, waiting; and the estimates that
+// start a at minute 10 and b at minute 70.
+func oneAfterAnother(t *testing.T) (func() *admission.Gate, map[admission.WorkloadID]time.Duration) {
+	build := func() *admission.Gate {
+		g := poolGate(t, 8, admission.Options{}, "team:8")
+		running(t, g, work("r", "team", quota.Normal, 8, -10), -10)
+		submit(t, g, work("a", "team", quota.Normal, 8, -3), work("b", "team", quota.Normal, 8, -2))
+		return g
+	}
+	return build, map[admission.WorkloadID]time.Duration{"r": 20 * time.Minute, "a": time.Hour, "b": time.Hour}
 }
