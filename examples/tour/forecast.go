@@ -59,6 +59,15 @@ func tourForecast(w io.Writer) {
 		fmt.Fprintf(w, "  %s\n", s)
 	}
 	fmt.Fprintf(w, "  %d cycles run forward on a copy; the gate still has %d waiting\n", f.Steps, len(g.Pending()))
+	// Asked about one workload, the forecast stops at the cycle that starts it.
+	one, err := forecast.Run(g, start, est, forecast.Options{Default: time.Hour, For: []admission.WorkloadID{"eval"}})
+	if err != nil {
+		fmt.Fprintln(w, err)
+		return
+	}
+	if s, ok := one.Of("eval"); ok {
+		fmt.Fprintf(w, "  asked about eval alone: %s, in %d cycles\n", s.At.Format("15:04"), one.Steps)
+	}
 	tourReservations(w)
 }
 
