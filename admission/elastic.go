@@ -195,22 +195,13 @@ func podFeet(c *topology.Cluster, pods []podRef) []topology.Footprint {
 
 // takePods takes the pods' charges off s's tree and, with feet (their footprints),
 // their pods off its cluster, as shrinking their gangs would (a trial's usage sums are
-// the live ones, which it never writes: take leaves them too); givePods undoes it.
+// the live ones, which it never writes: take leaves them too).
 func (s *state) takePods(pods []podRef, feet []topology.Footprint) {
 	for _, p := range pods {
 		_ = s.books.Remove(p.r.leaf, p.vec())
 	}
 	if s.cluster != nil && len(feet) > 0 {
 		_ = s.cluster.RemoveFootprints(feet)
-	}
-}
-
-func (s *state) givePods(pods []podRef, feet []topology.Footprint) {
-	for _, p := range pods {
-		_ = s.books.Add(p.r.leaf, p.vec())
-	}
-	if s.cluster != nil && len(feet) > 0 {
-		_ = s.cluster.ApplyFootprints(feet)
 	}
 }
 

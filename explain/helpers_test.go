@@ -14,7 +14,6 @@ import (
 // The gates, workloads and instants of the tests, shared with the other packages over
 // the gate (internal/gatetest).
 var (
-	t0          = gatetest.T0
 	at          = gatetest.At
 	poolGate    = gatetest.PoolGate
 	poolSet     = gatetest.PoolSet
@@ -23,11 +22,6 @@ var (
 	rackCluster = gatetest.RackCluster
 	gangOf      = gatetest.RackGang
 )
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
-}
 
 // run records w as running since its submit time.
 func run(t testing.TB, g *admission.Gate, ws ...admission.Workload) {

@@ -78,14 +78,8 @@ func replayQueue() (*admission.Gate, time.Time, map[admission.WorkloadID]time.Du
 		}
 		est := make(map[admission.WorkloadID]time.Duration, copies*len(tr.Pods))
 		for _, p := range tr.Pods {
-			// The replay's lifetime of a pod: from its scheduling, or its creation when
-			// the production cluster never scheduled it, to its deletion.
-			from := p.CreationTime
-			if p.Scheduled {
-				from = p.ScheduledTime
-			}
 			for c := range copies {
-				est[admission.WorkloadID(p.Name+"#"+strconv.Itoa(c))] = time.Duration(p.DeletionTime-from) * time.Second
+				est[replay.WorkloadID(p.Name, c)] = p.Lifetime() // the replay runs it this long
 			}
 		}
 		deepQueue.gate, deepQueue.now, deepQueue.est = sim.Gate(), sim.Now().Add(time.Second), est

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -41,16 +40,12 @@ func calibrate(tb testing.TB, trace string, copies int, noisy bool, every time.D
 	rng := rand.New(rand.NewSource(1))
 	est := make(map[admission.WorkloadID]time.Duration, copies*len(tr.Pods))
 	for _, p := range tr.Pods {
-		from := p.CreationTime
-		if p.Scheduled {
-			from = p.ScheduledTime
-		}
 		for c := range copies {
-			d := time.Duration(p.DeletionTime-from) * time.Second
+			d := p.Lifetime()
 			if noisy {
 				d = time.Duration(float64(d) * (0.5 + 1.5*rng.Float64()))
 			}
-			est[admission.WorkloadID(p.Name+"#"+strconv.Itoa(c))] = d
+			est[replay.WorkloadID(p.Name, c)] = d
 		}
 	}
 	g := sim.Gate()

@@ -72,7 +72,7 @@ func FuzzParsePods(f *testing.F) {
 		}
 		for _, p := range rows {
 			require.LessOrEqual(t, p.CreationTime, p.DeletionTime)
-			require.GreaterOrEqual(t, lifetime(p), time.Duration(0), "no negative lifetime")
+			require.GreaterOrEqual(t, p.Lifetime(), time.Duration(0), "no negative lifetime")
 		}
 		var b bytes.Buffer
 		require.NoError(t, WritePods(io.Writer(&b), rows))

@@ -88,14 +88,21 @@ func priorityOf(q QoS) quota.Priority {
 	return quota.Low
 }
 
-// lifetime is how long a pod runs once admitted, as recorded: from its scheduling to
-// its deletion, or from its creation for a pod never scheduled.
-func lifetime(p PodRow) time.Duration {
+// Lifetime is how long the pod runs once admitted, as recorded: from its scheduling to
+// its deletion, or from its creation for a pod never scheduled. The replay runs it for
+// that long, and a host that forecasts the replay's queue with exact estimates uses it.
+func (p PodRow) Lifetime() time.Duration {
 	start := p.CreationTime
 	if p.Scheduled {
 		start = p.ScheduledTime
 	}
 	return seconds(float64(p.DeletionTime - start))
+}
+
+// WorkloadID is the ID the replay submits the copy-th copy (from 0) of the pod named
+// pod under.
+func WorkloadID(pod string, copy int) admission.WorkloadID {
+	return admission.WorkloadID(pod + "#" + strconv.Itoa(copy))
 }
 
 // seconds converts simulated seconds to a Duration, saturating far beyond any trace.

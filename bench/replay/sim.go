@@ -2,7 +2,6 @@ package replay
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -244,20 +243,20 @@ func (s *Sim) addJobs(pods []PodRow, queues []string) error {
 				requests[kind{models, sh}] = k
 			}
 			arrival := seconds(float64(p.CreationTime) / s.cfg.Squeeze)
-			id := admission.WorkloadID(p.Name + "#" + strconv.Itoa(c))
+			id := WorkloadID(p.Name, c)
 			if _, dup := s.index[id]; dup {
 				return &ConfigError{Field: "pods", Value: string(id), Rule: "names a workload twice"}
 			}
 			s.index[id] = len(s.jobs)
 			var est time.Duration
 			if s.cfg.Reserve > 0 {
-				est = lifetime(p)
+				est = p.Lifetime()
 			}
 			s.jobs = append(s.jobs, job{
 				w: admission.Workload{ID: id, Queue: queues[i%len(queues)], Priority: priorityOf(p.QoS),
 					Gang:      &admission.Gang{Tree: kinds[k], Requests: shapes[k], Name: p.Name},
 					Submitted: s.epoch.Add(arrival), Estimate: est},
-				arrival: arrival, lifetime: lifetime(p), ask: [3]int64{sh.gpu, sh.cpu, sh.memory}, models: accepts[models],
+				arrival: arrival, lifetime: p.Lifetime(), ask: [3]int64{sh.gpu, sh.cpu, sh.memory}, models: accepts[models],
 			})
 		}
 	}
