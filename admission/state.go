@@ -275,9 +275,12 @@ func unplaceOn(c *topology.Cluster, ws []*record, sign int) {
 // Work with pods on a cordoned node is left out: what a cordoned node offers is what
 // runs on it, so evicting it frees nothing for anyone (see onCordoned).
 //
-// Only the live gate's running work is considered: a cycle admits LOW work only after
-// every HIGH/NORMAL item (the walk is by priority), so no workload a cycle admits can
-// become a victim in the same cycle, and s.gone holds the ones it already evicted.
+// Only the live gate's running work is considered, less s.gone, the work the cycle
+// already evicted: what a cycle admits was not running when it began and is no victim
+// in it. Without fair sharing the walk decides LOW work after every HIGH/NORMAL item,
+// so this never matters; with it, the tournament may admit another queue's LOW work
+// before it comes to a HIGH/NORMAL workload, which may then take that work from the
+// next cycle on.
 func (g *Gate) lowOrder(s *state) []*record {
 	if s.lows != nil {
 		// gone only grows: the list needs clearing only after new evictions.

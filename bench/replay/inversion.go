@@ -33,12 +33,20 @@ type Inversion struct {
 //     are examined, and one whose queue's HIGH/NORMAL usage plus its request exceeds
 //     the queue's nominal quota on a requested resource is skipped (that wait is
 //     ReasonQuota's business, never an inversion);
-//   - its candidates are the running LOW workloads, those of other queues before those
-//     of its own, then lower priority, then most recently admitted, then ID; walked in
+//   - its candidates are the running LOW workloads, except those the cycle admitted by
+//     a decision it made before this one (a plan evicts only work that ran when the
+//     cycle began: with fair sharing, the tournament can admit another queue's LOW work
+//     before it comes to a HIGH/NORMAL workload, and that work is a candidate from the
+//     next cycle on), those of other queues before those of its own, then lower priority, then most recently admitted, then ID; walked in
 //     that order on a copy of the tree, a candidate of its own queue is always taken,
 //     and one of another queue q' only when, with the candidates taken so far removed,
 //     q' borrows a resource the candidate uses and, across pools (a pool is the
 //     ancestor just below the root), that pool borrows it too;
+//   - on a gate with fair sharing, LOW work of another queue is taken only while the
+//     workload's queue stays within its nominal quota including its request, counting
+//     all of its usage: beyond that the gate may take such work only when a comparison
+//     of shares lets it, which the check does not re-derive, so it may miss such an
+//     inversion but never reports a wait that the shares excuse;
 //   - the workload is inverted when, with every taken candidate's usage and pods
 //     removed, its request fits the tree and its gang is placed (the placement request
 //     the gate builds, exact), unless it fits and is placed without evicting anyone:
@@ -122,13 +130,23 @@ type inversionCheck struct {
 	gate *admission.Gate
 	// source returns the running LOW work in candidate order, a slice that the check
 	// only reads.
-	source   func() []candidate
-	tree     *quota.Tree
-	cluster  *topology.Cluster
-	low      []candidate
-	loaded   bool
-	evicted  bool // whether the cycle evicted anything
-	queues   map[string]*queueView
+	source  func() []candidate
+	tree    *quota.Tree
+	cluster *topology.Cluster
+	low     []candidate
+	loaded  bool
+	evicted bool // whether the cycle evicted anything
+	// fresh holds the LOW work the checked cycle admitted, by workload, with the
+	// number of such admissions made before it (in decision order): a view for a
+	// decision made after k of them leaves the first k out of its candidates.
+	fresh map[admission.WorkloadID]int
+	// confirmed caches confirm's verdicts by the verdict's key and the admissions made
+	// before the decision, which fix the state it was decided on.
+	confirmed map[string]bool
+	// nested marks the check of the decisions held by a reservation, which judges them
+	// on the state after the cycle only (no confirm).
+	nested   bool
+	queues   map[viewKey]*queueView
 	spare    []*queueView // views of the last check, for their buffers
 	verdicts map[string]bool
 	key      []byte
@@ -154,7 +172,8 @@ func (c *inversionCheck) reset(g *admission.Gate, cluster *topology.Cluster, sou
 	c.loaded, c.evicted = false, false
 	c.now, c.minRun, c.at = time.Time{}, nil, time.Time{}
 	if c.queues == nil {
-		c.queues, c.verdicts = map[string]*queueView{}, map[string]bool{}
+		c.queues, c.verdicts = map[viewKey]*queueView{}, map[string]bool{}
+		c.fresh, c.confirmed = map[admission.WorkloadID]int{}, map[string]bool{}
 	}
 	for _, v := range c.queues {
 		if v != nil {
@@ -163,6 +182,9 @@ func (c *inversionCheck) reset(g *admission.Gate, cluster *topology.Cluster, sou
 	}
 	clear(c.queues)
 	clear(c.verdicts)
+	clear(c.fresh)
+	clear(c.confirmed)
+	c.nested = false
 	c.low, c.trees, c.out = nil, c.trees[:0], c.out[:0]
 }
 
@@ -184,27 +206,46 @@ func (c *inversionCheck) check(decisions []admission.Decision) ([]Inversion, err
 			reserving, at = &decisions[i], i
 		}
 	}
+	// held lists the decisions judged with the reserved nodes cordoned, with the fresh
+	// LOW admissions among them, in order, so that they are judged alike.
 	var held []admission.Decision
+	anyHeld := false
+	fresh := 0 // LOW admissions among the decisions before d
+	made := 0  // admissions among them
 	for i := range decisions {
 		d := &decisions[i]
+		if d.Outcome == admission.Admit {
+			made++
+		}
+		if d.Outcome == admission.Admit && d.Workload.Priority.Preemptible() {
+			c.fresh[d.Workload.ID] = fresh
+			fresh++
+			if reserving != nil {
+				held = append(held, *d)
+			}
+			continue
+		}
 		if d.Outcome != admission.Pending || (d.Reason != admission.ReasonFit && d.Reason != admission.ReasonPlacement) ||
 			!d.Workload.Priority.Guaranteed() {
 			continue
 		}
 		if reserving != nil && i > at && d.Workload.Priority.Compare(reserving.Workload.Priority) <= 0 &&
 			(d.Workload.Estimate <= 0 || c.at.IsZero() || c.at.Add(d.Workload.Estimate).After(reserving.Reservation.Start)) {
-			held = append(held, *d)
+			held, anyHeld = append(held, *d), true
 			continue
 		}
-		inv, err := c.inverted(d)
+		inv, err := c.inverted(d, fresh)
+		if err == nil && inv && !c.nested {
+			inv, err = c.confirm(decisions, i, fresh, made)
+		}
 		if err != nil {
 			return c.out, err
 		}
 		if inv {
-			c.out = append(c.out, Inversion{Decision: *d, Evicted: c.queues[d.Queue].taken})
+			c.out = append(c.out, Inversion{Decision: *d, Evicted: c.queues[viewKey{d.Queue, fresh, !c.reclaims(d)}].taken})
 		}
 	}
-	if len(held) > 0 {
+	if anyHeld {
 		cluster := c.cluster
 		if cluster == nil {
 			cluster = c.gate.Cluster()
@@ -216,7 +257,7 @@ func (c *inversionCheck) check(decisions []admission.Decision) ([]Inversion, err
 		}
 		var h inversionCheck
 		h.reset(c.gate, cluster, c.source)
-		h.now, h.minRun = c.now, c.minRun
+		h.now, h.minRun, h.evicted, h.nested = c.now, c.minRun, c.evicted, true
 		out, err := h.check(held)
 		c.out = append(c.out, out...)
 		if err != nil {
@@ -224,6 +265,115 @@ func (c *inversionCheck) check(decisions []admission.Decision) ([]Inversion, err
 		}
 	}
 	return c.out, nil
+}
+
+// viewKey names a queue's view for decisions made after the cycle's first fresh LOW
+// admissions, and whether it takes LOW work of the queue's own only.
+type viewKey struct {
+	queue string
+	fresh int
+	own   bool
+}
+
+// confirm judges again the pending decision at index i, found inverted on the state
+// after the cycle, on the state the cycle decided it on. The state after the cycle
+// holds the admissions decided after it, which can make another queue borrow and so
+// turn LOW work into candidates that its plan could not take, and lacks the work that
+// later plans evicted, which its plan could take. The state it was decided on is the
+// state after the cycle without those admissions, with those victims back. When that
+// cannot be rebuilt — a later decision shrinks or grows an elastic gang, or an
+// admission is not running as decided — the verdict on the state after stands.
+func (c *inversionCheck) confirm(decisions []admission.Decision, i, fresh, made int) (bool, error) {
+	d := &decisions[i]
+	later := decisions[i+1:]
+	admits := 0
+	for k := range later {
+		e := &later[k]
+		if len(e.Shrinks) > 0 || e.Grown != nil {
+			return true, nil
+		}
+		if e.Outcome == admission.Admit {
+			admits++
+		}
+	}
+	if admits == 0 {
+		return true, nil
+	}
+	key := append(c.keyOf(d, fresh), 3)
+	key = strconv.AppendInt(key, int64(made), 10)
+	if inv, seen := c.confirmed[string(key)]; seen {
+		return inv, nil
+	}
+	running := map[admission.WorkloadID]admission.RunningWorkload{}
+	for _, r := range c.gate.Running() {
+		running[r.Workload.ID] = r
+	}
+	tree := c.tree.Clone()
+	var cluster *topology.Cluster
+	if c.cluster != nil {
+		cluster = c.cluster.Clone()
+	}
+	gone := map[admission.WorkloadID]bool{}
+	var back []candidate
+	for k := range later {
+		e := &later[k]
+		if e.Outcome != admission.Admit {
+			continue
+		}
+		r, ok := running[e.Workload.ID]
+		if !ok || !undo(tree, cluster, r, -1) {
+			return true, nil
+		}
+		gone[r.Workload.ID] = true
+		for _, v := range e.Plan {
+			if !undo(tree, cluster, v, +1) {
+				return true, nil
+			}
+			if v.Workload.Priority.Preemptible() {
+				back = append(back, candidate{id: v.Workload.ID, queue: v.Queue, priority: v.Workload.Priority,
+					request: v.Request, admitted: v.Admitted, placement: v.Placement})
+			}
+		}
+	}
+	low := make([]candidate, 0, len(c.low)+len(back))
+	for _, x := range c.low {
+		if !gone[x.id] {
+			low = append(low, x)
+		}
+	}
+	low = append(low, back...)
+	slices.SortFunc(low, compareCandidates)
+	var h inversionCheck
+	h.reset(c.gate, cluster, func() []candidate { return low })
+	h.tree, h.low, h.loaded = tree, low, true
+	h.now, h.minRun, h.at = c.now, c.minRun, c.at
+	for id, k := range c.fresh {
+		if k < fresh {
+			h.fresh[id] = k
+		}
+	}
+	inv, err := h.inverted(d, fresh)
+	if err == nil {
+		c.confirmed[string(key)] = inv
+	}
+	return inv, err
+}
+
+// undo takes r's usage and pods off tree and cluster (sign -1) or puts them back (+1),
+// and reports whether both took the change.
+func undo(tree *quota.Tree, cluster *topology.Cluster, r admission.RunningWorkload, sign int) bool {
+	n, ok := tree.Node(r.Queue)
+	if !ok {
+		return false
+	}
+	change, place := tree.Remove, (*topology.Cluster).Remove
+	if sign > 0 {
+		change, place = tree.Add, (*topology.Cluster).Apply
+	}
+	if change(n, r.Request) != nil {
+		return false
+	}
+	return r.Placement == nil || cluster == nil || place(cluster, *r.Placement) == nil
 }
 
 // queueView is the state a queue's workloads are judged on: the tree and the cluster
@@ -236,8 +386,9 @@ type queueView struct {
 	taken   []admission.WorkloadID
 }
 
-// inverted judges one pending decision.
-func (c *inversionCheck) inverted(d *admission.Decision) (bool, error) {
+// inverted judges one pending decision, made after the cycle's first fresh LOW
+// admissions.
+func (c *inversionCheck) inverted(d *admission.Decision, fresh int) (bool, error) {
 	if !c.loaded {
 		if c.gate == nil {
 			return false, nil
@@ -248,12 +399,12 @@ func (c *inversionCheck) inverted(d *admission.Decision) (bool, error) {
 		}
 		c.low = c.source()
 	}
-	v, err := c.view(d.Queue)
+	v, err := c.view(viewKey{d.Queue, fresh, !c.reclaims(d)})
 	if err != nil || v == nil {
 		return false, err
 	}
 	if c.tree.HasFlavors() {
-		return c.invertedFlavored(v, d)
+		return c.invertedFlavored(v, d, fresh)
 	}
 	for j, x := range d.Request {
 		if x > 0 && j < len(v.usage.Nominal) && v.usage.Guaranteed[j].Add(x) > v.usage.Nominal[j] {
@@ -263,7 +414,7 @@ func (c *inversionCheck) inverted(d *admission.Decision) (bool, error) {
 	if len(v.taken) == 0 {
 		return false, nil
 	}
-	key := c.keyOf(d)
+	key := c.keyOf(d, fresh)
 	inv, seen := c.verdicts[string(key)]
 	if !seen {
 		var req *topology.Request
@@ -290,11 +441,11 @@ func (c *inversionCheck) inverted(d *admission.Decision) (bool, error) {
 // (alternatives): it is inverted when, on one whose pairs its queue's HIGH/NORMAL usage
 // leaves room for, evicting the candidates lets it fit and be placed on the flavors'
 // nodes, while on none it fits and is placed without an eviction.
-func (c *inversionCheck) invertedFlavored(v *queueView, d *admission.Decision) (bool, error) {
+func (c *inversionCheck) invertedFlavored(v *queueView, d *admission.Decision, fresh int) (bool, error) {
 	if len(v.taken) == 0 {
 		return false, nil
 	}
-	key := c.keyOf(d)
+	key := c.keyOf(d, fresh)
 	if inv, seen := c.verdicts[string(key)]; seen {
 		return inv, nil
 	}
@@ -465,16 +616,18 @@ func restrict(g topology.Group, groups []quota.ResourceGroup, chosen []quota.Fla
 	return g, true
 }
 
-// view returns the queue's view, building it on first use: walk the candidates in
-// order, take those the rules allow, and remove them from copies of the tree and the
-// cluster. It returns nil for a queue the gate does not have.
-func (c *inversionCheck) view(queue string) (*queueView, error) {
-	if v, ok := c.queues[queue]; ok {
+// view returns the queue's view for decisions made after the cycle's first fresh LOW
+// admissions, building it on first use: walk the candidates in order, take those the
+// rules allow, and remove them from copies of the tree and the cluster. It returns nil
+// for a queue the gate does not have.
+func (c *inversionCheck) view(vk viewKey) (*queueView, error) {
+	queue, fresh := vk.queue, vk.fresh
+	if v, ok := c.queues[vk]; ok {
 		return v, nil
 	}
 	n, ok := c.tree.Node(queue)
 	if !ok {
-		c.queues[queue] = nil
+		c.queues[vk] = nil
 		return nil, nil
 	}
 	u, err := c.gate.Usage(queue)
@@ -490,11 +643,14 @@ func (c *inversionCheck) view(queue string) (*queueView, error) {
 	c.removed = c.removed[:0]
 	for _, i := range c.candidates(queue) {
 		r := &c.low[i]
+		if k, ok := c.fresh[r.id]; ok && k < fresh {
+			continue // admitted before the decision: not running when the cycle began
+		}
 		rq, ok := v.tree.Node(r.queue)
 		if !ok {
 			return nil, &ConfigError{Field: "running", Value: string(r.id), Rule: "names queue " + r.queue + ", which the gate's tree lacks"}
 		}
-		if rq != n && !reclaimable(v.tree, rq, pool, r.request) {
+		if rq != n && (vk.own || !reclaimable(v.tree, rq, pool, r.request)) {
 			continue
 		}
 		if err := v.tree.Remove(rq, r.request); err != nil {
@@ -521,8 +677,31 @@ func (c *inversionCheck) view(queue string) (*queueView, error) {
 	}
 	clear(c.removed)
 	c.removed = c.removed[:0]
-	c.queues[queue] = v
+	c.queues[vk] = v
 	return v, nil
+}
+
+// reclaims reports whether a plan for d may take LOW work of other queues as the
+// rules without fair sharing do. With fair sharing, it may without comparing shares
+// only while d's queue stays within its nominal quota including d's request, counting
+// all its usage; otherwise each such victim must pass a comparison of shares, which
+// the check does not re-derive: it leaves those victims out, and so reports only waits
+// that no comparison of shares could excuse. It is judged on every resource d asks for
+// (the gate only on those that need preemption), which leaves out more, never less.
+func (c *inversionCheck) reclaims(d *admission.Decision) bool {
+	if !c.gate.FairSharing() {
+		return true
+	}
+	u, err := c.gate.Usage(d.Queue)
+	if err != nil {
+		return false
+	}
+	for j, x := range d.Request {
+		if x > 0 && (j >= len(u.Total) || j >= len(u.Nominal) || u.Total[j].Add(x) > u.Nominal[j]) {
+			return false
+		}
+	}
+	return true
 }
 
 // candidates returns the indexes of c.low, in its order, as a plan for a workload of
@@ -587,8 +766,10 @@ func poolOf(t *quota.Tree, n quota.NodeID) quota.NodeID {
 // keyOf is the cache key of a decision: its queue, its charged request and, for a
 // gang, the compiled tree and the per-pod requests (the gang's name only names the
 // placement, it does not change where the pods fit).
-func (c *inversionCheck) keyOf(d *admission.Decision) []byte {
+func (c *inversionCheck) keyOf(d *admission.Decision, fresh int) []byte {
 	k := append(c.key[:0], d.Queue...)
+	k = append(k, 2)
+	k = strconv.AppendInt(k, int64(fresh), 10)
 	for _, x := range d.Request {
 		k = append(k, 0)
 		k = strconv.AppendInt(k, int64(x), 10)

@@ -89,6 +89,70 @@ func TestInversionOwnQueueFragmentation(t *testing.T) {
 	assert.Equal(t, [][]admission.WorkloadID{{"h1", "l2", "l1"}, {"h2", "l2", "l1"}}, ids(inv))
 }
 
+// TestNoInversionFromWorkAdmittedBefore: the HIGH pod needs node n1 whole, where a LOW
+// pod ran before the cycle and the cycle admitted another (n2 holds NORMAL work). That
+// admission, made before the cycle decided the HIGH pod, was not running when the cycle began, so no plan of that cycle
+// could evict it (with fair sharing the tournament may decide another queue's LOW work
+// first); the same admission decided after the HIGH pod is a candidate as before.
+func TestNoInversionFromWorkAdmittedBefore(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		after bool
+		want  [][]admission.WorkloadID
+	}{
+		{"admitted before the HIGH pod was decided", false, nil},
+		{"admitted after it", true, [][]admission.WorkloadID{{"h", "fresh", "l1"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSmallGate(t)
+			s.run("l1", "pool0", quota.Low, 1000, "n1", 0)
+			s.run("fresh", "pool0", quota.Low, 1000, "n1", 1) // the cycle's admission, applied
+			s.run("n", "pool1", quota.Normal, 2000, "n2", 0)
+			admitted := admission.Decision{Outcome: admission.Admit, Workload: s.workload("fresh", "pool0", quota.Low, 1000)}
+			d := s.waiting("h", "pool0", quota.High, 2000, admission.ReasonPlacement)
+			ds := []admission.Decision{admitted, d}
+			if tc.after {
+				ds = []admission.Decision{d, admitted}
+			}
+			inv, err := CheckInversions(s.gate, ds)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, ids(inv))
+		})
+	}
+}
+
+// TestInversionJudgedWhenDecided: pool1 runs LOW work within its quota, one pod on each
+// node, and the cycle admits a NORMAL pod of pool1 that makes it borrow. After the
+// cycle, evicting pool1's latest LOW pod would free node n2 for the HIGH pod of pool0;
+// but when the HIGH pod was decided before that admission, pool1 did not borrow and
+// its LOW work was no candidate: no inversion. Decided after it, it is one.
+func TestInversionJudgedWhenDecided(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		after bool
+		want  [][]admission.WorkloadID
+	}{
+		{"decided before the admission", false, nil},
+		{"decided after it", true, [][]admission.WorkloadID{{"h", "l2"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSmallGate(t)
+			s.run("l1", "pool1", quota.Low, 1000, "n1", 0)
+			s.run("l2", "pool1", quota.Low, 1000, "n2", 1)
+			s.run("a", "pool1", quota.Normal, 1000, "n1", 2) // the cycle's admission, applied
+			admitted := admission.Decision{Outcome: admission.Admit, Workload: s.workload("a", "pool1", quota.Normal, 1000)}
+			d := s.waiting("h", "pool0", quota.High, 2000, admission.ReasonPlacement)
+			ds := []admission.Decision{d, admitted}
+			if tc.after {
+				ds = []admission.Decision{admitted, d}
+			}
+			inv, err := CheckInversions(s.gate, ds)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, ids(inv))
+		})
+	}
+}
+
 // TestNoInversionFromANonBorrowingPool: the LOW work sits in the other pool within its
 // quota, so it is no candidate and the HIGH pod's wait for a node is no inversion.
 func TestNoInversionFromANonBorrowingPool(t *testing.T) {
