@@ -192,6 +192,7 @@ func newGate(l layout, book capacityBook, o Options) (*Gate, error) {
 	if err := g.setMinRuntimes(o.MinRuntimes); err != nil {
 		return nil, err
 	}
+	g.notePatience()
 	return g, nil
 }
 

@@ -60,6 +60,7 @@ type cheapCase struct {
 	// "r{i%2}"); nil for none.
 	Nodes   []int64
 	Running []cheapWork
+	// Request is decided at Now; its Admitted is when it was submitted.
 	Request cheapWork
 	// MinRuntimes holds the minimum runtimes by queue as submitted, given through
 	// Options.MinRuntimes when ByOptions, else through SetMinRuntime; Fallback is
@@ -218,15 +219,24 @@ func buildCheapCase(seed int64) cheapCase {
 			}
 			return time.Duration(when(3*3600)) * time.Second
 		}
+		// A patience ends the protection for a request that has waited it: the request
+		// was submitted up to an hour before it is decided.
+		patience := func() time.Duration {
+			if r.Intn(2) == 0 {
+				return 0
+			}
+			return time.Duration(1+when(3600)) * time.Second
+		}
 		for _, q := range queues {
 			if r.Intn(2) == 0 {
-				c.MinRuntimes[q] = MinRuntime{Preempt: d(), Reclaim: d()}
+				c.MinRuntimes[q] = MinRuntime{Preempt: d(), Reclaim: d(), Patience: patience()}
 			}
 		}
 		if r.Intn(3) == 0 {
-			c.Fallback = MinRuntime{Preempt: d(), Reclaim: d()}
+			c.Fallback = MinRuntime{Preempt: d(), Reclaim: d(), Patience: patience()}
 		}
 		c.ByOptions = r.Intn(2) == 0
+		c.Request.Admitted = c.Now - when(min(c.Now, 3600))
 	}
 	return c
 }
@@ -388,6 +398,9 @@ type cheapOracle struct {
 	cands []RunningWorkload
 	// spared are the LOW workloads inside their minimum runtime for this request.
 	spared map[WorkloadID]bool
+	// waived counts the LOW workloads inside their minimum runtime that are candidates
+	// because the request has waited their queue's patience.
+	waived int
 	// overQuota: HIGH/NORMAL usage of the target queue plus the request is above its
 	// nominal quota on a resource the request asks for; no plan is made.
 	overQuota bool
@@ -425,13 +438,18 @@ func newCheapOracle(t testing.TB, c cheapCase, g *Gate, d Decision) (*cheapOracl
 			}
 			continue
 		}
-		least := c.minRuntime(w.Queue).Reclaim
+		m := c.minRuntime(w.Queue)
+		least := m.Reclaim
 		if r.Queue == d.Queue {
-			least = c.minRuntime(w.Queue).Preempt
+			least = m.Preempt
 		}
+		waited := cheapTime(c.Now).Sub(cheapTime(c.Request.Admitted))
 		if least > 0 && cheapTime(c.Now).Sub(cheapTime(w.Admitted)) < least {
-			o.spared[r.Workload.ID] = true
-			continue
+			if m.Patience == 0 || waited < m.Patience {
+				o.spared[r.Workload.ID] = true
+				continue
+			}
+			o.waived++
 		}
 		if !overlaps(r.Request, d.Request) {
 			continue // frees nothing the request asks of the tree or of the nodes
@@ -707,7 +725,7 @@ func (o *cheapOracle) judge(d Decision, least bool) (int, string) {
 
 // cheapCounts counts what the generated states exercised.
 type cheapCounts struct {
-	plans, cheaper, nodePlans, spared, checkpointed, otherLeaf int
+	plans, cheaper, nodePlans, spared, waived, checkpointed, otherLeaf int
 }
 
 // checkCheapest decides c's request at c.Now with plans that lose the least work on,
@@ -739,6 +757,9 @@ func checkCheapest(t testing.TB, c cheapCase, n *cheapCounts) string {
 	if len(o.spared) > 0 {
 		n.spared++
 	}
+	if o.waived > 0 {
+		n.waived++
+	}
 	if !on.Admitted() || len(on.Plan) == 0 {
 		return ""
 	}
@@ -767,10 +788,10 @@ func checkCheapest(t testing.TB, c cheapCase, n *cheapCounts) string {
 // TestLeastLostWorkAgainstOracle: on small states — a tree of two resources or a pool
 // set, two or three leaves, up to six LOW workloads admitted at random times and now and
 // then checkpointed, minimum runtimes on some queues, sometimes a cluster of up to eight
-// nodes with gangs — a HIGH or NORMAL workload decided at a later time with plans that
-// lose the least work gets a plan exactly when some set of candidates is allowed (found
+// nodes with gangs — a HIGH or NORMAL workload submitted up to an hour before it is
+// decided, at a later time, with plans that lose the least work gets a plan exactly when some set of candidates is allowed (found
 // by trying every set), and the plan is allowed, spares the work inside its minimum
-// runtime, counts each victim's lost work and their sum as the rules do, is 1-minimal,
+// runtime unless the request has waited its queue's patience, counts each victim's lost work and their sum as the rules do, is 1-minimal,
 // and loses the least work, then has the fewest victims, of all allowed sets. With the
 // option off the plan is still allowed and 1-minimal, found whenever evicting the
 // eviction order's candidates lets the request in, and loses no less. A failing state
@@ -783,14 +804,15 @@ func TestLeastLostWorkAgainstOracle(t *testing.T) {
 		return checkCheapest(t, c, &n)
 	}, cheapCases()))
 	props.TestingRun(t)
-	t.Logf("%d of %d decisions with a plan: %d cheaper than the eviction order's, %d freeing nodes, %d with a victim of another leaf, %d with a checkpointed victim; %d states spared work by minimum runtime",
-		n.plans, cases, n.cheaper, n.nodePlans, n.otherLeaf, n.checkpointed, n.spared)
+	t.Logf("%d of %d decisions with a plan: %d cheaper than the eviction order's, %d freeing nodes, %d with a victim of another leaf, %d with a checkpointed victim; %d states spared work by minimum runtime, %d took such work after the patience",
+		n.plans, cases, n.cheaper, n.nodePlans, n.otherLeaf, n.checkpointed, n.spared, n.waived)
 	assert.Positive(t, n.plans, "no generated state needed a plan")
 	assert.Positive(t, n.cheaper, "no generated state had a plan cheaper than the eviction order's")
 	assert.Positive(t, n.nodePlans, "no generated state needed a plan that frees nodes")
 	assert.Positive(t, n.otherLeaf, "no generated plan evicted work of another leaf")
 	assert.Positive(t, n.checkpointed, "no generated plan evicted checkpointed work")
 	assert.Positive(t, n.spared, "no generated state spared work by minimum runtime")
+	assert.Positive(t, n.waived, "no generated request had waited a patience")
 }
 
 // TestLeastLostWorkOracleTable: states where the eviction order's plan loses more than

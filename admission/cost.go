@@ -14,23 +14,35 @@ import (
 // kept apart because they protect different things: Preempt guards work against the
 // HIGH/NORMAL work of its own queue (a queue that wants its guarantee back within
 // minutes can say so), Reclaim against work of other queues taking back the quota or
-// the nodes that it borrowed. The zero MinRuntime protects nothing.
+// the nodes that it borrowed. Patience bounds what the protection costs the work it
+// holds back: HIGH/NORMAL work that has waited that long since its submission is no
+// longer held back by it. The zero MinRuntime protects nothing.
 type MinRuntime struct {
 	// Preempt is the least runtime before work of the same queue may evict it.
 	Preempt time.Duration
 	// Reclaim is the least runtime before work of another queue may evict it.
 	Reclaim time.Duration
+	// Patience is how long HIGH/NORMAL work waits for the protection to end: work
+	// that has waited this long since its submission (Workload.Submitted) may evict the
+	// queue's LOW work whatever its runtime. 0: the protection holds against all work
+	// for as long as it lasts.
+	Patience time.Duration
 }
 
 // minRuntimeRule is what a valid MinRuntime is.
 const minRuntimeRule = "must not be negative"
 
-// valid reports whether neither duration is negative.
-func (m MinRuntime) valid() bool { return m.Preempt >= 0 && m.Reclaim >= 0 }
+// valid reports whether no duration is negative.
+func (m MinRuntime) valid() bool { return m.Preempt >= 0 && m.Reclaim >= 0 && m.Patience >= 0 }
 
-// String returns, for instance, "preempt 10m0s, reclaim 30m0s".
+// String returns, for instance, "preempt 10m0s, reclaim 30m0s", followed by ",
+// patience 5m0s" when it has one.
 func (m MinRuntime) String() string {
-	return "preempt " + m.Preempt.String() + ", reclaim " + m.Reclaim.String()
+	s := "preempt " + m.Preempt.String() + ", reclaim " + m.Reclaim.String()
+	if m.Patience != 0 {
+		s += ", patience " + m.Patience.String()
+	}
+	return s
 }
 
 // LostWork is what evicting running work throws away: the amount it holds of the gate's

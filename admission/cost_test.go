@@ -125,6 +125,65 @@ func TestMinRuntimeForPreemptAndReclaim(t *testing.T) {
 	})
 }
 
+// TestPatienceEndsTheProtection: a's LOW work is protected for 30 minutes against
+// reclaim, but only until the work it holds back has waited 3 minutes since its
+// submission. A plan may then evict it inside its minimum runtime; work of the same
+// shape that has not waited so long is still held back, in the same cycle too, and a
+// snapshot keeps the patience.
+func TestPatienceEndsTheProtection(t *testing.T) {
+	m := MinRuntime{Preempt: 10 * time.Minute, Reclaim: 30 * time.Minute, Patience: 3 * time.Minute}
+	build := func(t *testing.T) *Gate {
+		g, err := NewForPools(poolSet(t, "a:2", "b:2"), 4, Options{MinRuntimes: map[string]MinRuntime{"a": m}})
+		require.NoError(t, err)
+		// a's LOW work fills a's quota and borrows b's idle quota.
+		running(t, g, wl("own", "a", quota.Low, 2, 0), wl("borrowed", "a", quota.Low, 2, 0))
+		return g
+	}
+	t.Run("decide", func(t *testing.T) {
+		g := build(t)
+		got, err := g.MinRuntime("a")
+		require.NoError(t, err)
+		assert.Equal(t, m, got)
+		d := mustDecideAt(t, g, wl("h", "b", quota.High, 2, 18), at(20))
+		assert.False(t, d.Admitted(), "h has waited 2 minutes of 3: %s", d.Message())
+		d = mustDecideAt(t, g, wl("h", "b", quota.High, 2, 17), at(20))
+		require.True(t, d.Admitted(), "h has waited 3 minutes: %s", d.Message())
+		assert.Equal(t, []WorkloadID{"borrowed"}, planIDs(d))
+	})
+	t.Run("a cycle decides waited work apart", func(t *testing.T) {
+		// h is decided first (HIGH before NORMAL) and finds a's work protected; n, of
+		// the same queue and request, has waited 10 minutes and takes it.
+		g := build(t)
+		submit(t, g, wl("h", "b", quota.High, 2, 19), wl("n", "b", quota.Normal, 2, 10))
+		c := g.Cycle(at(20))
+		require.Len(t, c.Decisions, 2)
+		assert.Equal(t, WorkloadID("h"), c.Decisions[0].Workload.ID)
+		assert.False(t, c.Decisions[0].Admitted())
+		assert.Equal(t, WorkloadID("n"), c.Decisions[1].Workload.ID)
+		require.True(t, c.Decisions[1].Admitted(), c.Decisions[1].Message())
+		assert.Equal(t, []WorkloadID{"borrowed"}, planIDs(c.Decisions[1]))
+	})
+	t.Run("preempt", func(t *testing.T) {
+		g := build(t)
+		d := mustDecideAt(t, g, wl("h", "a", quota.High, 2, 4), at(5))
+		assert.False(t, d.Admitted(), "1 minute waited, 5 of a's 10 run: %s", d.Message())
+		d = mustDecideAt(t, g, wl("h", "a", quota.High, 2, 1), at(5))
+		assert.True(t, d.Admitted(), "4 minutes waited: %s", d.Message())
+	})
+	t.Run("snapshot", func(t *testing.T) {
+		g := build(t)
+		data, err := g.MarshalBinary()
+		require.NoError(t, err)
+		h, err := Restore(data)
+		require.NoError(t, err)
+		got, err := h.MinRuntime("a")
+		require.NoError(t, err)
+		assert.Equal(t, m, got)
+		d := mustDecideAt(t, h, wl("h", "b", quota.High, 2, 17), at(20))
+		assert.True(t, d.Admitted(), d.Message())
+	})
+}
+
 // TestCostInputsAreChecked: a checkpoint before the admission or the last checkpoint,
 // of work that does not run, and negative minimum runtimes are typed errors that
 // change nothing.
@@ -143,6 +202,7 @@ func TestCostInputsAreChecked(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInvalidValue)
 	_, err = NewForPools(poolSet(t, "team:4"), 4, Options{MinRuntimes: map[string]MinRuntime{"team": {Preempt: -1}}})
 	assert.ErrorIs(t, err, ErrInvalidValue)
+	assert.ErrorIs(t, g.SetMinRuntime("team", MinRuntime{Preempt: time.Minute, Patience: -time.Second}), ErrInvalidValue)
 	_, err = NewForPools(poolSet(t, "team:4"), 4, Options{CostResources: []string{"tpu"}})
 	assert.ErrorIs(t, err, ErrUnknownResource)
 	var nilGate *Gate

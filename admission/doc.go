@@ -160,7 +160,13 @@
 // A queue's minimum runtime (Options.MinRuntime, SetMinRuntime) keeps its LOW work out
 // of every plan until it has run that long: Preempt against HIGH/NORMAL work of its own
 // queue, Reclaim against work of another (every priority plan, fair sharing's plans,
-// plans that free nodes). And LOW work admitted with a plan may not be evicted by any
+// plans that free nodes). Its Patience bounds what that costs the work held back:
+// HIGH/NORMAL work that has waited that long since its submission may evict the
+// queue's work inside its minimum runtime. Such work is decided apart from others of
+// its shape, since what their plans failed to find does not hold for it. A minimum
+// runtime as long as the interval at which work checkpoints leaves plans only work
+// that has saved its progress once; the patience says how long a guaranteed workload
+// may wait for that. And LOW work admitted with a plan may not be evicted by any
 // workload that plan evicted, while it runs (RunningWorkload.Evicted): two workloads
 // never take the same room from each other in turn, whatever fair sharing's shares say
 // between two cycles.

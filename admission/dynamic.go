@@ -107,19 +107,29 @@ func (g *Gate) decide(s *state, p *plans, r *record, d *Decision) ([]*record, *a
 		g.judge(s, r, d)
 		return nil, nil
 	}
-	// Work that some running work's admission evicted may not evict that work in turn:
-	// its planners see fewer candidates than others of its shape, so it neither reads
-	// nor leaves what they learn. (Set up here rather than in a function of its own: a
-	// decision is a large value, and every call it passes through copies it.)
+	// Work that some running work's admission evicted may not evict that work in turn,
+	// and work that has waited a queue's patience may evict that queue's work inside its
+	// minimum runtime: their planners see other candidates than others of their shape,
+	// so they neither read nor leave what those learn. (Set up here rather than in a
+	// function of its own: a decision is a large value, and every call it passes
+	// through copies it.)
 	shielded := g.shielded[r.w.ID] > 0
+	waited := g.waited(s, r)
+	s.waited = waited
 	var search *searchCache
-	if shielded {
+	switch {
+	case shielded:
 		search = s.search
 		if search != nil {
 			s.search = newSearchCache(true, s.cluster)
 			s.search.changed, s.search.freed = search.changed, search.freed
 		}
-		s.shield, p = r.w.ID, &plans{search: s.search}
+		p = &plans{search: s.search}
+		s.shield = r.w.ID
+	case waited > 0:
+		search = s.search
+		p = p.apartFor(s, g.patienceBucket(waited))
+		s.search = p.search
 	}
 	var victims []*record
 	var why []VictimReason
@@ -136,8 +146,8 @@ func (g *Gate) decide(s *state, p *plans, r *record, d *Decision) ([]*record, *a
 	if d.Outcome == Pending && (d.Reason == ReasonQuota || d.Reason == ReasonFit || d.Reason == ReasonPlacement) {
 		g.judge(s, r, d)
 	}
-	if shielded {
-		s.search, s.shield = search, ""
+	if shielded || waited > 0 {
+		s.search, s.shield, s.waited = search, "", 0
 	}
 	return victims, a
 }

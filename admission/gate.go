@@ -73,6 +73,11 @@ type Gate struct {
 	// across a new tree as strategies are; minFallback is every other queue's.
 	minRuntimes map[string]MinRuntime
 	minFallback MinRuntime
+	// patience is the least positive MinRuntime.Patience of minFallback and
+	// minRuntimes, 0 for none (notePatience): HIGH/NORMAL work that has waited this long
+	// is decided apart, since its plans may take work others may not.
+	patience  time.Duration
+	patiences []time.Duration // the distinct positive patiences, in order
 	// costly marks, by ResourceID, the resources whose amounts count as lost work;
 	// costNames are the names Options.CostResources gave (nil: the GPUs by name,
 	// isCostResource), kept for a new tree.
@@ -323,6 +328,9 @@ type state struct {
 	// shield is, while a workload that a running record names in its evicted list is
 	// decided, its ID: planners pass over the work it may not evict. Empty otherwise.
 	shield WorkloadID
+	// waited is, while a HIGH/NORMAL workload that has waited at least the least
+	// patience of any queue is decided, how long it has waited; 0 otherwise.
+	waited time.Duration
 	// newLows holds where the LOW work a cycle admitted on this state holds pods: with
 	// lows less the evicted, all the LOW work whose pods cluster has and guarded has not.
 	newLows []topology.Footprint

@@ -344,15 +344,21 @@ func buildThrashSetup(seed int64) thrashSetup {
 		}
 	}
 	minute := func() time.Duration { return time.Duration(r.Intn(6)) * time.Minute }
+	patience := func() time.Duration {
+		if r.Intn(2) == 0 {
+			return 0
+		}
+		return time.Duration(1+r.Intn(4)) * time.Minute
+	}
 	if r.Intn(3) == 0 {
-		s.minAll = MinRuntime{Preempt: minute(), Reclaim: minute()}
+		s.minAll = MinRuntime{Preempt: minute(), Reclaim: minute(), Patience: patience()}
 	}
 	for _, q := range s.queues {
 		if r.Intn(5) == 0 {
 			if s.minRuns == nil {
 				s.minRuns = map[string]MinRuntime{}
 			}
-			s.minRuns[q] = MinRuntime{Preempt: minute(), Reclaim: minute()}
+			s.minRuns[q] = MinRuntime{Preempt: minute(), Reclaim: minute(), Patience: patience()}
 		}
 	}
 	n := 8 + r.Intn(14)
@@ -555,9 +561,11 @@ type thrashAdmission struct {
 // thrashStats counts what the runs exercised, so the test can tell it said something.
 type thrashStats struct {
 	runs, fairRuns, cycles, evictions, lowByLow, fairVictims, minRuntimeRuns int
-	returnsNextCycle, returnChecks, knownLumpy, transientRings               int
-	knownReclaimRings, grows, shrinks, steadyGrows, steadyShrinks            int
-	knownShareRings, grownAtAdmission                                        int
+	// afterPatience counts evictions inside a minimum runtime by work past its patience.
+	afterPatience                                                 int
+	returnsNextCycle, returnChecks, knownLumpy, transientRings    int
+	knownReclaimRings, grows, shrinks, steadyGrows, steadyShrinks int
+	knownShareRings, grownAtAdmission                             int
 }
 
 // onlyShares reports whether every eviction among ids is for a fair share.
@@ -688,9 +696,13 @@ func runNoThrash(tb testing.TB, s thrashSetup, st *thrashStats) string {
 				if v.Queue == d.Queue {
 					least, rule = m.Preempt, "preempt"
 				}
+				waited := now.Sub(d.Workload.Submitted)
 				if ran := now.Sub(seen.at); ran < least {
-					fail("cycle %d: %s (%s) evicts %s (%s) after %v, inside its %s minimum runtime %v",
-						k, d.Workload.ID, d.Queue, id, v.Queue, ran, rule, least)
+					if m.Patience == 0 || !d.Workload.Priority.Guaranteed() || waited < m.Patience {
+						fail("cycle %d: %s (%s, waited %v) evicts %s (%s) after %v, inside its %s minimum runtime %v",
+							k, d.Workload.ID, d.Queue, waited, id, v.Queue, ran, rule, m)
+					}
+					st.afterPatience++
 				}
 				e := thrashEviction{victim: id, preemptor: d.Workload.ID, cycle: k, why: v.Why, victimOn: seen.on}
 				evictions = append(evictions, e)
@@ -977,6 +989,7 @@ func TestNoThrashModel(t *testing.T) {
 	assert.Positive(t, st.fairVictims, "fair sharing never evicted anything")
 	assert.Positive(t, st.grows+st.grownAtAdmission, "no elastic gang grew")
 	assert.Positive(t, st.shrinks, "no plan shrank an elastic gang")
+	assert.Positive(t, st.afterPatience, "no work past its patience evicted work inside its minimum runtime")
 }
 
 // TestNoThrashEqualSharesOnTwoResources: fair sharing used to take turns for good under

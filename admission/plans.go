@@ -23,6 +23,9 @@ type plans struct {
 	// fair holds a fair-sharing plan's scratch space and, in a cycle, the plans that
 	// failed; nil until the first fair plan.
 	fair *fairScratch
+	// apart holds the last plans of work decided apart for having waited patiences
+	// (apartFor); nil until such work is decided.
+	apart *apartPlans
 }
 
 // forget drops every optimistic state.
@@ -390,4 +393,34 @@ func (g *Gate) withoutPods(s *state, cands []*record) *topology.Cluster {
 	c := s.copyOf(s.cluster)
 	unplaceOn(c, cands, -1)
 	return c
+}
+
+// apartPlans are the plans of work decided apart from others of its shape for having
+// waited patiences (see Gate.decide), on the state as its counts say, for the work of
+// one bucket (Gate.patienceBucket).
+type apartPlans struct {
+	changed, freed uint64
+	bucket         int
+	p              *plans
+}
+
+// apartFor returns the plans for work of bucket on s as it is now: the last ones p
+// handed out when nothing changed since and they are of the same bucket, else new
+// ones. Work past the same patiences sees the same candidates, so a run of it on an
+// unchanged state shares what its plans learn, as other work shares p.
+func (p *plans) apartFor(s *state, bucket int) *plans {
+	var changed, freed uint64
+	if s.search != nil {
+		changed, freed = s.search.changed, s.search.freed
+	}
+	if a := p.apart; a != nil && a.changed == changed && a.freed == freed && a.bucket == bucket {
+		return a.p
+	}
+	search := s.search
+	if search != nil {
+		search = newSearchCache(true, s.cluster)
+		search.changed, search.freed = changed, freed
+	}
+	p.apart = &apartPlans{changed: changed, freed: freed, bucket: bucket, p: &plans{search: search}}
+	return p.apart.p
 }

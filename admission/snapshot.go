@@ -125,9 +125,9 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 // since the gate keeps minimum runtimes, what lost work counts and its clock, and
 // running work its checkpoint and whom its admission evicted, 5 since gangs keep the
 // elastic pods they want and running gangs the order and times of the ones they run,
-// workloads their estimates, and the gate its policy of reservations.
-// Restore reads 3 and 4 too.
-const snapshotVersion = 5
+// workloads their estimates, and the gate its policy of reservations, 6 since minimum
+// runtimes have a patience. Restore reads 3 to 5 too.
+const snapshotVersion = 6
 
 // writeCosts writes what the gate counts lost work and minimum runtimes by.
 func writeCosts(w *wire.Writer, g *Gate) {
@@ -160,10 +160,10 @@ type costs struct {
 
 // readCosts reads what writeCosts wrote.
 func readCosts(r *wire.Reader, version uint64) costs {
-	c := costs{fallback: readMinRuntime(r), byQueue: map[string]MinRuntime{}}
+	c := costs{fallback: readMinRuntime(r, version), byQueue: map[string]MinRuntime{}}
 	for range r.Len(2) {
 		name := r.String()
-		c.byQueue[name] = readMinRuntime(r)
+		c.byQueue[name] = readMinRuntime(r, version)
 	}
 	named := r.Bool()
 	n := r.Len(1)
@@ -184,10 +184,14 @@ func readCosts(r *wire.Reader, version uint64) costs {
 func writeMinRuntime(w *wire.Writer, m MinRuntime) {
 	w.Int(int64(m.Preempt))
 	w.Int(int64(m.Reclaim))
+	w.Int(int64(m.Patience))
 }
 
-func readMinRuntime(r *wire.Reader) MinRuntime {
+func readMinRuntime(r *wire.Reader, version uint64) MinRuntime {
 	m := MinRuntime{Preempt: time.Duration(r.Int()), Reclaim: time.Duration(r.Int())}
+	if version >= 6 {
+		m.Patience = time.Duration(r.Int())
+	}
 	if !m.valid() {
 		r.Fail("minimum runtime " + m.String() + " " + minRuntimeRule)
 	}
@@ -366,6 +370,7 @@ func readGate(r *wire.Reader, version uint64) (*Gate, error) {
 		return nil, r.Err()
 	}
 	g.strategies, g.minRuntimes, g.clock = strategies, c.byQueue, c.clock
+	g.notePatience()
 	for _, n := range g.tree.Nodes() {
 		if g.tree.Kind(n) == quota.KindQueue {
 			g.leaves[n-1].strategy = g.strategyOf(g.tree.Name(n))

@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -420,17 +421,61 @@ func (g *Gate) shield(r *record, sign int32) {
 
 // spared reports whether the planners of s must pass over the running c for the ask a:
 // c has run less than its queue's minimum runtime (Preempt for work of a's queue,
-// Reclaim for work of another), or c's admission evicted the workload s decides.
+// Reclaim for work of another) and the workload s decides has not waited the queue's
+// patience (s.waited), or c's admission evicted the workload s decides.
 func (g *Gate) spared(s *state, c *record, a *ask) bool {
 	m := g.leaves[c.leaf-1].minRun
 	least := m.Reclaim
 	if c.leaf == a.leaf {
 		least = m.Preempt
 	}
-	if least > 0 && s.now.Sub(c.admitted) < least {
+	if least > 0 && s.now.Sub(c.admitted) < least && (m.Patience == 0 || s.waited < m.Patience) {
 		return true
 	}
 	return s.shield != "" && slices.Contains(c.evicted(), s.shield)
+}
+
+// waited returns how long the HIGH/NORMAL r has waited by s's time when that is at
+// least the least patience of any queue's minimum runtime (MinRuntime.Patience): its
+// planners may take work others may not, so it is decided apart from them. 0
+// otherwise.
+func (g *Gate) waited(s *state, r *record) time.Duration {
+	if g.patience == 0 || !r.ask.guaranteed {
+		return 0
+	}
+	if w := s.now.Sub(r.w.Submitted); w >= g.patience {
+		return w
+	}
+	return 0
+}
+
+// notePatience sets Gate.patience after the minimum runtimes changed: the least
+// positive patience of the fallback and of every minimum runtime set by name (one of a
+// queue the gate no longer has only makes more decisions go apart), 0 when none has one.
+func (g *Gate) notePatience() {
+	g.patiences = g.patiences[:0]
+	for _, m := range append([]MinRuntime{g.minFallback}, slices.Collect(maps.Values(g.minRuntimes))...) {
+		if m.Patience > 0 && !slices.Contains(g.patiences, m.Patience) {
+			g.patiences = append(g.patiences, m.Patience)
+		}
+	}
+	slices.Sort(g.patiences)
+	g.patience = 0
+	if len(g.patiences) > 0 {
+		g.patience = g.patiences[0]
+	}
+}
+
+// patienceBucket returns how many of the distinct patiences work that has waited so
+// long has waited: work of one bucket sees the same candidates.
+func (g *Gate) patienceBucket(waited time.Duration) int {
+	n := 0
+	for _, p := range g.patiences {
+		if waited >= p {
+			n++
+		}
+	}
+	return n
 }
 
 // tookFrom reports whether c's admission evicted a workload that the gate still holds

@@ -104,7 +104,8 @@ func (g *Gate) FairSharing() bool { return g.usable() && g.fair }
 
 // SetMinRuntime sets the minimum runtime of queue's LOW work (a queue name, or a
 // top-level pool's name for its shared leaf): a plan does not evict it before it has
-// run m.Preempt for HIGH/NORMAL work of the same queue, m.Reclaim for work of another.
+// run m.Preempt for HIGH/NORMAL work of the same queue, m.Reclaim for work of another,
+// unless that work has waited m.Patience (when set) since its submission.
 // It is kept by name across changes of the pools and Reconfigure; Options.MinRuntime
 // is every other queue's. Decisions held from before are stale.
 func (g *Gate) SetMinRuntime(queue string, m MinRuntime) error {
@@ -117,6 +118,7 @@ func (g *Gate) SetMinRuntime(queue string, m MinRuntime) error {
 	}
 	g.minRuntimes[g.tree.Name(n)] = m
 	g.leaves[n-1].minRun = m
+	g.notePatience()
 	g.changed(changeUsage | changeQueue)
 	return nil
 }

@@ -82,10 +82,12 @@ func classOf(r *record) classKey {
 // verdicts it keeps. Pending work often comes in runs of equal requests (the replicas of
 // a job, a job array), and a deep queue holds many gangs of one shape; each then costs a
 // lookup. The explanation is told about r's gang; one that names another gang's groups
-// in its sentences is not reused. The decision ran no search. It is written to d, which
-// is left as it was when it reports false.
+// in its sentences is not reused. Work decided apart from others of its shape (see
+// Gate.decide: shielded, or past a queue's patience) is neither repeated nor
+// remembered. The decision ran no search. It is written to d, which is left as it was
+// when it reports false.
 func (w *walk) repeat(r *record, d *Decision) bool {
-	if w.g.fair || w.s.search.off || w.g.shielded[r.w.ID] > 0 {
+	if w.g.fair || w.s.search.off || w.g.shielded[r.w.ID] > 0 || w.g.waited(w.s, r) > 0 {
 		return false
 	}
 	// A run of equal requests meets the last one remembered without a lookup.
@@ -128,7 +130,7 @@ func sameVec(a, b []quota.Quantity) bool {
 
 // remember keeps d, a pending decision of r, for repeat.
 func (w *walk) remember(r *record, d Decision) {
-	if w.g.fair || w.s.search.off || w.g.shielded[r.w.ID] > 0 {
+	if w.g.fair || w.s.search.off || w.g.shielded[r.w.ID] > 0 || w.g.waited(w.s, r) > 0 {
 		return
 	}
 	if w.same == nil {

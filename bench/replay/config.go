@@ -106,7 +106,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, &ConfigError{Field: "explain every", Value: strconv.Itoa(c.ExplainEvery), Rule: "must not be negative"}
 	case c.Checkpoint < 0:
 		return c, &ConfigError{Field: "checkpoint", Value: c.Checkpoint.String(), Rule: "must not be negative"}
-	case c.MinRuntime.Preempt < 0 || c.MinRuntime.Reclaim < 0:
+	case c.MinRuntime.Preempt < 0 || c.MinRuntime.Reclaim < 0 || c.MinRuntime.Patience < 0:
 		return c, &ConfigError{Field: "min runtime", Value: c.MinRuntime.String(), Rule: "must not be negative"}
 	case c.MaxViolations < 0:
 		return c, &ConfigError{Field: "max violations", Value: strconv.Itoa(c.MaxViolations), Rule: "must not be negative"}

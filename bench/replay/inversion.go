@@ -162,6 +162,11 @@ type inversionCheck struct {
 	// at is the time of the cycle the decisions were made in, when known: work that
 	// ends by its estimate before a reservation starts was let into its room.
 	at time.Time
+	// patiences holds the distinct positive patiences of the candidates' minimum
+	// runtimes, in order, once the candidates are loaded; waited is how long the
+	// decision whose view is being built has waited (see viewKeyOf).
+	patiences []time.Duration
+	waited    time.Duration
 }
 
 // reset readies c for a check of g's decisions: cluster is a copy of the gate's
@@ -242,7 +247,7 @@ func (c *inversionCheck) check(decisions []admission.Decision) ([]Inversion, err
 			return c.out, err
 		}
 		if inv {
-			c.out = append(c.out, Inversion{Decision: *d, Evicted: c.queues[viewKey{d.Queue, fresh, !c.reclaims(d)}].taken})
+			c.out = append(c.out, Inversion{Decision: *d, Evicted: c.queues[c.viewKeyOf(d, fresh)].taken})
 		}
 	}
 	if anyHeld {
@@ -268,11 +273,29 @@ func (c *inversionCheck) check(decisions []admission.Decision) ([]Inversion, err
 }
 
 // viewKey names a queue's view for decisions made after the cycle's first fresh LOW
-// admissions, and whether it takes LOW work of the queue's own only.
+// admissions, whether it takes LOW work of the queue's own only, and for work that has
+// waited how many of the distinct patiences of the minimum runtimes.
 type viewKey struct {
-	queue string
-	fresh int
-	own   bool
+	queue   string
+	fresh   int
+	own     bool
+	patient int
+}
+
+// viewKeyOf returns the key of the view d is judged on, and sets c.waited to how long
+// d has waited, which protected reads while the view is built.
+func (c *inversionCheck) viewKeyOf(d *admission.Decision, fresh int) viewKey {
+	k := viewKey{queue: d.Queue, fresh: fresh, own: !c.reclaims(d)}
+	c.waited = 0
+	if c.minRun != nil {
+		c.waited = c.now.Sub(d.Workload.Submitted)
+		for _, p := range c.patiences {
+			if c.waited >= p {
+				k.patient++
+			}
+		}
+	}
+	return k
 }
 
 // confirm judges again the pending decision at index i, found inverted on the state
@@ -346,6 +369,7 @@ func (c *inversionCheck) confirm(decisions []admission.Decision, i, fresh, made 
 	var h inversionCheck
 	h.reset(c.gate, cluster, func() []candidate { return low })
 	h.tree, h.low, h.loaded = tree, low, true
+	h.patiences = c.patiences
 	h.now, h.minRun, h.at = c.now, c.minRun, c.at
 	for id, k := range c.fresh {
 		if k < fresh {
@@ -398,8 +422,9 @@ func (c *inversionCheck) inverted(d *admission.Decision, fresh int) (bool, error
 			c.cluster = c.gate.Cluster()
 		}
 		c.low = c.source()
+		c.notePatiences()
 	}
-	v, err := c.view(viewKey{d.Queue, fresh, !c.reclaims(d)})
+	v, err := c.view(c.viewKeyOf(d, fresh))
 	if err != nil || v == nil {
 		return false, err
 	}
@@ -723,8 +748,24 @@ func (c *inversionCheck) candidates(queue string) []int {
 	return out
 }
 
+// notePatiences lists the distinct positive patiences of the candidates' queues'
+// minimum runtimes.
+func (c *inversionCheck) notePatiences() {
+	c.patiences = c.patiences[:0]
+	if c.minRun == nil {
+		return
+	}
+	for i := range c.low {
+		if p := c.minRun(c.low[i].queue).Patience; p > 0 && !slices.Contains(c.patiences, p) {
+			c.patiences = append(c.patiences, p)
+		}
+	}
+	slices.Sort(c.patiences)
+}
+
 // protected reports whether candidate i has run less than its queue's minimum
-// runtime for work of queue: Preempt for its own queue, Reclaim for another.
+// runtime for work of queue — Preempt for its own queue, Reclaim for another — while
+// the decision judged has waited less than its patience (c.waited).
 func (c *inversionCheck) protected(i int, queue string) bool {
 	if c.minRun == nil {
 		return false
@@ -734,7 +775,7 @@ func (c *inversionCheck) protected(i int, queue string) bool {
 	if c.low[i].queue == queue {
 		least = m.Preempt
 	}
-	return c.now.Sub(c.low[i].admitted) < least
+	return c.now.Sub(c.low[i].admitted) < least && (m.Patience == 0 || c.waited < m.Patience)
 }
 
 // reclaimable reports whether a LOW workload of queue q, using request, may be taken
@@ -763,13 +804,18 @@ func poolOf(t *quota.Tree, n quota.NodeID) quota.NodeID {
 	}
 }
 
-// keyOf is the cache key of a decision: its queue, its charged request and, for a
+// keyOf is the cache key of a decision: its queue, the view it is judged on (see
+// viewKeyOf), its charged request and, for a
 // gang, the compiled tree and the per-pod requests (the gang's name only names the
 // placement, it does not change where the pods fit).
 func (c *inversionCheck) keyOf(d *admission.Decision, fresh int) []byte {
+	vk := c.viewKeyOf(d, fresh)
 	k := append(c.key[:0], d.Queue...)
 	k = append(k, 2)
 	k = strconv.AppendInt(k, int64(fresh), 10)
+	k = append(k, 2)
+	k = strconv.AppendInt(k, int64(vk.patient), 10)
+	k = strconv.AppendBool(k, vk.own)
 	for _, x := range d.Request {
 		k = append(k, 0)
 		k = strconv.AppendInt(k, int64(x), 10)

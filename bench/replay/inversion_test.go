@@ -296,3 +296,21 @@ func TestInversionsAtHonourMinimumRuntimes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, [][]admission.WorkloadID{{"h", "l2", "l1"}}, ids(inv), "without a time, minimum runtimes are left out")
 }
+
+// TestInversionsAtHonourPatience: the same LOW work with a patience of 3 minutes on its
+// minimum runtime. The HIGH pod was submitted at t0; at 2 minutes it has not waited
+// the patience and the work is protected; at 5 minutes it has, and evicting the work
+// inside its minimum runtime is a plan it waits behind: an inversion.
+func TestInversionsAtHonourPatience(t *testing.T) {
+	s := newSmallGate(t)
+	s.run("l1", "pool0", quota.Low, 1000, "n1", 0)
+	s.run("l2", "pool0", quota.Low, 1000, "n2", 1)
+	require.NoError(t, s.gate.SetMinRuntime("pool0--shared", admission.MinRuntime{Preempt: 10 * time.Minute, Patience: 3 * time.Minute}))
+	d := s.waiting("h", "pool0", quota.High, 2000, admission.ReasonPlacement)
+	inv, err := CheckInversionsAt(s.gate, []admission.Decision{d}, s.t0.Add(2*time.Minute))
+	require.NoError(t, err)
+	assert.Empty(t, inv, "h has waited 2 minutes of the 3")
+	inv, err = CheckInversionsAt(s.gate, []admission.Decision{d}, s.t0.Add(5*time.Minute))
+	require.NoError(t, err)
+	assert.Equal(t, [][]admission.WorkloadID{{"h", "l2", "l1"}}, ids(inv))
+}

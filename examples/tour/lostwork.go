@@ -69,13 +69,18 @@ func tourLostWork(w io.Writer) {
 			fmt.Fprintf(w, "  %-16s %s, evicting %s, which loses %s (%.2f GPU-hours)\n", how+":", d.Message(), v.Workload.ID, v.LostWork, v.LostWork.Hours())
 		}
 	}
-	g, err := build(admission.Options{LeastLostWork: true, MinRuntime: admission.MinRuntime{Preempt: 3 * time.Hour}})
+	g, err := build(admission.Options{LeastLostWork: true, MinRuntime: admission.MinRuntime{Preempt: 3 * time.Hour, Patience: 10 * time.Minute}})
 	if err != nil {
 		fmt.Fprintln(w, err)
 		return
 	}
 	d, _ := g.DecideAt(serve, minute(120))
 	fmt.Fprintf(w, "  with a minimum runtime of 3h before preemption: %s\n", d.Message())
+	d, _ = g.DecideAt(serve, minute(130))
+	fmt.Fprintf(w, "  and a patience of 10m, at 11:10 serve has waited it: %s\n", d.Message())
+	for _, v := range d.Plan {
+		fmt.Fprintf(w, "    evicting %s, which loses %s\n", v.Workload.ID, v.LostWork)
+	}
 	tourLostWorkNodes(w, minute)
 }
 

@@ -24,6 +24,7 @@ type Change struct {
 	strategies []poolStrategy // by pool index, each pool once
 	leastLost  toggle
 	minRuntime optDuration
+	patience   optDuration
 	checkpoint optDuration
 	period     optDuration
 }
@@ -58,7 +59,7 @@ const maxPools = 10_000
 
 // keys lists the settings in the order String writes them, for the error that names
 // an unknown key.
-const keys = "pools, quota, fair, weight.<pool>, strategy, strategy.<pool>, least-lost-work, min-runtime, checkpoint, period"
+const keys = "pools, quota, fair, weight.<pool>, strategy, strategy.<pool>, least-lost-work, min-runtime, patience, checkpoint, period"
 
 // ParseChange reads a change: comma-separated key=value settings, each key at most
 // once, spaces around them ignored; the empty string is the zero Change. A setting
@@ -137,6 +138,8 @@ func (c *Change) set(key, value string) error {
 		c.leastLost, err = parseToggle(key, value)
 	case "min-runtime":
 		c.minRuntime, err = parseDuration(key, value, false)
+	case "patience":
+		c.patience, err = parseDuration(key, value, false)
 	case "checkpoint":
 		c.checkpoint, err = parseDuration(key, value, false)
 	case "period":
@@ -252,7 +255,7 @@ func (c Change) String() string {
 	for _, d := range []struct {
 		k string
 		v optDuration
-	}{{"min-runtime", c.minRuntime}, {"checkpoint", c.checkpoint}, {"period", c.period}} {
+	}{{"min-runtime", c.minRuntime}, {"patience", c.patience}, {"checkpoint", c.checkpoint}, {"period", c.period}} {
 		if d.v.set {
 			add(d.k, d.v.d.String())
 		}
@@ -334,7 +337,10 @@ func (c Change) Apply(base Scenario) (Scenario, error) {
 		s.Config.LeastLostWork = false
 	}
 	if c.minRuntime.set {
-		s.Config.MinRuntime = admission.MinRuntime{Preempt: c.minRuntime.d, Reclaim: c.minRuntime.d}
+		s.Config.MinRuntime = admission.MinRuntime{Preempt: c.minRuntime.d, Reclaim: c.minRuntime.d, Patience: s.Config.MinRuntime.Patience}
+	}
+	if c.patience.set {
+		s.Config.MinRuntime.Patience = c.patience.d
 	}
 	if c.checkpoint.set {
 		s.Config.Checkpoint = c.checkpoint.d

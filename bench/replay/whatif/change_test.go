@@ -21,8 +21,8 @@ func TestParseChange(t *testing.T) {
 		{"fair=on", "fair=on", ""},
 		{" weight.pool1 = 3 , fair=on", "fair=on,weight.pool1=3", ""},
 		{"weight.pool10=2,weight.pool2=1,weight.pool0=0", "weight.pool0=0,weight.pool2=1,weight.pool10=2", ""},
-		{"period=5s,checkpoint=1h30m,min-runtime=90s,least-lost-work=off,strategy.pool1=strictfifo,strategy=BestEffortFIFO,quota=0.5:0.25:0.25,pools=3",
-			"pools=3,quota=0.5:0.25:0.25,strategy=BestEffortFIFO,strategy.pool1=StrictFIFO,least-lost-work=off,min-runtime=1m30s,checkpoint=1h30m0s,period=5s", ""},
+		{"period=5s,checkpoint=1h30m,patience=5m,min-runtime=90s,least-lost-work=off,strategy.pool1=strictfifo,strategy=BestEffortFIFO,quota=0.5:0.25:0.25,pools=3",
+			"pools=3,quota=0.5:0.25:0.25,strategy=BestEffortFIFO,strategy.pool1=StrictFIFO,least-lost-work=off,min-runtime=1m30s,patience=5m0s,checkpoint=1h30m0s,period=5s", ""},
 		{"checkpoint=0", "checkpoint=0s", ""},
 		{"fair", "", `whatif: invalid setting "fair": must be key=value, with key one of ` + keys},
 		{"fair=on,", "", `whatif: invalid change "fair=on,": has an empty setting`},
@@ -42,6 +42,7 @@ func TestParseChange(t *testing.T) {
 		{"weight.team=2", "", `whatif: invalid weight.team: must name a pool of the replay: pool0, pool1, …`},
 		{"strategy=LIFO", "", `whatif: invalid strategy "LIFO": must be BestEffortFIFO or StrictFIFO`},
 		{"min-runtime=-1m", "", `whatif: invalid min-runtime "-1m": must not be negative`},
+		{"patience=-1m", "", `whatif: invalid patience "-1m": must not be negative`},
 		{"checkpoint=often", "", `whatif: invalid checkpoint "often": must be a duration, such as 90s or 10m`},
 		{"period=0s", "", `whatif: invalid period "0s": must be positive`},
 	} {
@@ -94,6 +95,14 @@ func TestApply(t *testing.T) {
 	got, err = MustApply(t, "fair=off,least-lost-work=off", got)
 	require.NoError(t, err)
 	assert.False(t, got.FairSharing || got.Config.LeastLostWork)
+
+	// A patience goes with the minimum runtime, whichever the change names first.
+	got, err = MustApply(t, "patience=5m,min-runtime=30m", base)
+	require.NoError(t, err)
+	assert.Equal(t, admission.MinRuntime{Preempt: 30 * time.Minute, Reclaim: 30 * time.Minute, Patience: 5 * time.Minute}, got.Config.MinRuntime)
+	got, err = MustApply(t, "patience=0s", got)
+	require.NoError(t, err)
+	assert.Equal(t, admission.MinRuntime{Preempt: 30 * time.Minute, Reclaim: 30 * time.Minute}, got.Config.MinRuntime)
 }
 
 // MustApply parses s and applies it to base.

@@ -206,6 +206,10 @@ func randomScenario(rng *rand.Rand) (Scenario, string) {
 		s.Config.Checkpoint = time.Duration(rng.IntN(4)) * time.Minute
 		says = append(says, "checkpoint="+s.Config.Checkpoint.String())
 	}
+	if m := &s.Config.MinRuntime; m.Preempt > 0 && rng.IntN(2) == 0 {
+		m.Patience = time.Duration(1+rng.IntN(120)) * time.Second
+		says = append(says, "patience="+m.Patience.String())
+	}
 	rng.Shuffle(len(says), func(i, j int) { says[i], says[j] = says[j], says[i] })
 	return s, strings.Join(says, ", ")
 }

@@ -63,11 +63,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		minRun    = fs.Duration("min-runtime", 0, "every queue's minimum runtime of LOW work before a plan may evict it, for preemption and reclaim alike")
 		minPre    = fs.Duration("min-runtime-preempt", -1, "as -min-runtime, for preemption by work of the same queue only (overrides -min-runtime there)")
 		minRec    = fs.Duration("min-runtime-reclaim", -1, "as -min-runtime, for reclaim by work of another queue only (overrides -min-runtime there)")
+		patience  = fs.Duration("patience", 0, "with a minimum runtime: HIGH/NORMAL work that has waited this long since its submission may evict LOW work inside its minimum runtime (0: never)")
 		reserve   = fs.Duration("reserve", 0, "a gang that has waited this long reserves room, and work runs for its recorded lifetime by its estimate (0: no reservations)")
 		noChecks  = fs.Bool("no-checks", false, "skip the checks after each cycle, to time the gate alone (nothing is then verified)")
 		cpuProf   = fs.String("cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof reads it)")
 		whatIf    = fs.String("whatif", "", "replay twice, as set up and under this change, and print both side by side per pool, e.g. 'fair=on,weight.pool1=3' (settings: "+
-			"pools, quota=a:b:…, fair, weight.<pool>, strategy, strategy.<pool>, least-lost-work, min-runtime, checkpoint, period)")
+			"pools, quota=a:b:…, fair, weight.<pool>, strategy, strategy.<pool>, least-lost-work, min-runtime, patience, checkpoint, period)")
 		whatBase = fs.String("whatif-base", "", "with -whatif: settings of the base run beyond the other flags, in the same syntax, e.g. 'fair=on'")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -119,7 +120,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	clock := func() time.Duration { return time.Since(start) }
 	cfg := replay.Config{Pools: *pools, Quota: fractions, Squeeze: *squeeze, Copies: *copies,
 		Period: *period, Clock: clock, MaxViolations: *maxViol, Flavors: *flavors, PoolFlavors: *poolFl, SkipChecks: *noChecks, ExplainEvery: *explainN,
-		LeastLostWork: *leastLost, Checkpoint: *ckpt, MinRuntime: minRuntimeOf(*minRun, *minPre, *minRec), Reserve: *reserve}
+		LeastLostWork: *leastLost, Checkpoint: *ckpt, MinRuntime: minRuntimeOf(*minRun, *minPre, *minRec, *patience), Reserve: *reserve}
 	if *whatIf != "" {
 		return whatIfRun(cfg, *whatBase, *whatIf, nodes, pods, name, stdout, stderr)
 	}
@@ -276,9 +277,9 @@ func profile(path string) (stop func(), err error) {
 }
 
 // minRuntimeOf is the minimum runtime the flags give: all for both, each of preempt and
-// reclaim where it is set (not negative).
-func minRuntimeOf(all, preempt, reclaim time.Duration) admission.MinRuntime {
-	m := admission.MinRuntime{Preempt: all, Reclaim: all}
+// reclaim where it is set (not negative), with its patience.
+func minRuntimeOf(all, preempt, reclaim, patience time.Duration) admission.MinRuntime {
+	m := admission.MinRuntime{Preempt: all, Reclaim: all, Patience: patience}
 	if preempt >= 0 {
 		m.Preempt = preempt
 	}

@@ -72,12 +72,14 @@ func TestRunRefusesBadInput(t *testing.T) {
 	}
 }
 
-// TestMinRuntimeFlags: -min-runtime sets both minimum runtimes, and each of
-// -min-runtime-preempt and -min-runtime-reclaim overrides its own when set.
+// TestMinRuntimeFlags: -min-runtime sets both minimum runtimes, each of
+// -min-runtime-preempt and -min-runtime-reclaim overrides its own when set, and
+// -patience goes with them.
 func TestMinRuntimeFlags(t *testing.T) {
 	m := time.Minute
-	require.Equal(t, admission.MinRuntime{Preempt: 30 * m, Reclaim: 30 * m}, minRuntimeOf(30*m, -1, -1))
-	require.Equal(t, admission.MinRuntime{Preempt: 30 * m, Reclaim: 0}, minRuntimeOf(0, 30*m, -1))
-	require.Equal(t, admission.MinRuntime{Preempt: 10 * m, Reclaim: 0}, minRuntimeOf(10*m, -1, 0))
-	require.Equal(t, admission.MinRuntime{Preempt: 5 * m, Reclaim: 45 * m}, minRuntimeOf(20*m, 5*m, 45*m))
+	require.Equal(t, admission.MinRuntime{Preempt: 30 * m, Reclaim: 30 * m}, minRuntimeOf(30*m, -1, -1, 0))
+	require.Equal(t, admission.MinRuntime{Preempt: 30 * m, Reclaim: 0}, minRuntimeOf(0, 30*m, -1, 0))
+	require.Equal(t, admission.MinRuntime{Preempt: 10 * m, Reclaim: 0}, minRuntimeOf(10*m, -1, 0, 0))
+	require.Equal(t, admission.MinRuntime{Preempt: 5 * m, Reclaim: 45 * m}, minRuntimeOf(20*m, 5*m, 45*m, 0))
+	require.Equal(t, admission.MinRuntime{Preempt: 30 * m, Reclaim: 30 * m, Patience: 5 * m}, minRuntimeOf(30*m, -1, -1, 5*m))
 }
