@@ -117,6 +117,7 @@ func (g *Gate) decide(s *state, p *plans, r *record, d *Decision) ([]*record, *a
 	waited := g.waited(s, r)
 	s.waited = waited
 	var search *searchCache
+	var verdicts planVerdicts
 	switch {
 	case shielded:
 		search = s.search
@@ -128,8 +129,8 @@ func (g *Gate) decide(s *state, p *plans, r *record, d *Decision) ([]*record, *a
 		s.shield = r.w.ID
 	case waited > 0:
 		search = s.search
-		p = p.apartFor(s, g.patienceBucket(waited))
-		s.search = p.search
+		a := p.apartFor(s, g.patienceBucket(waited))
+		p, verdicts = a.p, s.search.swapPlans(a.verdicts)
 	}
 	var victims []*record
 	var why []VictimReason
@@ -145,6 +146,9 @@ func (g *Gate) decide(s *state, p *plans, r *record, d *Decision) ([]*record, *a
 	g.withPlan(s, d, victims, why)
 	if d.Outcome == Pending && (d.Reason == ReasonQuota || d.Reason == ReasonFit || d.Reason == ReasonPlacement) {
 		g.judge(s, r, d)
+	}
+	if !shielded && waited > 0 {
+		s.search.swapPlans(verdicts)
 	}
 	if shielded || waited > 0 {
 		s.search, s.shield, s.waited = search, "", 0

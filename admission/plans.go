@@ -397,30 +397,29 @@ func (g *Gate) withoutPods(s *state, cands []*record) *topology.Cluster {
 
 // apartPlans are the plans of work decided apart from others of its shape for having
 // waited patiences (see Gate.decide), on the state as its counts say, for the work of
-// one bucket (Gate.patienceBucket).
+// one bucket (Gate.patienceBucket): its planners' states, and the verdicts of its plans,
+// which the search cache holds while such work is decided.
 type apartPlans struct {
 	changed, freed uint64
 	bucket         int
 	p              *plans
+	verdicts       planVerdicts
 }
 
 // apartFor returns the plans for work of bucket on s as it is now: the last ones p
 // handed out when nothing changed since and they are of the same bucket, else new
 // ones. Work past the same patiences sees the same candidates, so a run of it on an
-// unchanged state shares what its plans learn, as other work shares p.
-func (p *plans) apartFor(s *state, bucket int) *plans {
+// unchanged state shares what its plans learn, as other work shares p; what a search
+// without evictions finds, all work shares.
+func (p *plans) apartFor(s *state, bucket int) *apartPlans {
 	var changed, freed uint64
 	if s.search != nil {
 		changed, freed = s.search.changed, s.search.freed
 	}
 	if a := p.apart; a != nil && a.changed == changed && a.freed == freed && a.bucket == bucket {
-		return a.p
+		return a
 	}
-	search := s.search
-	if search != nil {
-		search = newSearchCache(true, s.cluster)
-		search.changed, search.freed = changed, freed
-	}
-	p.apart = &apartPlans{changed: changed, freed: freed, bucket: bucket, p: &plans{search: search}}
-	return p.apart.p
+	ap := newPlans(s.search)
+	p.apart = &apartPlans{changed: changed, freed: freed, bucket: bucket, p: &ap, verdicts: newPlanVerdicts()}
+	return p.apart
 }

@@ -416,3 +416,27 @@ type bareVerdict struct {
 	res   topology.Result
 	names []string
 }
+
+// planVerdicts are a cache's verdicts that depend on who may be evicted, plan and
+// quota: work that sees other candidates than the rest of its shape keeps its own
+// (see Gate.decide), and shares the placement verdicts, which depend on the working
+// state alone.
+type planVerdicts struct {
+	plan  map[planKey][]placeFailure
+	quota map[quota.NodeID][]quotaFailure
+}
+
+// newPlanVerdicts returns empty plan verdicts.
+func newPlanVerdicts() planVerdicts {
+	return planVerdicts{plan: map[planKey][]placeFailure{}, quota: map[quota.NodeID][]quotaFailure{}}
+}
+
+// swapPlans puts v in c in place of the plan verdicts it holds, and returns those.
+func (c *searchCache) swapPlans(v planVerdicts) planVerdicts {
+	if c == nil {
+		return v
+	}
+	old := planVerdicts{plan: c.plan, quota: c.quota}
+	c.plan, c.quota = v.plan, v.quota
+	return old
+}
