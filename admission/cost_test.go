@@ -73,17 +73,22 @@ func TestCheapestPlanWeighsSizeAgainstAge(t *testing.T) {
 	assert.Equal(t, LostWork(2*3600), d.LostWork)
 }
 
+// borrowingGate is two pools a and b of 2 GPUs on 4, a's minimum runtime m, and a's LOW
+// work filling a's quota and borrowing b's idle quota, both admitted at t0.
+func borrowingGate(t *testing.T, m MinRuntime) *Gate {
+	t.Helper()
+	g, err := NewForPools(poolSet(t, "a:2", "b:2"), 4, Options{MinRuntimes: map[string]MinRuntime{"a": m}})
+	require.NoError(t, err)
+	running(t, g, wl("own", "a", quota.Low, 2, 0), wl("borrowed", "a", quota.Low, 2, 0))
+	return g
+}
+
 // TestMinRuntimeForPreemptAndReclaim: a queue's LOW work is no candidate before it has
 // run its minimum runtime — Preempt against its own queue's HIGH/NORMAL work, Reclaim
 // against another queue's.
 func TestMinRuntimeForPreemptAndReclaim(t *testing.T) {
 	build := func(t *testing.T) *Gate {
-		g, err := NewForPools(poolSet(t, "a:2", "b:2"), 4, Options{MinRuntimes: map[string]MinRuntime{
-			"a": {Preempt: 10 * time.Minute, Reclaim: 30 * time.Minute}}})
-		require.NoError(t, err)
-		// a's LOW work fills a's quota and borrows b's idle quota.
-		running(t, g, wl("own", "a", quota.Low, 2, 0), wl("borrowed", "a", quota.Low, 2, 0))
-		return g
+		return borrowingGate(t, MinRuntime{Preempt: 10 * time.Minute, Reclaim: 30 * time.Minute})
 	}
 	t.Run("preempt", func(t *testing.T) {
 		g := build(t)
@@ -132,13 +137,7 @@ func TestMinRuntimeForPreemptAndReclaim(t *testing.T) {
 // snapshot keeps the patience.
 func TestPatienceEndsTheProtection(t *testing.T) {
 	m := MinRuntime{Preempt: 10 * time.Minute, Reclaim: 30 * time.Minute, Patience: 3 * time.Minute}
-	build := func(t *testing.T) *Gate {
-		g, err := NewForPools(poolSet(t, "a:2", "b:2"), 4, Options{MinRuntimes: map[string]MinRuntime{"a": m}})
-		require.NoError(t, err)
-		// a's LOW work fills a's quota and borrows b's idle quota.
-		running(t, g, wl("own", "a", quota.Low, 2, 0), wl("borrowed", "a", quota.Low, 2, 0))
-		return g
-	}
+	build := func(t *testing.T) *Gate { return borrowingGate(t, m) }
 	t.Run("decide", func(t *testing.T) {
 		g := build(t)
 		got, err := g.MinRuntime("a")
