@@ -45,7 +45,22 @@ func (g *Gate) costOf(s *state, victims []*record) planCost {
 // before any eviction fails it after every one: no plan can take it. It stops once it
 // has found more than most, when most is not negative: a caller that weighs every set
 // only up to a bound need not list thousands.
+//
+// The list depends on the state, on a's queue and on which resources a asks alone (and
+// on whose decision it is, which Gate.decide keeps apart), so a cycle lists it once for
+// every request of that queue and resources on one state; callers only read it.
 func (g *Gate) candidates(s *state, a *ask, quotaOnly bool, most int) []*record {
+	key := candKey{leaf: a.leaf, asked: optKeyOf(a).asked, quotaOnly: quotaOnly, most: most}
+	if list, ok := s.search.candidatesOf(key); ok {
+		return list
+	}
+	out := g.listCandidates(s, a, quotaOnly, most)
+	s.search.noteCandidates(key, out)
+	return out
+}
+
+// listCandidates lists what candidates returns.
+func (g *Gate) listCandidates(s *state, a *ask, quotaOnly bool, most int) []*record {
 	var out []*record
 	spares := g.spares(s)
 	order := g.lowOrder(s)

@@ -40,6 +40,9 @@ type searchCache struct {
 	// evicts LOW work only), so each verdict holds for the whole cycle.
 	guarded map[string][]placeFailure
 	quota   map[quota.NodeID][]quotaFailure
+	// cands holds the candidates a cheapest-plan search listed for a request of one
+	// queue and set of resources asked, on the state as changed counts it.
+	cands map[candKey]candList
 	// placeMemo holds, per request key (by its hash), which placement failure answers
 	// it, and noted counts the failures noted, which end every memo (see
 	// failedPlacement).
@@ -103,7 +106,7 @@ type quotaFailure struct {
 // selectors are within others.
 func newSearchCache(off bool, cluster *topology.Cluster) *searchCache {
 	return &searchCache{off: off, placement: map[string][]placeFailure{}, plan: map[planKey][]placeFailure{},
-		quota: map[quota.NodeID][]quotaFailure{}, placeMemo: map[uint64]placeMemo{}, cluster: cluster}
+		quota: map[quota.NodeID][]quotaFailure{}, cands: map[candKey]candList{}, placeMemo: map[uint64]placeMemo{}, cluster: cluster}
 }
 
 // dominates reports whether a request of signature s needs at least what one of
@@ -417,18 +420,19 @@ type bareVerdict struct {
 	names []string
 }
 
-// planVerdicts are a cache's verdicts that depend on who may be evicted, plan and
-// quota: work that sees other candidates than the rest of its shape keeps its own
-// (see Gate.decide), and shares the placement verdicts, which depend on the working
-// state alone.
+// planVerdicts are a cache's verdicts that depend on who may be evicted — plan, quota
+// and the candidates listed — : work that sees other candidates than the rest of its
+// shape keeps its own (see Gate.decide), and shares the placement verdicts, which
+// depend on the working state alone.
 type planVerdicts struct {
 	plan  map[planKey][]placeFailure
 	quota map[quota.NodeID][]quotaFailure
+	cands map[candKey]candList
 }
 
 // newPlanVerdicts returns empty plan verdicts.
 func newPlanVerdicts() planVerdicts {
-	return planVerdicts{plan: map[planKey][]placeFailure{}, quota: map[quota.NodeID][]quotaFailure{}}
+	return planVerdicts{plan: map[planKey][]placeFailure{}, quota: map[quota.NodeID][]quotaFailure{}, cands: map[candKey]candList{}}
 }
 
 // swapPlans puts v in c in place of the plan verdicts it holds, and returns those.
@@ -436,7 +440,43 @@ func (c *searchCache) swapPlans(v planVerdicts) planVerdicts {
 	if c == nil {
 		return v
 	}
-	old := planVerdicts{plan: c.plan, quota: c.quota}
-	c.plan, c.quota = v.plan, v.quota
+	old := planVerdicts{plan: c.plan, quota: c.quota, cands: c.cands}
+	c.plan, c.quota, c.cands = v.plan, v.quota, v.cands
 	return old
+}
+
+// candKey names a list of candidates: for a request of queue leaf asking the resources
+// asked marks (one byte a resource), for a quota plan or one that frees nodes, listed
+// up to most.
+type candKey struct {
+	leaf      quota.NodeID
+	asked     string
+	quotaOnly bool
+	most      int
+}
+
+// candList is a list of candidates and the state it was listed on.
+type candList struct {
+	gen  uint64
+	list []*record
+}
+
+// candidatesOf returns the candidates listed for k on the state as it is, if any.
+func (c *searchCache) candidatesOf(k candKey) ([]*record, bool) {
+	if c == nil || c.off {
+		return nil, false
+	}
+	l, ok := c.cands[k]
+	if !ok || l.gen != c.changed {
+		return nil, false
+	}
+	return l.list, true
+}
+
+// noteCandidates keeps list, the candidates for k on the state as it is.
+func (c *searchCache) noteCandidates(k candKey, list []*record) {
+	if c == nil || c.off {
+		return
+	}
+	c.cands[k] = candList{gen: c.changed, list: list}
 }
