@@ -21,6 +21,9 @@ import (
 //   - quota: a request did not fit its queue's tree even with every quota candidate
 //     evicted; it holds until the next admission or eviction, like plan.
 //
+// Beside the verdicts it keeps the candidates a cheapest-plan search listed (cands),
+// which hold, like plan verdicts, until the next admission or eviction.
+//
 // A verdict also answers for every request that dominates the one that failed: for a
 // placement, the same frame with at least as many pods of at least as large a shape, on
 // nodes among those the failed one could use (see dominates); for
