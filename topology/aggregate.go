@@ -13,9 +13,9 @@ import (
 // units that best fit compares for a constraint with several shapes.
 //
 // They count only the nodes placement may use (usable: inside the topology), each with
-// what it has free, never less than nothing. update keeps them in step with every change
-// of the free capacity. Invariants, for every internal level l, domain d and resource
-// column j:
+// what it has free, never less than nothing. The updater keeps them in step with every
+// change of the free capacity. Invariants, for every internal level l, domain d and
+// resource column j:
 //
 //   - sums[l][d*nr+j] = Σ over the domain's nodes of avail(i, j), the node's free
 //     quantity clamped to [0, clamp] (0 for a node placement never uses), where clamp =
@@ -117,12 +117,18 @@ func (c *Cluster) buildAggregates() {
 	a.nmax, a.nsize = newCow(t), p
 }
 
-// chunkMax returns the largest raw quantity of column j on the nodes of node i's chunk.
-func (c *Cluster) chunkMax(i int32, j int) int64 {
-	lo := int(i) / nodeChunk * nodeChunk
+// chunkMax returns the largest raw quantity of column j on the nodes of chunk ch, which
+// is known to be at most bound: the scan stops at the first node that has it.
+func (c *Cluster) chunkMax(ch, j int, bound int64) int64 {
+	nr := len(c.res)
 	var m int64
-	for x := lo; x < min(lo+nodeChunk, len(c.names)); x++ {
-		m = max(m, c.raw(int32(x), j))
+	for x := ch * nodeChunk; x < min((ch+1)*nodeChunk, len(c.names)); x++ {
+		if !c.usable(int32(x)) {
+			continue
+		}
+		if m = max(m, c.free[x*nr+j]); m >= bound {
+			break
+		}
 	}
 	return m
 }
@@ -150,13 +156,152 @@ func setTree(t []int64, p, i int, v int64) {
 }
 
 // change adds sign × use to the free capacity of the nodes (an Unlimited quantity stays
-// Unlimited), and takes it from what the placements applied hold, through update. take
-// and give check first that used stays within 0 and Unlimited − 1, so it is exact.
+// Unlimited), and takes it from what the placements applied hold, through an updater.
+// take and give check first that used stays within 0 and Unlimited − 1, so it is exact.
 func (c *Cluster) change(use []nodeUse, sign int64) {
+	u := c.startUpdate()
+	for _, x := range use {
+		u.change(x, sign)
+	}
+	u.finish()
+}
+
+// update changes node i with mutate, which may change its free capacity or whether
+// placement may use it, and keeps the aggregates and the cached shape counts in step.
+func (c *Cluster) update(i int32, mutate func()) {
+	u := c.startUpdate()
+	u.before(i)
+	mutate()
+	u.after(i)
+	u.finish()
+}
+
+// updater keeps the aggregates and the cached shape counts in step with a change of
+// nodes: startUpdate, then, for each node changed, in node order and each once, either
+// change, or before, the change of its free capacity or of whether placement may use
+// it, and after; then finish. Every change to what placement reads of a node goes
+// through one. Each node's contribution is taken before and after its change. Since
+// the nodes of a domain are consecutive, the walk gathers what they add to their
+// domain of the narrowest level that holds several nodes, and adds it to the domain,
+// and from there to the domain's parent, once it leaves the domain: each domain's sums
+// and tree entries are updated once, however many of its nodes change, and a node adds
+// its deltas to one domain rather than to one per level. It lives in the Cluster's
+// changeScratch, so that a change allocates nothing of its own.
+//
+// Invariant while unused: pend is all -1, and delta, node, rose and fell are all zeros
+// up to their capacity.
+type updater struct {
+	c      *Cluster
+	width  int // len(res) + the cached shapes
+	gather int // the narrowest level whose domains may hold several nodes
+	// pend[l] is the domain of level l that delta[l*width:(l+1)*width] gathers for, -1
+	// for none: what its nodes seen so far add to it, per column to the clamped sums,
+	// then per cached shape to the counts.
+	pend  []int32
+	delta []int64
+	node  []int64 // the current node's own deltas, width of them
+	raw   []int64 // the current node's raw quantities before its change
+	// The maximum of a chunk of nodes is worked out once for all its nodes that change,
+	// when the walk leaves the chunk: nodes come in order, and a plan or a failed node
+	// changes many nodes of a chunk at once. Per column: the largest quantity a node of
+	// the chunk rose to, and the largest one fell from (0 for none: a quantity that
+	// changes is above 0 on one side). The chunk's nodes are read again only when a node
+	// fell from the chunk's maximum; else the maximum is the larger of the old one and
+	// what the nodes rose to.
+	chunk int
+	rose  []int64
+	fell  []int64
+}
+
+// startUpdate returns c's updater, ready for a change of c's nodes.
+func (c *Cluster) startUpdate() *updater {
+	u := &c.changes().upd
+	nr, nl := len(c.res), len(c.lv)
+	u.c, u.chunk = c, -1
+	u.width = nr + len(c.shapes.entries)
+	// The levels of one node per domain come last (a narrower level has at least as
+	// many domains); the whole cluster's and the topology's never are.
+	u.gather = nl - 1
+	for u.gather > 1 && c.agg.single[u.gather] {
+		u.gather--
+	}
+	if len(u.pend) != nl {
+		u.pend = make([]int32, nl)
+		for l := range u.pend {
+			u.pend[l] = -1
+		}
+	}
+	u.delta = zeroed(u.delta, nl*u.width)
+	u.node = zeroed(u.node, u.width)
+	u.raw = zeroed(u.raw, nr)
+	u.rose = zeroed(u.rose, nr)
+	u.fell = zeroed(u.fell, nr)
+	return u
+}
+
+// zeroed returns s with length n, whose every element up to its capacity is zero
+// (the updater's invariant), or a new slice when it is too short.
+func zeroed[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// enter moves the walk to node i's chunk.
+func (u *updater) enter(i int32) {
+	if ch := int(i) / nodeChunk; ch != u.chunk {
+		u.leave()
+		u.chunk = ch
+	}
+}
+
+// before takes node i's contribution before its change.
+func (u *updater) before(i int32) {
+	u.enter(i)
+	c := u.c
+	if !c.usable(i) {
+		clear(u.raw)
+		return
+	}
 	nr := len(c.res)
-	c.update(len(use), func(x int) int32 { return use[x].node }, func(x int, i int32) {
-		free, used := c.free[int(i)*nr:(int(i)+1)*nr], c.used[int(i)*nr:(int(i)+1)*nr]
-		for j, q := range use[x].vec {
+	for j, q := range c.free[int(i)*nr : (int(i)+1)*nr] {
+		u.raw[j] = max(0, q)
+	}
+}
+
+// after takes node i's contribution after its change, and adds the difference to its
+// domains.
+func (u *updater) after(i int32) {
+	c := u.c
+	nr := len(c.res)
+	changed := false
+	usable := c.usable(i)
+	free := c.free[int(i)*nr : (int(i)+1)*nr]
+	for j, was := range u.raw {
+		var now int64
+		if usable {
+			now = max(0, free[j])
+		}
+		if now != was {
+			u.moved(j, was, now)
+			changed = true
+		}
+	}
+	u.settle(i, changed)
+}
+
+// change is before, the change of use.node's free capacity by sign × use.vec (and of
+// what the placements applied hold by the opposite), and after, in one pass over the
+// node's columns.
+func (u *updater) change(use nodeUse, sign int64) {
+	c, i := u.c, use.node
+	nr := len(c.res)
+	free, used := c.free[int(i)*nr:(int(i)+1)*nr], c.used[int(i)*nr:(int(i)+1)*nr]
+	if !c.usable(i) {
+		// Placement never uses the node: it offers nothing and counts no pods either
+		// way, and no aggregate changes.
+		for j, q := range use.vec {
 			free[j] = sat.Add(free[j], sign*q)
 			if sign < 0 {
 				used[j] = sat.Add(used[j], q)
@@ -164,109 +309,155 @@ func (c *Cluster) change(use []nodeUse, sign int64) {
 				used[j] = sat.Sub(used[j], q)
 			}
 		}
-	})
+		return
+	}
+	u.enter(i)
+	changed := false
+	for j, q := range use.vec {
+		if q == 0 {
+			continue // adding 0 changes no quantity, Unlimited or not
+		}
+		was := max(0, free[j])
+		// The test of the sign is left to the branch predictor: it is the same for
+		// every column.
+		if sign < 0 {
+			free[j] = sat.Add(free[j], -q)
+			used[j] = sat.Add(used[j], q)
+		} else {
+			free[j] = sat.Add(free[j], q)
+			used[j] = sat.Sub(used[j], q)
+		}
+		if now := max(0, free[j]); now != was {
+			u.moved(j, was, now)
+			changed = true
+		}
+	}
+	u.settle(i, changed)
 }
 
-// update changes n nodes, at(0) … at(n-1) in node order and each once, with mutate,
-// which may change their free capacity or whether placement may use them, and keeps the
-// aggregates and the cached shape counts in step. Every change to what placement reads
-// of a node goes through it. Each node's contribution is taken before and after mutate;
-// since the nodes of a domain are consecutive, each domain's sums and tree entries are
-// updated once, however many of its nodes change.
-func (c *Cluster) update(n int, at func(x int) int32, mutate func(x int, i int32)) {
+// moved records that the current node's raw quantity of column j went from was to now.
+func (u *updater) moved(j int, was, now int64) {
+	clamp := u.c.agg.clamp
+	u.node[j] = min(now, clamp) - min(was, clamp)
+	if now > was {
+		u.rose[j] = max(u.rose[j], now)
+	} else {
+		u.fell[j] = max(u.fell[j], was)
+	}
+}
+
+// settle brings node i's cached shape counts up to date, and adds its deltas, those of
+// its columns when changed, to its domains.
+func (u *updater) settle(i int32, changed bool) {
+	c := u.c
 	nr := len(c.res)
-	a := &c.agg
-	shapes := c.shapes.entries
-	// pending[l] accumulates what the nodes seen so far add to one domain of level l:
-	// per column to the clamped sums, then per cached shape to the counts.
-	type pend struct {
-		d     int32
-		delta []int64
-	}
-	width := nr + len(shapes)
-	pending := make([]pend, len(c.lv))
-	buf := make([]int64, len(c.lv)*width+width+2*nr)
-	for l := range pending {
-		pending[l] = pend{d: -1, delta: buf[l*width : (l+1)*width]}
-	}
-	node := buf[len(c.lv)*width : len(c.lv)*width+width] // the current node's own deltas
-	before := buf[len(c.lv)*width+width:]                // its raw quantities before mutate
-	flush := func(l int) {
-		p := &pending[l]
-		if p.d < 0 {
-			return
+	node := u.node
+	for s, e := range c.shapes.entries {
+		old := e.cnt.s[i]
+		now := e.countAt(c, i)
+		if now == old {
+			continue
 		}
-		c.flushDomain(l, p.d, p.delta)
-		clear(p.delta)
-		p.d = -1
-	}
-	// The maximum of a chunk of nodes is worked out once for all its nodes that change,
-	// when the walk leaves the chunk: nodes come in order, and a plan or a failed node
-	// changes many nodes of a chunk at once.
-	chunk, dirty := -1, make([]bool, nr)
-	leave := func() {
-		for j, d := range dirty {
-			if d {
-				setTree(a.nmax.own()[j*2*a.nsize:(j+1)*2*a.nsize], a.nsize, chunk, c.chunkMax(int32(chunk*nodeChunk), j))
-				dirty[j] = false
+		e.cnt.own()[i] = now
+		node[nr+s] = int64(now - old)
+		changed = true
+		if t := e.byNode; t != nil {
+			if old > 0 {
+				t.Delete(nodeItem{old, i})
+			}
+			if now > 0 {
+				t.ReplaceOrInsert(nodeItem{now, i})
 			}
 		}
 	}
-	for x := range n {
-		i := at(x)
-		if ch := int(i) / nodeChunk; ch != chunk {
-			leave()
-			chunk = ch
-		}
-		for j := range nr {
-			before[j] = c.raw(i, j)
-		}
-		mutate(x, i)
-		clear(node)
-		for j := range nr {
-			after := c.raw(i, j)
-			if after == before[j] {
-				continue
-			}
-			node[j] = min(after, a.clamp) - min(before[j], a.clamp)
-			dirty[j] = true
-		}
-		for s, e := range shapes {
-			old := e.cnt.s[i]
-			now := e.countAt(c, i)
-			if now == old {
-				continue
-			}
-			e.cnt.own()[i] = now
-			node[nr+s] = int64(now - old)
-			if t := e.byNode; t != nil {
-				if old > 0 {
-					t.Delete(nodeItem{old, i})
-				}
-				if now > 0 {
-					t.ReplaceOrInsert(nodeItem{now, i})
-				}
-			}
-		}
-		c.eachDomain(i, func(l int, d int32) {
-			p := &pending[l]
-			if a.single[l] {
-				c.flushDomain(l, d, node) // one node, one domain: nothing to gather
-				return
-			}
-			if p.d != d {
-				flush(l)
-				p.d = d
-			}
-			for col, v := range node {
-				p.delta[col] += v
-			}
-		})
+	if !changed {
+		return // nothing to add to any domain
 	}
-	leave()
-	for l := range pending {
-		flush(l)
+	if int(i) >= c.inTopo {
+		u.add(0, 0, node) // the whole cluster only
+	} else {
+		// A level of one node per domain numbers its domains as its nodes. At the
+		// narrowest level that gathers, the node is most often in the domain gathered
+		// for, that of the node before it, and is searched for only when it is not.
+		l, d := len(c.lv)-1, i
+		for ; l > u.gather; l-- {
+			c.flushDomain(l, d, node) // one node, one domain: nothing to gather
+			d = c.lv[l].parent[d]
+		}
+		if l == len(c.lv)-1 {
+			if p := u.pend[l]; p >= 0 && c.lv[l].start[p] <= i && i < c.lv[l].start[p+1] {
+				d = p
+			} else {
+				d = c.nodeDomain(i, l)
+			}
+		}
+		u.add(l, d, node)
 	}
+	clear(node)
+}
+
+// add adds delta to what level l gathers for domain d, after adding what it gathered
+// for another domain to that one.
+func (u *updater) add(l int, d int32, delta []int64) {
+	if u.pend[l] != d {
+		u.flush(l)
+		u.pend[l] = d
+	}
+	p := u.delta[l*u.width : (l+1)*u.width]
+	for col, v := range delta {
+		p[col] += v
+	}
+}
+
+// flush adds what level l gathered to its domain, and to what the level above gathers
+// for the domain's parent.
+func (u *updater) flush(l int) {
+	d := u.pend[l]
+	if d < 0 {
+		return
+	}
+	p := u.delta[l*u.width : (l+1)*u.width]
+	if l > 0 {
+		u.add(l-1, u.c.lv[l].parent[d], p)
+	}
+	u.c.flushDomain(l, d, p)
+	clear(p)
+	u.pend[l] = -1
+}
+
+// leave sets the node max tree's leaf of the chunk the walk leaves.
+func (u *updater) leave() {
+	if u.chunk < 0 {
+		return
+	}
+	a := &u.c.agg
+	p := a.nsize
+	for j, rose := range u.rose {
+		fell := u.fell[j]
+		if rose == 0 && fell == 0 {
+			continue // no node of the chunk changed the column
+		}
+		was := a.nmax.s[j*2*p+p+u.chunk]
+		m := max(was, rose)
+		if fell > 0 && fell >= was {
+			m = u.c.chunkMax(u.chunk, j, m)
+		}
+		if m != was {
+			setTree(a.nmax.own()[j*2*p:(j+1)*2*p], p, u.chunk, m)
+		}
+		u.rose[j], u.fell[j] = 0, 0
+	}
+}
+
+// finish adds what is still gathered to the aggregates, narrowest level first, so that
+// each level's domain has what the narrower ones added to it.
+func (u *updater) finish() {
+	u.leave()
+	u.chunk = -1
+	for l := len(u.pend) - 1; l >= 0; l-- {
+		u.flush(l)
+	}
+	u.c = nil
 }
 
 // flushDomain adds delta to domain (l, d): per column to the clamped sums and their max
@@ -311,22 +502,6 @@ func (c *Cluster) flushDomain(l int, d int32, delta []int64) {
 			t.ReplaceOrInsert(domItem{before + dx, d})
 		}
 	}
-}
-
-// eachDomain calls fn with every domain that holds node i, narrowest first: one per
-// level for a node inside the topology, the whole cluster only for one outside it.
-func (c *Cluster) eachDomain(i int32, fn func(l int, d int32)) {
-	if int(i) >= c.inTopo {
-		fn(0, 0)
-		return
-	}
-	l := len(c.lv) - 1
-	d := c.nodeDomain(i, l)
-	for ; l > 0; l-- {
-		fn(l, d)
-		d = c.lv[l].parent[d]
-	}
-	fn(0, 0)
 }
 
 // units returns the free quantity of column j in domain (l, d), each node's quantity

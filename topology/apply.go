@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -134,6 +135,11 @@ type nodeUse struct {
 // usage sums the resources of one or more placements per node, in node order,
 // validating as it goes. Errors name the assignment, and the placement when there are
 // several.
+//
+// Each assignment gets a row of its own, and rows of one node are summed once they are
+// sorted: a placement rarely has two assignments on a node, so this allocates the rows
+// once, at their final size, and looks up no node twice. Every quantity is at least 0,
+// so the sums do not depend on the order they are taken in.
 func (c *Cluster) usage(ps ...Placement) ([]nodeUse, error) {
 	if err := c.built(); err != nil {
 		return nil, err
@@ -143,9 +149,13 @@ func (c *Cluster) usage(ps ...Placement) ([]nodeUse, error) {
 	for _, p := range ps {
 		n += len(p.Assignments)
 	}
-	row := make(map[int32]int, n) // node → its row in sums
-	var sums []int64
-	var order []int32
+	sums := make([]int64, (n+1)*nr)
+	out := make([]nodeUse, 0, n)
+	// The assignments of a group share their Shape map (Place gives them one), so the
+	// map read last, when it was found valid for pods, is read again from per, its
+	// quantity per column (the row past the assignments'), rather than by name.
+	var last uintptr
+	per := sums[n*nr:]
 	for k, p := range ps {
 		field := func(i int) string {
 			if len(ps) > 1 {
@@ -164,40 +174,80 @@ func (c *Cluster) usage(ps ...Placement) ([]nodeUse, error) {
 			if a.Pods < 0 || a.Elastic < 0 || a.Elastic > a.Pods {
 				return nil, placementErr(field(i)+".pods", fmt.Sprintf("%d (elastic %d)", a.Pods, a.Elastic), "pods must not be negative and elastic pods are part of them")
 			}
-			r, seen := row[n]
-			if !seen {
-				r = len(order)
-				row[n] = r
-				order = append(order, n)
-				sums = append(sums, make([]int64, nr)...)
-			}
-			u := sums[r*nr : (r+1)*nr]
-			for name, q := range a.Shape {
-				switch {
-				case name == Pods:
-					return nil, placementErr(field(i)+".shape", fmt.Sprintf("%q", name), "every pod takes one slot; a shape must not list pods")
-				case q < 0:
-					return nil, placementErr(fmt.Sprintf("%s.shape[%q]", field(i), name), fmt.Sprint(q), "quantities must not be negative")
-				case q == 0 || a.Pods == 0:
-					continue
+			r := len(out)
+			u := sums[r*nr : (r+1)*nr : (r+1)*nr]
+			out = append(out, nodeUse{n, u})
+			if id := reflect.ValueOf(a.Shape).Pointer(); id != 0 && id == last {
+				if a.Pods > 0 {
+					for col, q := range per {
+						if q != 0 {
+							addUse(u, col, a.Pods, q)
+						}
+					}
 				}
-				col, ok := c.resIdx[name]
-				if !ok {
-					return nil, placementErr(fmt.Sprintf("%s.shape[%q]", field(i), name), fmt.Sprint(q), "no node has this resource")
+			} else {
+				last = 0 // per is about to change
+				if err := c.shapeUse(a, u, per, field, i); err != nil {
+					return nil, err
 				}
-				addUse(u, col, a.Pods, q)
+				if a.Pods > 0 {
+					last = id
+				}
 			}
 			if c.slots >= 0 {
 				addUse(u, c.slots, a.Pods, 1)
 			}
 		}
 	}
-	out := make([]nodeUse, len(order))
-	for r, n := range order {
-		out[r] = nodeUse{n, sums[r*nr : (r+1)*nr : (r+1)*nr]}
-	}
 	slices.SortFunc(out, func(a, b nodeUse) int { return int(a.node - b.node) })
+	// Sum the rows of each node into its first.
+	m := 0
+	for _, u := range out {
+		if m > 0 && out[m-1].node == u.node {
+			for j, q := range u.vec {
+				out[m-1].vec[j] = sat.Add(out[m-1].vec[j], q)
+			}
+			continue
+		}
+		out[m] = u
+		m++
+	}
+	out = out[:m]
+	if 2*m < cap(out) {
+		// Most rows were summed into others: keep only those summed into, since a
+		// footprint holds them.
+		out = slices.Clone(out)
+		kept := make([]int64, m*nr)
+		for r := range out {
+			copy(kept[r*nr:(r+1)*nr], out[r].vec)
+			out[r].vec = kept[r*nr : (r+1)*nr : (r+1)*nr]
+		}
+	}
 	return out, nil
+}
+
+// shapeUse validates the shape of a, assignment i, and adds its pods' quantities to u;
+// it sets per to the quantity of one pod per column when a has pods. field names the
+// assignment in errors.
+func (c *Cluster) shapeUse(a Assignment, u, per []int64, field func(int) string, i int) error {
+	clear(per)
+	for name, q := range a.Shape {
+		switch {
+		case name == Pods:
+			return placementErr(field(i)+".shape", fmt.Sprintf("%q", name), "every pod takes one slot; a shape must not list pods")
+		case q < 0:
+			return placementErr(fmt.Sprintf("%s.shape[%q]", field(i), name), fmt.Sprint(q), "quantities must not be negative")
+		case q == 0 || a.Pods == 0:
+			continue
+		}
+		col, ok := c.resIdx[name]
+		if !ok {
+			return placementErr(fmt.Sprintf("%s.shape[%q]", field(i), name), fmt.Sprint(q), "no node has this resource")
+		}
+		addUse(u, col, a.Pods, q)
+		per[col] = q
+	}
+	return nil
 }
 
 // assignField names assignment i of a placement in errors.

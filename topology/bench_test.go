@@ -268,3 +268,92 @@ func BenchmarkNodeChanges(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkFootprints: the footprint calls of an admission gate trying preemption plans,
+// on a cluster of n nodes with 30 resources each and two pod shapes cached:
+//
+//   - compile: Footprint of a 100-node placement whose assignments share their shape;
+//   - one: ApplyFootprints then RemoveFootprints of that footprint;
+//   - plan: the same of 12 footprints of 20 nodes each at once, which share nodes;
+//   - dense: the same of 80 such footprints, summed by a pass over the nodes.
+func BenchmarkFootprints(b *testing.B) {
+	res := make([]string, 28)
+	for k := range res {
+		res[k] = fmt.Sprintf("r%02d", k)
+	}
+	for _, n := range []int{1_000, 10_000} {
+		nodes := make([]topology.Node, n)
+		for i := range nodes {
+			rack := i / 20
+			free := topology.Resources{"cpu": 128000, "memory": 1 << 40, topology.Pods: 110}
+			for _, r := range res {
+				free[r] = 64
+			}
+			nodes[i] = topology.Node{Name: fmt.Sprintf("node-%05d", i), Free: free,
+				Labels: map[string]string{"block": fmt.Sprintf("b%03d", rack/8), "rack": fmt.Sprintf("r%04d", rack), "hostname": fmt.Sprintf("node-%05d", i)}}
+		}
+		c, err := topology.NewCluster([]string{"block", "rack", "hostname"}, nodes)
+		if err != nil {
+			b.Fatal(err)
+		}
+		shape := topology.Resources{"cpu": 1000, "memory": 1 << 30}
+		for _, r := range res {
+			shape[r] = 1
+		}
+		for _, s := range []topology.Resources{shape, {"cpu": 4000}} {
+			req := topology.Request{Root: topology.Group{Name: "g", Pods: 4, Shape: s, Constraint: topology.Constraint{Required: "rack"}}}
+			if _, err := c.Place(req, topology.Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		// placement puts a pod on each of count nodes, every step-th from first on.
+		placement := func(first, count, step int) topology.Placement {
+			var p topology.Placement
+			for k := range count {
+				p.Assignments = append(p.Assignments, topology.Assignment{Group: "g", Node: nodes[(first+k*step)%n].Name, Pods: 1, Shape: shape})
+			}
+			return p
+		}
+		feet := func(count int) []topology.Footprint {
+			fs := make([]topology.Footprint, count)
+			for k := range fs {
+				f, err := c.Footprint(placement(k*37, 20, 1+k%3))
+				if err != nil {
+					b.Fatal(err)
+				}
+				fs[k] = f
+			}
+			return fs
+		}
+		one := placement(0, 100, n/100)
+		b.Run(fmt.Sprintf("nodes=%d/compile", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.Footprint(one); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		f, err := c.Footprint(one)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, m := range []struct {
+			name string
+			fs   []topology.Footprint
+		}{{"one", []topology.Footprint{f}}, {"plan", feet(12)}, {"dense", feet(80)}} {
+			b.Run(fmt.Sprintf("nodes=%d/%s", n, m.name), func(b *testing.B) {
+				x := c.Clone()
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := x.ApplyFootprints(m.fs); err != nil {
+						b.Fatal(err)
+					}
+					if err := x.RemoveFootprints(m.fs); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -77,8 +77,8 @@ type Cluster struct {
 	layout  *layoutTag             // this structure; footprints compiled on another translate their nodes
 
 	// free holds len(res) quantities per slot; the Pods column is Unlimited for a node
-	// that does not limit its slots. It changes only through update, which keeps agg
-	// and the shape indexes in step with it. used holds, alike, what the placements
+	// that does not limit its slots. It changes only through an updater, which keeps
+	// agg and the shape indexes in step with it. used holds, alike, what the placements
 	// applied hold of each node (exactly: Apply refuses what would bring it to Unlimited,
 	// and NewCluster a node described so), so that capacity = free +
 	// used whatever changes.
@@ -91,6 +91,9 @@ type Cluster struct {
 	// depends on the labels only, so clones share it with the labels; a cluster that
 	// changes its labels takes a new one.
 	matched *matchMemo
+	// chg is the scratch of the changes to the free capacity, this cluster's own, never
+	// shared with a clone (see changeScratch); nil until the first change.
+	chg *changeScratch
 
 	// lv[0] is the whole cluster (one domain, every node), lv[1] the topology (one domain,
 	// the nodes inside it), lv[i+2] the user level levels[i]. Domains of a level are
@@ -566,10 +569,11 @@ func (c *Cluster) CloneInto(dst *Cluster) *Cluster {
 	if dst == nil || dst == c {
 		return c.Clone()
 	}
-	free, used := dst.free, dst.used
+	free, used, chg := dst.free, dst.used, dst.chg
 	*dst = *c
 	dst.free = append(free[:0], c.free...)
 	dst.used = append(used[:0], c.used...)
+	dst.chg = chg // dst's own scratch: c's must never be shared
 	if c.shapes != nil {
 		dst.labels, dst.flags = c.labels.share(), c.flags.share()
 		dst.agg = c.agg.shareAggregates()

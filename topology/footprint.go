@@ -43,15 +43,15 @@ func (c *Cluster) Footprint(p Placement) (Footprint, error) {
 		return Footprint{}, err
 	}
 	names := make([]string, len(use))
-	row := make(map[string]int, len(use))
 	for x, u := range use {
 		names[x] = c.names[u.node]
-		row[names[x]] = x
 	}
-	// The pods, for a layout where nodes limit slots when this one has none.
+	// The pods, for a layout where nodes limit slots when this one has none. usage found
+	// every node, and use is in node order.
 	pods := make([]int64, len(use))
 	for _, a := range p.Assignments {
-		pods[row[a.Node]] = sat.Add(pods[row[a.Node]], a.Pods)
+		x, _ := slices.BinarySearchFunc(use, c.nodeIdx[a.Node], func(u nodeUse, i int32) int { return cmp.Compare(u.node, i) })
+		pods[x] = sat.Add(pods[x], a.Pods)
 	}
 	return Footprint{&footprint{layout: c.layout, use: use, names: names, pods: pods, res: c.res}}, nil
 }
@@ -70,7 +70,9 @@ func (c *Cluster) ApplyFootprints(fs []Footprint) error {
 	if err != nil {
 		return err
 	}
-	return c.take(use, "footprints")
+	err = c.take(use, "footprints")
+	c.dropMerged()
+	return err
 }
 
 // RemoveFootprints gives back the pods of every footprint, as RemoveAll of their
@@ -84,7 +86,9 @@ func (c *Cluster) RemoveFootprints(fs []Footprint) error {
 	if err != nil {
 		return err
 	}
-	return c.give(use, "footprints")
+	err = c.give(use, "footprints")
+	c.dropMerged()
+	return err
 }
 
 // resolve returns f's entries by c's node indices: its own when c has f's layout, else
@@ -142,7 +146,9 @@ func (c *Cluster) resolve(k int, f Footprint) ([]nodeUse, error) {
 	return out, nil
 }
 
-// merge sums footprints per node, in node order, as change needs them.
+// merge sums footprints per node, in node order, as change needs them. The sums of
+// several footprints live in c's change scratch: the caller uses them for one change,
+// then calls dropMerged.
 func (c *Cluster) merge(fs []Footprint) ([]nodeUse, error) {
 	if len(fs) == 1 {
 		return c.resolve(0, fs[0])
@@ -153,46 +159,73 @@ func (c *Cluster) merge(fs []Footprint) ([]nodeUse, error) {
 			n += len(f.use)
 		}
 	}
-	all := make([]nodeUse, 0, n)
+	sc := c.changes()
+	all := slices.Grow(sc.all[:0], n)
 	for k, f := range fs {
 		use, err := c.resolve(k, f)
 		if err != nil {
+			sc.all = all
+			c.dropMerged()
 			return nil, err
 		}
 		all = append(all, use...)
 	}
+	sc.all = all
 	if len(all) >= 64 && 4*len(all) >= len(c.names) {
 		return c.mergeDense(all), nil
 	}
-	slices.SortFunc(all, func(a, b nodeUse) int { return cmp.Compare(a.node, b.node) })
+	// Sort the entries by node through keys, node then entry: a sort of integers
+	// compares without a call and moves a word at a time.
+	keys := slices.Grow(sc.keys[:0], len(all))
+	for e, u := range all {
+		keys = append(keys, uint64(u.node)<<32|uint64(e))
+	}
+	slices.Sort(keys)
+	sc.keys = keys
 	nr := len(c.res)
-	out := all[:0]
+	out := slices.Grow(sc.out[:0], len(all))
 	var sums []int64
-	for i := 0; i < len(all); {
+	for i := 0; i < len(keys); {
+		first := all[uint32(keys[i])]
 		j := i + 1
-		for j < len(all) && all[j].node == all[i].node {
+		for j < len(keys) && int32(keys[j]>>32) == first.node {
 			j++
 		}
 		if j == i+1 {
-			out = append(out, all[i])
+			out = append(out, first)
 			i = j
 			continue
 		}
 		if sums == nil {
-			sums = make([]int64, 0, nr*(len(all)-len(out)))
+			// Room for every row left, so that the rows taken stay where they are.
+			sums = slices.Grow(sc.sums[:0], nr*(len(all)-len(out)))
 		}
 		k := len(sums)
 		sums = append(sums, make([]int64, nr)...)
 		row := sums[k : k+nr : k+nr]
-		for _, u := range all[i:j] {
-			for x, q := range u.vec {
+		for _, key := range keys[i:j] {
+			for x, q := range all[uint32(key)].vec {
 				row[x] = sat.Add(row[x], q)
 			}
 		}
-		out = append(out, nodeUse{all[i].node, row})
+		out = append(out, nodeUse{first.node, row})
 		i = j
 	}
+	sc.out = out
+	if sums != nil {
+		sc.sums = sums
+	}
 	return out, nil
+}
+
+// dropMerged clears merge's entries, which refer to the footprints' vectors and to
+// resolved copies of them, so that the scratch keeps none of them alive.
+func (c *Cluster) dropMerged() {
+	if sc := c.chg; sc != nil {
+		clear(sc.all)
+		clear(sc.out)
+		sc.all, sc.out = sc.all[:0], sc.out[:0]
+	}
 }
 
 // SharesLayout reports whether footprints compiled on c are read by node index on d,
@@ -208,8 +241,13 @@ func (c *Cluster) SharesLayout(d *Cluster) bool {
 // size (a node's or a plan's work given back at once, a plan's optimistic state).
 func (c *Cluster) mergeDense(all []nodeUse) []nodeUse {
 	nr := len(c.res)
-	row := make([]int32, len(c.names)) // 1 + the node's row in sums; 0 for none
-	sums := make([]int64, 0, nr*len(all))
+	sc := c.changes()
+	if len(sc.row) < len(c.names) {
+		sc.row = make([]int32, len(c.names))
+	}
+	row := sc.row[:len(c.names)] // 1 + the node's row in sums; 0 for none
+	// Room for a row per node, so that the rows taken stay where they are.
+	sums := slices.Grow(sc.sums[:0], nr*min(len(all), len(c.names)))
 	rows := 0
 	for _, u := range all {
 		k := row[u.node]
@@ -224,10 +262,12 @@ func (c *Cluster) mergeDense(all []nodeUse) []nodeUse {
 			dst[x] = sat.Add(dst[x], q)
 		}
 	}
+	sc.sums = sums
 	out := all[:0]
 	for i, k := range row {
 		if k != 0 {
 			out = append(out, nodeUse{int32(i), sums[int(k-1)*nr : int(k)*nr : int(k)*nr]})
+			row[i] = 0 // the scratch's invariant
 		}
 	}
 	return out

@@ -28,7 +28,7 @@ func (c *Cluster) AddNode(n Node) error {
 			return clusterErr("node.name", fmt.Sprintf("%q", n.Name), "node names must be unique")
 		}
 		if c.fitsSlot(i, n) {
-			c.update(1, func(int) int32 { return i }, func(_ int, i int32) {
+			c.update(i, func() {
 				labels := c.labels.own()
 				labels[i] = maps.Clone(n.Labels)
 				c.matched = &matchMemo{} // the clones that share the old labels keep the old one
@@ -78,7 +78,7 @@ func (c *Cluster) RemoveNode(name string) error {
 		return err
 	}
 	nr := len(c.res)
-	c.update(1, func(int) int32 { return i }, func(_ int, i int32) {
+	c.update(i, func() {
 		clear(c.free[int(i)*nr : (int(i)+1)*nr])
 		clear(c.used[int(i)*nr : (int(i)+1)*nr])
 		c.flags.own()[i] = flagGone
@@ -99,7 +99,7 @@ func (c *Cluster) cordon(name string, on bool) error {
 	if err != nil {
 		return err
 	}
-	c.update(1, func(int) int32 { return i }, func(_ int, i int32) {
+	c.update(i, func() {
 		flags := c.flags.own()
 		if on {
 			flags[i] |= flagCordoned
@@ -133,7 +133,7 @@ func (c *Cluster) SetCapacity(name string, capacity Resources) error {
 		}
 	}
 	nr := len(c.res)
-	c.update(1, func(int) int32 { return i }, func(_ int, i int32) {
+	c.update(i, func() {
 		flags := c.flags.own()
 		flags[i] = c.capacityRow(capacity, c.free[int(i)*nr:(int(i)+1)*nr], c.used[int(i)*nr:(int(i)+1)*nr], flags[i])
 	})
@@ -237,6 +237,7 @@ func (c *Cluster) relayout(add *Node, resize string, capacity Resources) error {
 		st.flags[k] = d.rows(*add, free, used)
 	}
 	d.lay(st)
+	d.chg = c.chg // sized anew on use
 	*c = *d
 	return nil
 }

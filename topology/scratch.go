@@ -94,3 +94,33 @@ func (s *searcher) release() {
 		sc.spare = append(sc.spare, x)
 	}
 }
+
+// changeScratch is what the changes to a Cluster's free capacity work in: merge's
+// entries and sums, and the updater's pending deltas and per-chunk state. A host
+// changes a cluster many times between two clones (an admission gate trying preemption
+// plans applies and gives back footprints over and over), and allocating these anew for
+// every change made much of the garbage such a host leaves.
+//
+// Only the methods that need exclusive access to their Cluster (Apply, Remove and the
+// node changes) use it, so no read touches it. Each Cluster has its own: Clone starts
+// without one, CloneInto keeps the one of the cluster it overwrites, and one is made on
+// first use. Nothing in it outlives the call that uses it: merge's entries are cleared
+// when the change is done, so that they hold no footprint alive.
+//
+// Invariant while unused: row is all zeros, and all and out are empty.
+type changeScratch struct {
+	all  []nodeUse // merge's entries of every footprint
+	keys []uint64  // merge's sort keys: an entry's node, then its index in all
+	out  []nodeUse // merge's sums per node
+	sums []int64   // merge's per-node sums, a row of len(res) each
+	row  []int32   // mergeDense: per node, 1 + its row in sums; 0 for none
+	upd  updater
+}
+
+// changes returns c's change scratch, made on first use.
+func (c *Cluster) changes() *changeScratch {
+	if c.chg == nil {
+		c.chg = &changeScratch{}
+	}
+	return c.chg
+}

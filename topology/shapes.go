@@ -28,7 +28,7 @@ type shapeCache struct {
 // shapeIndex keeps, for one kind of pod — a shape, and the node selector its pods obey —
 // what Place would otherwise count on every call: the pods of the kind that fit on each
 // node, their sums per domain, and, built on first use, the domains of a level and the
-// nodes ordered by those counts. Cluster.update keeps it in step with the free capacity.
+// nodes ordered by those counts. The updater keeps it in step with the free capacity.
 // A kind with a selector is indexed apart from the same shape without one: its counts
 // are those of the matching nodes, so its sums and trees hold what its pods can use and
 // never more.
