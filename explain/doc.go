@@ -11,8 +11,8 @@
 // before it is returned: applied to a copy of the gate, the workload decided again is
 // admitted. A remedy that does not admit is never returned; when none does, the one
 // remedy is to wait. HIGH/NORMAL work that a plan admits once running LOW work has run
-// its minimum runtime also gets the first such time (a wait with Until), checked by a
-// decision at that time. DryRun explains a workload that was never submitted, with the
+// its minimum runtime, or once the workload has waited that runtime's patience, also
+// gets the first such time (a wait with Until), checked by a decision at that time. DryRun explains a workload that was never submitted, with the
 // gate untouched, at the cost of one decision. ApplyRemedy carries a remedy out.
 //
 // The cost: a cycle decides every pending workload, so a host that explains the work

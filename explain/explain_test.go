@@ -330,8 +330,9 @@ func TestExplainFairShareRank(t *testing.T) {
 }
 
 // A HIGH workload waits for LOW work inside its minimum runtime: the remedies are to
-// evict it anyway (a host may) or to wait until the runtime ends, when a plan takes it;
-// the wait is checked by a decision at that time, and before it none admits.
+// evict it anyway (a host may) or to wait until the runtime ends, or until the workload
+// has waited the minimum runtime's patience, when a plan takes it; the wait is checked
+// by a decision at that time, and before it none admits.
 func TestExplainWaitsForMinimumRuntime(t *testing.T) {
 	g := poolGate(t, 8, admission.Options{MinRuntime: admission.MinRuntime{Preempt: 10 * time.Minute, Reclaim: time.Hour}}, "team:8")
 	run(t, g, work("old", "team", quota.Low, 4, 0), work("young", "team", quota.Low, 4, 25))
@@ -347,6 +348,17 @@ func TestExplainWaitsForMinimumRuntime(t *testing.T) {
 	d, err := g.DecideAt(work("serve", "team", quota.High, 8, 30), at(34))
 	require.NoError(t, err)
 	assert.False(t, d.Admitted(), "a minute earlier no plan may take young")
+
+	// With a patience of 2 minutes, serve may take young at 09:32, when it has waited it.
+	g = poolGate(t, 8, admission.Options{MinRuntime: admission.MinRuntime{Preempt: 10 * time.Minute, Reclaim: time.Hour, Patience: 2 * time.Minute}}, "team:8")
+	run(t, g, work("old", "team", quota.Low, 4, 0), work("young", "team", quota.Low, 4, 25))
+	require.NoError(t, g.Checkpoint("old", at(29)))
+	submit(t, g, work("serve", "team", quota.High, 8, 30))
+	e = explainChecked(t, g, "serve")
+	require.NotEmpty(t, e.Remedies)
+	last = e.Remedies[len(e.Remedies)-1]
+	assert.Equal(t, RemedyWait, last.Kind)
+	assert.Equal(t, at(32), last.Until, "serve has waited its 2 minutes at 09:32")
 
 	// Without minimum runtimes there is nothing to wait for: the plan is there now.
 	g = poolGate(t, 8, admission.Options{}, "team:8")

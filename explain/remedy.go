@@ -191,8 +191,10 @@ func remedies(g *admission.Gate, d admission.Decision, e Explanation, o Options,
 // matures returns the first time after now at which the minimum runtimes of running LOW
 // work have run out far enough that a decision admits d's workload, nothing else
 // changing: the ends of those runtimes — Preempt for work of its queue, Reclaim for
-// another's — are tried in order, each by a decision at that time (a read), within the
-// check budget. It reports false when none does, or no runtime ends after now.
+// another's — and, for HIGH/NORMAL work, the times it will have waited their patience
+// (MinRuntime.Patience) if those come first, are tried in order, each by a decision at
+// that time (a read), within the check budget. It reports false when none does, or no
+// runtime ends after now.
 func (c *checker) matures(d admission.Decision, now time.Time) (time.Time, bool) {
 	var ends []time.Time
 	for _, r := range c.running() {
@@ -209,6 +211,9 @@ func (c *checker) matures(d admission.Decision, now time.Time) (time.Time, bool)
 		}
 		if end := r.Admitted.Add(least); end.After(now) {
 			ends = append(ends, end)
+			if p := d.Workload.Submitted.Add(m.Patience); m.Patience > 0 && d.Workload.Priority.Guaranteed() && p.After(now) && p.Before(end) {
+				ends = append(ends, p)
+			}
 		}
 	}
 	slices.SortFunc(ends, time.Time.Compare)
