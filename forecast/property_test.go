@@ -38,9 +38,19 @@ func TestForecastIsWhatHappens(t *testing.T) {
 		return checkForecast(t, seed, seen)
 	}, ggen.Int64()))
 	props.TestingRun(t)
+	kinds := []string{"pools", "pools on a cluster", "tree", "evicted", "restarted", "stalled", "inadmissible",
+		"zero estimate", "fallback", "resolution", "waits", "reservations", "reserved", "for", "for stopped early"}
+	// A reservation made is about one case in fifty, so a run of 300 misses it now and
+	// then: fixed seeds, each checked like the others, top the run up until it has
+	// reached every kind.
+	missing := func() bool { return slices.ContainsFunc(kinds, func(k string) bool { return seen[k] == 0 }) }
+	for seed := int64(1); seed <= 1000 && missing(); seed++ {
+		if msg := checkForecast(t, seed, seen); msg != "" {
+			t.Fatalf("fixed seed %d: %s", seed, msg)
+		}
+	}
 	t.Logf("cases: %v", seen)
-	for _, k := range []string{"pools", "pools on a cluster", "tree", "evicted", "restarted", "stalled", "inadmissible",
-		"zero estimate", "fallback", "resolution", "waits", "reservations", "reserved", "for", "for stopped early"} {
+	for _, k := range kinds {
 		assert.Positive(t, seen[k], "no case reached %q: %v", k, seen)
 	}
 }
