@@ -195,9 +195,7 @@ func BenchmarkCycle(b *testing.B) {
 	for i := range pending {
 		w := Workload{ID: WorkloadID("q" + strconv.Itoa(i)), Queue: fmt.Sprintf("p%d--s%d", r.Intn(queues/10), r.Intn(10)),
 			Priority: priorities[r.Intn(len(priorities))], Request: []quota.Quantity{quota.Quantity(1 + r.Intn(2))}, Submitted: at(r.Intn(500))}
-		if strings.HasSuffix(w.Queue, "--s9") {
-			w.Queue = strings.TrimSuffix(w.Queue, "--s9")
-		}
+		w.Queue = strings.TrimSuffix(w.Queue, "--s9") // s9 stands for the pool's shared leaf
 		if err := g.Submit(w); err != nil {
 			b.Fatal(err)
 		}

@@ -164,14 +164,6 @@ func TestRestoreRefusals(t *testing.T) {
 	assert.ErrorIs(t, nilGate.UnmarshalBinary(data), ErrInvalidConfig)
 }
 
-// sizedBytes returns b as Writer.Bytes writes it, length first.
-func sizedBytes(b []byte) []byte {
-	w := wire.NewWriter("", 0)
-	w.Bytes(b)
-	out := w.Finish()
-	return out[1 : len(out)-4]
-}
-
 // FuzzRestore: no snapshot makes Restore panic; a refusal is a typed *InputError; and a
 // gate that restores encodes to a snapshot that restores to the same state.
 func FuzzRestore(f *testing.F) {

@@ -38,14 +38,6 @@ func newModel(nodes []topology.Node) *nodeModel {
 	return m
 }
 
-func (m *nodeModel) clone() *nodeModel {
-	out := &nodeModel{nodes: map[string]*modelNode{}, removed: maps.Clone(m.removed)}
-	for k, n := range m.nodes {
-		out.nodes[k] = &modelNode{labels: n.labels, capacity: maps.Clone(n.capacity), used: maps.Clone(n.used), cordoned: n.cordoned}
-	}
-	return out
-}
-
 // live returns the names of the nodes, sorted.
 func (m *nodeModel) live() []string { return slices.Sorted(maps.Keys(m.nodes)) }
 

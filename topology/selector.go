@@ -97,18 +97,6 @@ func (s *selector) selKey() string {
 	return s.key
 }
 
-// export returns s as a Selector the caller owns, nil for a nil s.
-func (s *selector) export() Selector {
-	if s == nil {
-		return nil
-	}
-	out := make(Selector, len(s.keys))
-	for i, k := range s.keys {
-		out[k] = slices.Clone(s.vals[i])
-	}
-	return out
-}
-
 // matchAll returns, per node, whether it matches s: nil when s is nil. The slice is
 // shared by every caller that asks of the same labels and must not be written: a
 // workload population names few selectors, and comparing every node's labels with one
