@@ -3,7 +3,6 @@ package gang_test
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -187,7 +186,7 @@ func FuzzNodeSelector(f *testing.F) {
 			}
 			for _, v := range got[k] {
 				if !contains(vs, v) {
-					t.Fatal(fmt.Sprintf("compiled %v added %q=%q", got, k, v))
+					t.Fatalf("compiled %v added %q=%q", got, k, v)
 				}
 			}
 		}

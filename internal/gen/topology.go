@@ -96,8 +96,7 @@ func BuildTopologyCase(seed int64, size TopologySize) TopologyCase {
 		{"model": {"m0"}}, {"model": {"m1", "m0"}}, {"model": {"m9"}}, {"rack": {"r1"}}, {"model": {"m1"}, "rack": {"r0"}},
 	}
 	leaves := 0
-	var leaf func() topology.Group
-	leaf = func() topology.Group {
+	leaf := func() topology.Group {
 		leaves++
 		g := topology.Group{
 			Name:       fmt.Sprintf("g%d", leaves),

@@ -39,7 +39,6 @@ func (e *Error) Unwrap() error { return e.Kind }
 // Writer builds a frame's body.
 type Writer struct {
 	buf []byte
-	tmp [binary.MaxVarintLen64]byte
 }
 
 // NewWriter starts a frame of the given magic and version.
