@@ -73,11 +73,10 @@ type Gate struct {
 	// across a new tree as strategies are; minFallback is every other queue's.
 	minRuntimes map[string]MinRuntime
 	minFallback MinRuntime
-	// patience is the least positive MinRuntime.Patience of minFallback and
-	// minRuntimes, 0 for none (notePatience): HIGH/NORMAL work that has waited this long
+	// patiences holds the distinct positive MinRuntime.Patience of minFallback and
+	// minRuntimes, in order (notePatience): HIGH/NORMAL work that has waited the first
 	// is decided apart, since its plans may take work others may not.
-	patience  time.Duration
-	patiences []time.Duration // the distinct positive patiences, in order
+	patiences []time.Duration
 	// costly marks, by ResourceID, the resources whose amounts count as lost work;
 	// costNames are the names Options.CostResources gave (nil: the GPUs by name,
 	// isCostResource), kept for a new tree.

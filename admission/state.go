@@ -1,7 +1,6 @@
 package admission
 
 import (
-	"maps"
 	"slices"
 	"time"
 
@@ -440,30 +439,30 @@ func (g *Gate) spared(s *state, c *record, a *ask) bool {
 // planners may take work others may not, so it is decided apart from them. 0
 // otherwise.
 func (g *Gate) waited(s *state, r *record) time.Duration {
-	if g.patience == 0 || !r.ask.guaranteed {
+	if len(g.patiences) == 0 || !r.ask.guaranteed {
 		return 0
 	}
-	if w := s.now.Sub(r.w.Submitted); w >= g.patience {
+	if w := s.now.Sub(r.w.Submitted); w >= g.patiences[0] {
 		return w
 	}
 	return 0
 }
 
-// notePatience sets Gate.patience after the minimum runtimes changed: the least
-// positive patience of the fallback and of every minimum runtime set by name (one of a
-// queue the gate no longer has only makes more decisions go apart), 0 when none has one.
+// notePatience sets Gate.patiences after the minimum runtimes changed: the distinct
+// positive patiences of the fallback and of every minimum runtime set by name (one of a
+// queue the gate no longer has only makes more decisions go apart), in order.
 func (g *Gate) notePatience() {
 	g.patiences = g.patiences[:0]
-	for _, m := range append([]MinRuntime{g.minFallback}, slices.Collect(maps.Values(g.minRuntimes))...) {
-		if m.Patience > 0 && !slices.Contains(g.patiences, m.Patience) {
-			g.patiences = append(g.patiences, m.Patience)
+	add := func(p time.Duration) {
+		if p > 0 && !slices.Contains(g.patiences, p) {
+			g.patiences = append(g.patiences, p)
 		}
 	}
-	slices.Sort(g.patiences)
-	g.patience = 0
-	if len(g.patiences) > 0 {
-		g.patience = g.patiences[0]
+	add(g.minFallback.Patience)
+	for _, m := range g.minRuntimes {
+		add(m.Patience)
 	}
+	slices.Sort(g.patiences)
 }
 
 // patienceBucket returns how many of the distinct patiences work that has waited so

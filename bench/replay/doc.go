@@ -195,7 +195,8 @@
 //     as the replay submitted it.
 //  5. CheckInversion: no HIGH/NORMAL workload decided Pending for fit or placement
 //     while evicting all its candidates would let it fit and be placed, judged on the
-//     state after Apply — the gate's quota tree and a copy of its cluster, with the
+//     state after Apply and confirmed on the state the cycle decided it on (see
+//     CheckInversions) — the gate's quota tree and a copy of its cluster, with the
 //     model's running LOW work (IDs, queues, priorities, charged requests, admission
 //     times and placements) as the candidates — by the rules CheckInversions
 //     re-derives without the gate's preemption code (see its doc; CheckInversions

@@ -239,15 +239,15 @@ func (c *inversionCheck) check(decisions []admission.Decision) ([]Inversion, err
 			held, anyHeld = append(held, *d), true
 			continue
 		}
-		inv, err := c.inverted(d, fresh)
+		inv, vk, err := c.inverted(d, fresh)
 		if err == nil && inv && !c.nested {
-			inv, err = c.confirm(decisions, i, fresh, made)
+			inv, err = c.confirm(decisions, i, vk, made)
 		}
 		if err != nil {
 			return c.out, err
 		}
 		if inv {
-			c.out = append(c.out, Inversion{Decision: *d, Evicted: c.queues[c.viewKeyOf(d, fresh)].taken})
+			c.out = append(c.out, Inversion{Decision: *d, Evicted: c.queues[vk].taken})
 		}
 	}
 	if anyHeld {
@@ -306,7 +306,8 @@ func (c *inversionCheck) viewKeyOf(d *admission.Decision, fresh int) viewKey {
 // state after the cycle without those admissions, with those victims back. When that
 // cannot be rebuilt — a later decision shrinks or grows an elastic gang, or an
 // admission is not running as decided — the verdict on the state after stands.
-func (c *inversionCheck) confirm(decisions []admission.Decision, i, fresh, made int) (bool, error) {
+func (c *inversionCheck) confirm(decisions []admission.Decision, i int, vk viewKey, made int) (bool, error) {
+	fresh := vk.fresh
 	d := &decisions[i]
 	later := decisions[i+1:]
 	admits := 0
@@ -322,7 +323,7 @@ func (c *inversionCheck) confirm(decisions []admission.Decision, i, fresh, made 
 	if admits == 0 {
 		return true, nil
 	}
-	key := append(c.keyOf(d, fresh), 3)
+	key := append(c.keyOf(d, vk), 3)
 	key = strconv.AppendInt(key, int64(made), 10)
 	if inv, seen := c.confirmed[string(key)]; seen {
 		return inv, nil
@@ -376,7 +377,7 @@ func (c *inversionCheck) confirm(decisions []admission.Decision, i, fresh, made 
 			h.fresh[id] = k
 		}
 	}
-	inv, err := h.inverted(d, fresh)
+	inv, _, err := h.inverted(d, fresh)
 	if err == nil {
 		c.confirmed[string(key)] = inv
 	}
@@ -411,11 +412,11 @@ type queueView struct {
 }
 
 // inverted judges one pending decision, made after the cycle's first fresh LOW
-// admissions.
-func (c *inversionCheck) inverted(d *admission.Decision, fresh int) (bool, error) {
+// admissions, and returns the key of the view it was judged on.
+func (c *inversionCheck) inverted(d *admission.Decision, fresh int) (bool, viewKey, error) {
 	if !c.loaded {
 		if c.gate == nil {
-			return false, nil
+			return false, viewKey{}, nil
 		}
 		c.tree, c.loaded = c.gate.Tree(), true
 		if c.cluster == nil {
@@ -424,27 +425,29 @@ func (c *inversionCheck) inverted(d *admission.Decision, fresh int) (bool, error
 		c.low = c.source()
 		c.notePatiences()
 	}
-	v, err := c.view(c.viewKeyOf(d, fresh))
+	vk := c.viewKeyOf(d, fresh)
+	v, err := c.view(vk)
 	if err != nil || v == nil {
-		return false, err
+		return false, vk, err
 	}
 	if c.tree.HasFlavors() {
-		return c.invertedFlavored(v, d, fresh)
+		inv, err := c.invertedFlavored(v, d, vk)
+		return inv, vk, err
 	}
 	for j, x := range d.Request {
 		if x > 0 && j < len(v.usage.Nominal) && v.usage.Guaranteed[j].Add(x) > v.usage.Nominal[j] {
-			return false, nil
+			return false, vk, nil
 		}
 	}
 	if len(v.taken) == 0 {
-		return false, nil
+		return false, vk, nil
 	}
-	key := c.keyOf(d, fresh)
+	key := c.keyOf(d, vk)
 	inv, seen := c.verdicts[string(key)]
 	if !seen {
 		var req *topology.Request
 		if req, err = c.request(d); err != nil {
-			return false, err
+			return false, vk, err
 		}
 		// Without evictions in the cycle, the state after it holds no more free capacity
 		// than the workload was decided on, so it cannot run now without a plan.
@@ -454,11 +457,11 @@ func (c *inversionCheck) inverted(d *admission.Decision, fresh int) (bool, error
 			inv = !now
 		}
 		if err != nil {
-			return false, err
+			return false, vk, err
 		}
 		c.verdicts[string(key)] = inv
 	}
-	return inv, nil
+	return inv, vk, nil
 }
 
 // invertedFlavored judges a pending decision on a gate with flavors. The workload may
@@ -466,11 +469,11 @@ func (c *inversionCheck) inverted(d *admission.Decision, fresh int) (bool, error
 // (alternatives): it is inverted when, on one whose pairs its queue's HIGH/NORMAL usage
 // leaves room for, evicting the candidates lets it fit and be placed on the flavors'
 // nodes, while on none it fits and is placed without an eviction.
-func (c *inversionCheck) invertedFlavored(v *queueView, d *admission.Decision, fresh int) (bool, error) {
+func (c *inversionCheck) invertedFlavored(v *queueView, d *admission.Decision, vk viewKey) (bool, error) {
 	if len(v.taken) == 0 {
 		return false, nil
 	}
-	key := c.keyOf(d, fresh)
+	key := c.keyOf(d, vk)
 	if inv, seen := c.verdicts[string(key)]; seen {
 		return inv, nil
 	}
@@ -804,15 +807,13 @@ func poolOf(t *quota.Tree, n quota.NodeID) quota.NodeID {
 	}
 }
 
-// keyOf is the cache key of a decision: its queue, the view it is judged on (see
-// viewKeyOf), its charged request and, for a
-// gang, the compiled tree and the per-pod requests (the gang's name only names the
-// placement, it does not change where the pods fit).
-func (c *inversionCheck) keyOf(d *admission.Decision, fresh int) []byte {
-	vk := c.viewKeyOf(d, fresh)
+// keyOf is the cache key of a decision judged on the view vk: its queue, the view,
+// its charged request and, for a gang, the compiled tree and the per-pod requests (the
+// gang's name only names the placement, it does not change where the pods fit).
+func (c *inversionCheck) keyOf(d *admission.Decision, vk viewKey) []byte {
 	k := append(c.key[:0], d.Queue...)
 	k = append(k, 2)
-	k = strconv.AppendInt(k, int64(fresh), 10)
+	k = strconv.AppendInt(k, int64(vk.fresh), 10)
 	k = append(k, 2)
 	k = strconv.AppendInt(k, int64(vk.patient), 10)
 	k = strconv.AppendBool(k, vk.own)
