@@ -352,6 +352,7 @@ func (g *Gate) reconfigure(l layout, drop map[*record]bool) error {
 	}
 	for r := range drop {
 		g.pending.drop(r)
+		g.lineage.drop(r.w.ID)
 		g.note(EventWithdrawn, r, Event{})
 	}
 	for r, n := range leaves {

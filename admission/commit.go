@@ -108,6 +108,7 @@ func (g *Gate) Withdraw(id WorkloadID) (Workload, error) {
 	if !ok {
 		return Workload{}, inputErr(ErrUnknownWorkload, "workload.id", string(id), "is not pending")
 	}
+	g.lineage.drop(id)
 	g.note(EventWithdrawn, r, Event{})
 	g.changed(changeQueue)
 	return r.w.clone(), nil
@@ -303,6 +304,9 @@ func (g *Gate) carryOut(steps []step, grows []resized) error {
 	if err := g.resizeAll(grows); err != nil {
 		return g.undoSteps(started, stopped, shrunk, err)
 	}
+	for _, s := range steps {
+		g.lineage.add(s.admit.w.ID, s.admit.evicted())
+	}
 	for _, v := range stopped {
 		g.pending.enqueue(requeue(v))
 	}
@@ -363,6 +367,7 @@ func (g *Gate) Release(id WorkloadID) (RunningWorkload, error) {
 		return RunningWorkload{}, err
 	}
 	delete(g.ids, id)
+	g.lineage.drop(id)
 	g.note(EventFinished, r, Event{})
 	g.changed(changeUsage)
 	return g.retired(r, nil), nil
@@ -425,7 +430,6 @@ func (g *Gate) start(r *record) error {
 // gate's indexes.
 func (g *Gate) remember(r *record) {
 	g.live.account(r.leaf, r, +1)
-	g.shield(r, +1)
 	g.runs[r.leaf-1]++
 	r.held = heldRunning
 	g.ids[r.w.ID] = r
@@ -526,7 +530,6 @@ func (g *Gate) giveBack(rs []*record) error {
 // delete.
 func (g *Gate) forget(r *record, gone string) {
 	g.live.account(r.leaf, r, -1)
-	g.shield(r, -1)
 	g.runs[r.leaf-1]--
 	r.held = heldNone
 	g.indexLow(r, -1)

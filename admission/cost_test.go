@@ -228,9 +228,9 @@ func TestCostResources(t *testing.T) {
 }
 
 // TestWorkDoesNotEvictWhatEvictedIt: with fair sharing, LOW work that a LOW workload's
-// admission evicted may not evict that workload in turn while it runs, whatever the
-// quotas say; another workload of its shape may, and once the shielded work is gone
-// the shield goes with it. A snapshot keeps it.
+// admission evicted may not evict that workload in turn, whatever the quotas say;
+// another workload of its shape may, and once either leaves the gate the shield goes
+// with it. A snapshot keeps it.
 func TestWorkDoesNotEvictWhatEvictedIt(t *testing.T) {
 	g, err := NewForPools(poolSet(t, "a:2", "b:2"), 4, Options{FairSharing: true})
 	require.NoError(t, err)
@@ -267,13 +267,18 @@ func TestWorkDoesNotEvictWhatEvictedIt(t *testing.T) {
 	require.NoError(t, err)
 	h, err := Restore(data)
 	require.NoError(t, err)
+	assertShielded(h)
+	// Work withdrawn and submitted again is new work: nothing shields w from it.
 	_, err = h.Withdraw("x")
 	require.NoError(t, err)
-	assertShielded(h)
+	require.NoError(t, h.Submit(wl("x", "b", quota.Low, 2, 5)))
+	d = mustDecideAt(t, h, wl("x", "b", quota.Low, 2, 5), at(5))
+	assert.True(t, d.Admitted(), d.Message())
 
 	_, err = g.Release("w")
 	require.NoError(t, err)
-	assert.Empty(t, g.shielded, "the shield leaves with the work that held it")
+	assert.Empty(t, g.lineage.by, "the shield leaves with the work that held it")
+	assert.Empty(t, g.lineage.took)
 }
 
 func admittedIn(c CycleResult) int {

@@ -166,10 +166,26 @@
 // its shape, since what their plans failed to find does not hold for it. A minimum
 // runtime as long as the interval at which work checkpoints leaves plans only work
 // that has saved its progress once; the patience says how long a guaranteed workload
-// may wait for that. And LOW work admitted with a plan may not be evicted by any
-// workload that plan evicted, while it runs (RunningWorkload.Evicted): two workloads
-// never take the same room from each other in turn, whatever fair sharing's shares say
-// between two cycles.
+// may wait for that.
+//
+// # No turns
+//
+// Under unchanged input no set of workloads takes turns evicting each other, whatever
+// the rules say between two cycles: fair sharing on or off, flavors, strategies and
+// minimum runtimes mixed. The gate keeps the lineage of evictions among LOW work — an
+// edge from a LOW workload to each workload its admission evicted
+// (RunningWorkload.Evicted), held while the gate holds both, pending or running — and a
+// workload may not evict one it can be reached from: one whose admission evicted it,
+// or evicted one that did, and so on. The lineage thus never closes a cycle, and turns
+// need one: if the same state came back with evictions between, every workload evicted
+// on the way was admitted again, and the admission that evicted it was evicted in turn
+// (it was not running before, and is not after); following who evicted whom leads
+// round a finite set of workloads, a cycle of evictions, all held meanwhile. So under
+// unchanged input evictions stop. HIGH and NORMAL work is never a plan's victim, so it
+// lies on no cycle: it needs no edge, and this rule never holds it back. What the rule
+// costs is a LOW workload waiting for room that one of its ancestors holds, until
+// either leaves the gate (it is released, withdrawn, or its queue goes); work
+// withdrawn and submitted again is new work.
 //
 // # Elastic gangs
 //
@@ -520,10 +536,11 @@
 //     resources (a dominant share the same whichever queue holds the unit), or three
 //     queues in a ring, the queues otherwise pass one unit on every cycle, one workload
 //     after another, which the shield of a single workload does not stop.
-//   - Convergence holds for the replays the tests run with work of one GPU each. With
-//     lumpier work the strategies can leave no state in which nothing passes, and the
-//     same workloads take turns forever (TestFairLumpyWorkMaySettleNever shows three
-//     pools doing so); Kueue's fair sharing has open reports of the same loops.
+//   - The strategies alone do not converge: with lumpy work they can pass on every
+//     state in turn, or with two resources leave a queue's dominant share where it was
+//     when it loses work, and Kueue's fair sharing has open reports of such loops.
+//     The lineage of evictions (see No turns) stops them: the same workloads never
+//     take turns (TestFairLumpyWorkSettles, TestNoThrashSharesOnTwoResources).
 //   - Priority plans and plans that free nodes name their victims VictimPriority.
 //   - Within a cycle a request that found no fair plan is answered from that verdict
 //     for an equal request in the same queue and class until the next admission or

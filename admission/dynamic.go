@@ -107,13 +107,14 @@ func (g *Gate) decide(s *state, p *plans, r *record, d *Decision) ([]*record, *a
 		g.judge(s, r, d)
 		return nil, nil
 	}
-	// Work that some running work's admission evicted may not evict that work in turn,
+	// Work that LOW work's admission evicted may not evict that work in turn, nor any
+	// work it can be reached from in the lineage of evictions,
 	// and work that has waited a queue's patience may evict that queue's work inside its
 	// minimum runtime: their planners see other candidates than others of their shape,
 	// so they neither read nor leave what those learn. (Set up here rather than in a
 	// function of its own: a decision is a large value, and every call it passes
 	// through copies it.)
-	shielded := g.shielded[r.w.ID] > 0
+	shielded := g.evictedByLow(s, r.w.ID)
 	waited := g.waited(s, r)
 	s.waited = waited
 	var search *searchCache
@@ -126,7 +127,7 @@ func (g *Gate) decide(s *state, p *plans, r *record, d *Decision) ([]*record, *a
 			s.search.changed, s.search.freed = search.changed, search.freed
 		}
 		p = &plans{search: s.search}
-		s.shield = r.w.ID
+		s.shield = g.lineage.ancestors(r.w.ID, nil, &s.lineage)
 	case waited > 0:
 		search = s.search
 		a := p.apartFor(s, g.patienceBucket(waited))
@@ -151,7 +152,7 @@ func (g *Gate) decide(s *state, p *plans, r *record, d *Decision) ([]*record, *a
 		s.search.swapPlans(verdicts)
 	}
 	if shielded || waited > 0 {
-		s.search, s.shield, s.waited = search, "", 0
+		s.search, s.shield, s.waited = search, nil, 0
 	}
 	return victims, a
 }

@@ -90,10 +90,10 @@ type Gate struct {
 	// clock is the latest time the gate has been told of — an admission, a checkpoint,
 	// a cycle applied — at which Decide judges lost work and minimum runtimes.
 	clock time.Time
-	// shielded counts, by workload ID, the running LOW records whose admission evicted
-	// that workload (runCost.evicted): it may not evict them in turn. A workload that no
-	// record names is decided as any other of its shape.
-	shielded map[WorkloadID]int32
+	// lineage holds which LOW work's admission evicted which workload, while the gate
+	// holds both: a workload may not evict any it can be reached from. A workload no
+	// LOW admission evicted is decided as any other of its shape.
+	lineage lineage
 	// ids holds every workload the gate holds by ID, pending or running (record.held
 	// says which): one map for both, so that running work that returns to the queue —
 	// a failed node's whole load — moves without a change to it. The pending queue
@@ -324,9 +324,13 @@ type state struct {
 	// now is the time the state is decided at: lost work and minimum runtimes are
 	// judged then.
 	now time.Time
-	// shield is, while a workload that a running record names in its evicted list is
-	// decided, its ID: planners pass over the work it may not evict. Empty otherwise.
-	shield WorkloadID
+	// shield is, while a workload that LOW work's admission evicted is decided, the
+	// workloads it may not evict (Gate.lineage): planners pass over them. Nil otherwise.
+	shield []WorkloadID
+	// lineage holds, on a cycle's working state, the evictions among LOW work that the
+	// cycle decided so far: later decisions of the cycle honour them as they do the
+	// gate's, or two plans of one cycle could close a cycle of evictions between them.
+	lineage lineage
 	// waited is, while a HIGH/NORMAL workload that has waited at least the least
 	// patience of any queue is decided, how long it has waited; 0 otherwise.
 	waited time.Duration

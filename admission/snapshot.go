@@ -117,6 +117,12 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 		e.writeWorkload(w, r.w)
 		w.Uint(uint64(g.waitState(r)))
 	})
+	edges := g.lineage.edges()
+	w.Uint(uint64(len(edges)))
+	for _, e := range edges {
+		w.String(string(e.preemptor))
+		w.String(string(e.victim))
+	}
 	return w.Finish(), nil
 }
 
@@ -126,8 +132,11 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 // running work its checkpoint and whom its admission evicted, 5 since gangs keep the
 // elastic pods they want and running gangs the order and times of the ones they run,
 // workloads their estimates, and the gate its policy of reservations, 6 since minimum
-// runtimes have a patience. Restore reads 3 to 5 too.
-const snapshotVersion = 6
+// runtimes have a patience, 7 since the gate keeps which LOW work evicted which
+// workload while it holds both (a running workload's own list of whom its admission
+// evicted stays; from versions 4 to 6 the lineage is read off those lists). Restore
+// reads 3 to 6 too.
+const snapshotVersion = 7
 
 // writeCosts writes what the gate counts lost work and minimum runtimes by.
 func writeCosts(w *wire.Writer, g *Gate) {
@@ -416,7 +425,6 @@ func readGate(r *wire.Reader, version uint64) (*Gate, error) {
 		if !checkpoint.IsZero() || len(evicted) > 0 {
 			k.cost = &runCost{checkpoint: checkpoint, evicted: evicted}
 		}
-		g.shield(k, +1)
 	}
 	var aside []*record
 	for range r.Len(5) {
@@ -437,6 +445,9 @@ func readGate(r *wire.Reader, version uint64) (*Gate, error) {
 		if state == waitAside {
 			aside = append(aside, k)
 		}
+	}
+	if err := readLineage(r, g, version); err != nil {
+		return nil, err
 	}
 	if g.live.cluster != nil {
 		// Place the running work again, and take back the capacity of nodes that had
@@ -1076,4 +1087,40 @@ func (d *gangDecoder) shape(s topology.Resources) topology.Resources {
 	}
 	d.shapes[key] = s
 	return s
+}
+
+// readLineage reads which LOW work evicted which workload: from version 7 the edges
+// as written, each between two workloads the snapshot holds; before, the lists of the
+// running work of whom its admission evicted, as far as the gate still holds them.
+func readLineage(r *wire.Reader, g *Gate, version uint64) error {
+	if version < 7 {
+		for k := range g.runningRecords() {
+			var held []WorkloadID
+			for _, id := range k.evicted() {
+				if _, ok := g.ids[id]; ok {
+					held = append(held, id)
+				}
+			}
+			g.lineage.add(k.w.ID, held)
+		}
+		return nil
+	}
+	for range r.Len(2) {
+		p, v := WorkloadID(r.String()), WorkloadID(r.String())
+		if r.Err() != nil {
+			return r.Err()
+		}
+		_, okP := g.ids[p]
+		_, okV := g.ids[v]
+		if !okP || !okV || p == v {
+			r.Fail("eviction of " + strconv.Quote(string(v)) + " by " + strconv.Quote(string(p)) + ": the snapshot must hold both, and they must differ")
+			return r.Err()
+		}
+		if slices.Contains(g.lineage.ancestors(p, nil, nil), v) {
+			r.Fail("eviction of " + strconv.Quote(string(v)) + " by " + strconv.Quote(string(p)) + " closes a cycle of evictions")
+			return r.Err()
+		}
+		g.lineage.add(p, []WorkloadID{v})
+	}
+	return nil
 }

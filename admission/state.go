@@ -402,26 +402,17 @@ func (g *Gate) indexNodes(r *record, sign int) {
 	}
 }
 
-// shield counts (sign +1) or uncounts (−1) the workloads r's admission evicted in
-// Gate.shielded, as r starts or stops running.
-func (g *Gate) shield(r *record, sign int32) {
-	ids := r.evicted()
-	if len(ids) > 0 && g.shielded == nil {
-		g.shielded = map[WorkloadID]int32{}
-	}
-	for _, id := range ids {
-		if n := g.shielded[id] + sign; n > 0 {
-			g.shielded[id] = n
-		} else {
-			delete(g.shielded, id)
-		}
-	}
+// evictedByLow reports whether some LOW workload's admission evicted the workload id,
+// as the gate holds it or s's cycle decided it: the planners of such work see fewer
+// candidates (spared), so it is decided apart from others of its shape.
+func (g *Gate) evictedByLow(s *state, id WorkloadID) bool {
+	return g.lineage.evicted(id) || s.lineage.evicted(id)
 }
 
 // spared reports whether the planners of s must pass over the running c for the ask a:
 // c has run less than its queue's minimum runtime (Preempt for work of a's queue,
 // Reclaim for work of another) and the workload s decides has not waited the queue's
-// patience (s.waited), or c's admission evicted the workload s decides.
+// patience (s.waited), or the workload s decides may not evict c (Gate.lineage).
 func (g *Gate) spared(s *state, c *record, a *ask) bool {
 	m := g.leaves[c.leaf-1].minRun
 	least := m.Reclaim
@@ -431,7 +422,7 @@ func (g *Gate) spared(s *state, c *record, a *ask) bool {
 	if least > 0 && s.now.Sub(c.admitted) < least && (m.Patience == 0 || s.waited < m.Patience) {
 		return true
 	}
-	return s.shield != "" && slices.Contains(c.evicted(), s.shield)
+	return len(s.shield) > 0 && slices.Contains(s.shield, c.w.ID)
 }
 
 // waited returns how long the HIGH/NORMAL r has waited by s's time when that is at
@@ -510,5 +501,5 @@ func (g *Gate) unspared(s *state, a *ask, lows []*record) []*record {
 // spares reports whether s's planners may have to pass over any running work: some
 // queue has a minimum runtime, or s decides a shielded workload.
 func (g *Gate) spares(s *state) bool {
-	return s.shield != "" || g.minFallback != (MinRuntime{}) || len(g.minRuntimes) > 0
+	return len(s.shield) > 0 || g.minFallback != (MinRuntime{}) || len(g.minRuntimes) > 0
 }

@@ -87,7 +87,7 @@ func classOf(r *record) classKey {
 // remembered. The decision ran no search. It is written to d, which is left as it was
 // when it reports false.
 func (w *walk) repeat(r *record, d *Decision) bool {
-	if w.g.fair || w.s.search.off || w.g.shielded[r.w.ID] > 0 || w.g.waited(w.s, r) > 0 {
+	if w.g.fair || w.s.search.off || w.g.evictedByLow(w.s, r.w.ID) || w.g.waited(w.s, r) > 0 {
 		return false
 	}
 	// A run of equal requests meets the last one remembered without a lookup.
@@ -130,7 +130,7 @@ func sameVec(a, b []quota.Quantity) bool {
 
 // remember keeps d, a pending decision of r, for repeat.
 func (w *walk) remember(r *record, d Decision) {
-	if w.g.fair || w.s.search.off || w.g.shielded[r.w.ID] > 0 || w.g.waited(w.s, r) > 0 {
+	if w.g.fair || w.s.search.off || w.g.evictedByLow(w.s, r.w.ID) || w.g.waited(w.s, r) > 0 {
 		return
 	}
 	if w.same == nil {
@@ -300,6 +300,13 @@ func (w *walk) reconsider(admitted func(d *Decision)) {
 // tree beneath them wherever they changed nothing, and a cell first touched after the
 // tree took the step would count it twice. Its pods they take when next looked up.
 func (w *walk) admit(r *record, chosen *ask, d *Decision, victims []*record) {
+	if r.w.Priority == quota.Low && len(victims) > 0 {
+		ids := make([]WorkloadID, len(victims))
+		for i, v := range victims {
+			ids[i] = v.w.ID
+		}
+		w.s.lineage.add(r.w.ID, ids)
+	}
 	if len(d.shrinks) > 0 || d.Grown != nil {
 		w.g.admitElastic(w.s, &w.p, r, d, victims)
 		return

@@ -133,7 +133,8 @@ type RunningWorkload struct {
 	// running work outside a plan.
 	Why VictimReason
 	// Evicted names, for LOW work admitted with a plan, the workloads that plan
-	// evicted: none of them may evict this workload in turn while it runs.
+	// evicted: none of them, nor any they evict, may evict this workload in turn while
+	// the gate holds both (see the package documentation, No turns).
 	Evicted []WorkloadID
 	// LostWork is, for a victim in a decision's plan, what evicting it throws away at
 	// the time the decision was made (Decision.LostWork sums them); 0 outside a plan.
@@ -296,9 +297,9 @@ type runCost struct {
 	// checkpoint is when the workload last saved its work (Gate.Checkpoint). What
 	// evicting it loses is counted from here (lostWork).
 	checkpoint time.Time
-	// evicted names, for LOW work admitted with a plan, the workloads that plan evicted:
-	// none of them may evict it in turn while it runs, so that no two workloads take the
-	// same room from each other back and forth (Gate.shielded counts them).
+	// evicted names, for LOW work admitted with a plan, the workloads that plan evicted
+	// (RunningWorkload.Evicted); Gate.lineage keeps them, and whom those evicted, for as
+	// long as the gate holds both ends.
 	evicted []WorkloadID
 }
 

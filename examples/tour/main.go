@@ -66,10 +66,10 @@ var sections = []section{
 		"A platform that runs Kueue already has its quotas written down: read them as they are, see\n" +
 			"what poolgate would not do with them, and decide on the gate they describe.",
 		"manifests (ReadKueue, ReadKAI, Config.Build)", tourManifests},
-	{"lost work", "preemption that loses the least work, minimum runtimes, no eviction back and forth",
+	{"lost work", "preemption that loses the least work, minimum runtimes, no evictions in turn",
 		"Every eviction throws away what a job computed since it last saved: the gate counts it per\n" +
 			"victim, picks the plan that loses least, leaves young work alone for a minimum runtime,\n" +
-			"and never lets two workloads evict each other in turn.",
+			"and never lets workloads take turns evicting each other.",
 		"admission (Options.LeastLostWork, Checkpoint, MinRuntime)", tourLostWork},
 	{"elastic gangs", "pods above a gang's minimum: grown into idle GPUs, taken back first",
 		"A training job that can use more workers should get them while GPUs are idle, and give\n" +
