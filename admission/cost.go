@@ -24,8 +24,10 @@ type MinRuntime struct {
 	Reclaim time.Duration
 	// Patience is how long HIGH/NORMAL work waits for the protection to end: work
 	// that has waited this long since its submission (Workload.Submitted) may evict the
-	// queue's LOW work whatever its runtime. 0: the protection holds against all work
-	// for as long as it lasts.
+	// queue's LOW work whatever its runtime, on its first run: work a plan evicted
+	// before keeps the whole minimum runtime when it runs again, so that it never
+	// loses its work twice inside it. 0: the protection holds against all work for as
+	// long as it lasts.
 	Patience time.Duration
 }
 

@@ -132,9 +132,9 @@ func TestMinRuntimeForPreemptAndReclaim(t *testing.T) {
 
 // TestPatienceEndsTheProtection: a's LOW work is protected for 30 minutes against
 // reclaim, but only until the work it holds back has waited 3 minutes since its
-// submission. A plan may then evict it inside its minimum runtime; work of the same
-// shape that has not waited so long is still held back, in the same cycle too, and a
-// snapshot keeps the patience.
+// submission. A plan may then evict it inside its minimum runtime, on its first run
+// only; work of the same shape that has not waited so long is still held back, in the
+// same cycle too, and a snapshot keeps the patience and who was evicted.
 func TestPatienceEndsTheProtection(t *testing.T) {
 	m := MinRuntime{Preempt: 10 * time.Minute, Reclaim: 30 * time.Minute, Patience: 3 * time.Minute}
 	build := func(t *testing.T) *Gate { return borrowingGate(t, m) }
@@ -180,6 +180,36 @@ func TestPatienceEndsTheProtection(t *testing.T) {
 		assert.Equal(t, m, got)
 		d := mustDecideAt(t, h, wl("h", "b", quota.High, 2, 17), at(20))
 		assert.True(t, d.Admitted(), d.Message())
+	})
+	t.Run("work evicted before keeps its minimum runtime", func(t *testing.T) {
+		// h's patience takes borrowed at minute 20; borrowed runs again from minute 22.
+		// At 25 h2 has waited 15 minutes, past the patience: of a's work, own is on its
+		// first run and may go; borrowed, evicted before, is protected for its whole
+		// 30 minutes. A snapshot keeps that.
+		g := build(t)
+		d := mustDecideAt(t, g, wl("h", "b", quota.High, 2, 17), at(20))
+		require.Equal(t, []WorkloadID{"borrowed"}, planIDs(d))
+		require.NoError(t, g.Commit(d, at(20)))
+		_, err := g.Release("h")
+		require.NoError(t, err)
+		c := g.Cycle(at(22))
+		require.Equal(t, 1, admittedIn(c))
+		require.NoError(t, g.Apply(c))
+		require.ElementsMatch(t, []string{"own", "borrowed"}, runningIDs(g))
+		data, err := g.MarshalBinary()
+		require.NoError(t, err)
+		h, err := Restore(data)
+		require.NoError(t, err)
+		for _, x := range []*Gate{g, h} {
+			d = mustDecideAt(t, x, wl("h2", "b", quota.High, 2, 10), at(25))
+			require.True(t, d.Admitted(), d.Message())
+			assert.Equal(t, []WorkloadID{"own"}, planIDs(d), "borrowed ran 3 minutes of 30 since it was evicted")
+		}
+		_, err = g.Release("own")
+		require.NoError(t, err)
+		d = mustDecideAt(t, g, wl("h2", "b", quota.High, 2, 10), at(25))
+		assert.True(t, d.Admitted(), "room freed: %s", d.Message())
+		assert.Empty(t, planIDs(d))
 	})
 }
 

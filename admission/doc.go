@@ -162,7 +162,9 @@
 // queue, Reclaim against work of another (every priority plan, fair sharing's plans,
 // plans that free nodes). Its Patience bounds what that costs the work held back:
 // HIGH/NORMAL work that has waited that long since its submission may evict the
-// queue's work inside its minimum runtime. Such work is decided apart from others of
+// queue's work inside its minimum runtime, on its first run: work a plan evicted
+// before keeps its whole minimum runtime when it runs again, so no workload loses its
+// work twice inside it. Such work is decided apart from others of
 // its shape, since what their plans failed to find does not hold for it. A minimum
 // runtime as long as the interval at which work checkpoints leaves plans only work
 // that has saved its progress once; the patience says how long a guaranteed workload

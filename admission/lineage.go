@@ -20,11 +20,33 @@ import (
 // graph has none. Evictions by HIGH and NORMAL work need no edge: such work is never
 // evicted by a plan, so it lies on no cycle, and its admissions are never held back by
 // this rule.
+//
+// It also keeps which workloads a plan evicted at all, by work of any priority: such
+// work keeps its minimum runtime when it runs again, whatever the patience of the
+// work that waits (Gate.spared), so that no workload loses its work twice inside it.
 type lineage struct {
 	// by lists, per workload, the LOW workloads whose admissions evicted it; took
 	// lists, per LOW workload, the workloads its admission evicted. Each edge is in
 	// both, once.
 	by, took map[WorkloadID][]WorkloadID
+	// victims holds every workload a plan evicted.
+	victims map[WorkloadID]struct{}
+}
+
+// noteVictims records that a plan evicted victims.
+func (l *lineage) noteVictims(victims []WorkloadID) {
+	if len(victims) > 0 && l.victims == nil {
+		l.victims = map[WorkloadID]struct{}{}
+	}
+	for _, v := range victims {
+		l.victims[v] = struct{}{}
+	}
+}
+
+// victim reports whether a plan evicted id.
+func (l *lineage) victim(id WorkloadID) bool {
+	_, ok := l.victims[id]
+	return ok
 }
 
 // add records that preemptor's admission evicted victims.
@@ -60,6 +82,7 @@ func (l *lineage) drop(id WorkloadID) {
 	}
 	delete(l.took, id)
 	delete(l.by, id)
+	delete(l.victims, id)
 }
 
 // remove returns ids without id, in the same order, reusing its storage.
@@ -90,6 +113,16 @@ func (l *lineage) ancestors(id WorkloadID, out []WorkloadID, more *lineage) []Wo
 	}
 	// id itself was only where the walk started.
 	return append(out[:start], out[start+1:]...)
+}
+
+// victimList returns the victims, sorted, for a snapshot.
+func (l *lineage) victimList() []WorkloadID {
+	out := make([]WorkloadID, 0, len(l.victims))
+	for id := range l.victims {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // edge is one edge of a lineage: preemptor's admission evicted victim.

@@ -13,7 +13,8 @@ import (
 // serves as both Request and a plain workload's Workload.Request.
 func (g *Gate) runningOf(r *record) RunningWorkload {
 	rw := RunningWorkload{Workload: r.w, Queue: g.tree.Name(r.leaf), Request: slices.Clone(r.vec),
-		Admitted: r.admitted, Checkpoint: r.checkpoint(), Evicted: slices.Clone(r.evicted()), Placement: clonePlacement(r.placement)}
+		Admitted: r.admitted, Checkpoint: r.checkpoint(), Evicted: slices.Clone(r.evicted()), Placement: clonePlacement(r.placement),
+		Preempted: g.lineage.victim(r.w.ID)}
 	switch {
 	case r.fl != nil:
 		rw.Workload = r.w.clone()
@@ -41,7 +42,8 @@ func elasticHeld(r *record) []quota.Quantity {
 // it (requeue and Release drop it), and its request is copied, since a re-queued record
 // keeps it.
 func (g *Gate) retired(r *record, req []quota.Quantity) RunningWorkload {
-	rw := RunningWorkload{Workload: r.w, Queue: g.tree.Name(r.leaf), Admitted: r.admitted, Checkpoint: r.checkpoint(), Evicted: r.evicted(), Placement: r.placement}
+	rw := RunningWorkload{Workload: r.w, Queue: g.tree.Name(r.leaf), Admitted: r.admitted, Checkpoint: r.checkpoint(), Evicted: r.evicted(), Placement: r.placement,
+		Preempted: g.lineage.victim(r.w.ID)}
 	if len(req) >= len(r.vec) {
 		rw.Request = req[:len(r.vec):len(r.vec)]
 		copy(rw.Request, r.vec)

@@ -123,6 +123,11 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 		w.String(string(e.preemptor))
 		w.String(string(e.victim))
 	}
+	victims := g.lineage.victimList()
+	w.Uint(uint64(len(victims)))
+	for _, id := range victims {
+		w.String(string(id))
+	}
 	return w.Finish(), nil
 }
 
@@ -133,9 +138,10 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 // elastic pods they want and running gangs the order and times of the ones they run,
 // workloads their estimates, and the gate its policy of reservations, 6 since minimum
 // runtimes have a patience, 7 since the gate keeps which LOW work evicted which
-// workload while it holds both (a running workload's own list of whom its admission
-// evicted stays; from versions 4 to 6 the lineage is read off those lists). Restore
-// reads 3 to 6 too.
+// workload while it holds both, and which workloads a plan evicted (a running
+// workload's own list of whom its admission evicted stays; from versions 4 to 6 the
+// lineage is read off those lists, and no workload counts as evicted). Restore reads
+// 3 to 6 too.
 const snapshotVersion = 7
 
 // writeCosts writes what the gate counts lost work and minimum runtimes by.
@@ -1121,6 +1127,17 @@ func readLineage(r *wire.Reader, g *Gate, version uint64) error {
 			return r.Err()
 		}
 		g.lineage.add(p, []WorkloadID{v})
+	}
+	for range r.Len(1) {
+		id := WorkloadID(r.String())
+		if r.Err() != nil {
+			return r.Err()
+		}
+		if _, ok := g.ids[id]; !ok {
+			r.Fail("evicted workload " + strconv.Quote(string(id)) + ": the snapshot must hold it")
+			return r.Err()
+		}
+		g.lineage.noteVictims([]WorkloadID{id})
 	}
 	return nil
 }

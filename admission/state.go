@@ -411,15 +411,17 @@ func (g *Gate) evictedByLow(s *state, id WorkloadID) bool {
 
 // spared reports whether the planners of s must pass over the running c for the ask a:
 // c has run less than its queue's minimum runtime (Preempt for work of a's queue,
-// Reclaim for work of another) and the workload s decides has not waited the queue's
-// patience (s.waited), or the workload s decides may not evict c (Gate.lineage).
+// Reclaim for work of another) and either the workload s decides has not waited the
+// queue's patience (s.waited) or a plan evicted c before (the patience lifts the
+// protection of a first run only); or the workload s decides may not evict c
+// (Gate.lineage).
 func (g *Gate) spared(s *state, c *record, a *ask) bool {
 	m := g.leaves[c.leaf-1].minRun
 	least := m.Reclaim
 	if c.leaf == a.leaf {
 		least = m.Preempt
 	}
-	if least > 0 && s.now.Sub(c.admitted) < least && (m.Patience == 0 || s.waited < m.Patience) {
+	if least > 0 && s.now.Sub(c.admitted) < least && (m.Patience == 0 || s.waited < m.Patience || g.lineage.victim(c.w.ID)) {
 		return true
 	}
 	return len(s.shield) > 0 && slices.Contains(s.shield, c.w.ID)

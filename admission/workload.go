@@ -132,6 +132,10 @@ type RunningWorkload struct {
 	// Why is, for a victim in a decision's plan, why the plan evicts it; VictimNone for
 	// running work outside a plan.
 	Why VictimReason
+	// Preempted reports that a plan evicted the workload before, since the gate took
+	// it: it runs again, and keeps its whole minimum runtime whatever the patience of
+	// the work that waits (MinRuntime.Patience).
+	Preempted bool
 	// Evicted names, for LOW work admitted with a plan, the workloads that plan
 	// evicted: none of them, nor any they evict, may evict this workload in turn while
 	// the gate holds both (see the package documentation, No turns).

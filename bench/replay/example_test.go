@@ -41,7 +41,7 @@ func Example() {
 	// cycles        5 (of 7 ticks)
 	// workloads     3 submitted, 4 admissions, 1 preemptions, 3 finished, 0 running, 0 pending, 0 inadmissible; at most 1 pending after a cycle
 	// pending       decisions by reason, over all cycles: fit 1; 4 placement searches
-	// lost work     0.01 GPU-hours, 0.006 per preemption; 1 eviction of work under 10 min, 0 inside its minimum runtime; 0 workloads preempted more than once
+	// lost work     0.01 GPU-hours, 0.006 per preemption; 1 eviction of work under 10 min, 0 inside its minimum runtime (0 of work preempted before); 0 workloads preempted more than once
 	// waits         submit → admission, simulated seconds:
 	//   HIGH        1 admission: p50 0, p99 0, max 0
 	//   NORMAL      no admissions

@@ -60,7 +60,9 @@ type Inversion struct {
 //     pair; it is inverted when one runs with the candidates evicted and none without;
 //   - with CheckInversionsAt (and in a Sim with Config.MinRuntime), a candidate that has
 //     run less than its queue's minimum runtime by the cycle's time is no candidate: no
-//     plan may evict it. CheckInversions reads no time and leaves minimum runtimes out.
+//     plan may evict it, unless the waiting workload has waited the queue's patience
+//     and the candidate is on its first run (no plan evicted it before).
+//     CheckInversions reads no time and leaves minimum runtimes out.
 //
 // Verdicts are cached by queue and request shape within one call, so a deep queue of
 // identical pods costs one placement search per shape. A placement search that runs
@@ -97,8 +99,11 @@ type candidate struct {
 	request   []quota.Quantity
 	admitted  time.Time
 	placement *topology.Placement
-	foot      topology.Footprint
-	job, run  int
+	// again reports that a plan evicted it before: it keeps its whole minimum runtime
+	// whatever the patience of the work that waits.
+	again    bool
+	foot     topology.Footprint
+	job, run int
 }
 
 // compareCandidates orders LOW work as every plan considers it within one group of
@@ -115,7 +120,7 @@ func runningLow(g *admission.Gate) func() []candidate {
 		for _, r := range g.Running() {
 			if r.Workload.Priority.Preemptible() {
 				out = append(out, candidate{id: r.Workload.ID, queue: r.Queue, priority: r.Workload.Priority,
-					request: r.Request, admitted: r.Admitted, placement: r.Placement})
+					request: r.Request, admitted: r.Admitted, placement: r.Placement, again: r.Preempted})
 			}
 		}
 		slices.SortFunc(out, compareCandidates)
@@ -355,7 +360,7 @@ func (c *inversionCheck) confirm(decisions []admission.Decision, i int, vk viewK
 			}
 			if v.Workload.Priority.Preemptible() {
 				back = append(back, candidate{id: v.Workload.ID, queue: v.Queue, priority: v.Workload.Priority,
-					request: v.Request, admitted: v.Admitted, placement: v.Placement})
+					request: v.Request, admitted: v.Admitted, placement: v.Placement, again: v.Preempted})
 			}
 		}
 	}
@@ -778,7 +783,7 @@ func (c *inversionCheck) protected(i int, queue string) bool {
 	if c.low[i].queue == queue {
 		least = m.Preempt
 	}
-	return c.now.Sub(c.low[i].admitted) < least && (m.Patience == 0 || c.waited < m.Patience)
+	return c.now.Sub(c.low[i].admitted) < least && (m.Patience == 0 || c.waited < m.Patience || c.low[i].again)
 }
 
 // reclaimable reports whether a LOW workload of queue q, using request, may be taken

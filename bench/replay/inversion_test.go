@@ -314,3 +314,21 @@ func TestInversionsAtHonourPatience(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, [][]admission.WorkloadID{{"h", "l2", "l1"}}, ids(inv))
 }
+
+// TestPatienceSparesReruns: past the waiting work's patience, a candidate inside its
+// minimum runtime is one only on its first run; work a plan evicted before keeps its
+// whole minimum runtime, as the gate keeps it (RunningWorkload.Preempted).
+func TestPatienceSparesReruns(t *testing.T) {
+	t0 := TraceStart()
+	c := inversionCheck{now: t0.Add(5 * time.Minute), waited: 4 * time.Minute,
+		minRun: func(string) admission.MinRuntime {
+			return admission.MinRuntime{Preempt: 10 * time.Minute, Patience: 3 * time.Minute}
+		}}
+	c.low = []candidate{{id: "first", queue: "q", admitted: t0.Add(time.Minute)}, {id: "rerun", queue: "q", admitted: t0.Add(time.Minute), again: true}}
+	assert.False(t, c.protected(0, "q"), "a first run is taken past the patience")
+	assert.True(t, c.protected(1, "q"), "a rerun is not")
+	c.waited = 2 * time.Minute
+	assert.True(t, c.protected(0, "q"), "before the patience, neither is")
+	c.now = t0.Add(12 * time.Minute)
+	assert.False(t, c.protected(1, "q"), "past its minimum runtime, the rerun is a candidate")
+}

@@ -18,15 +18,17 @@ type Lost struct {
 	Repreempted int
 	// InsideMinRuntime counts the evictions of work that had run less than its queue's
 	// minimum runtime for the preemptor (Config.MinRuntime: Preempt for a preemptor of
-	// its queue, Reclaim for another's); the gate's rules keep it at 0.
-	InsideMinRuntime int
+	// its queue, Reclaim for another's); the gate's rules keep it at 0 without a
+	// patience (Config.MinRuntime.Patience). RepreemptedInside counts those of work
+	// preempted before, which the rules keep at 0 with a patience too.
+	InsideMinRuntime, RepreemptedInside int
 }
 
 // lostStats accumulates Lost.
 type lostStats struct {
 	milliGPUSeconds float64
 	victims, young  int
-	inside          int
+	inside, again   int
 	preempted       map[int]int
 	// due holds the next checkpoint of every running job (Config.Checkpoint).
 	due completions
@@ -79,6 +81,9 @@ func (s *Sim) evicted(i int, victimQueue, by string, now time.Time) {
 	}
 	if ran < least {
 		st.inside++
+		if st.preempted[i] > 0 {
+			st.again++
+		}
 	}
 	if st.preempted == nil {
 		st.preempted = map[int]int{}
@@ -88,7 +93,7 @@ func (s *Sim) evicted(i int, victimQueue, by string, now time.Time) {
 
 // report returns Lost.
 func (st *lostStats) report() Lost {
-	l := Lost{GPUHours: st.milliGPUSeconds / 1000 / 3600, Young: st.young, InsideMinRuntime: st.inside}
+	l := Lost{GPUHours: st.milliGPUSeconds / 1000 / 3600, Young: st.young, InsideMinRuntime: st.inside, RepreemptedInside: st.again}
 	if st.victims > 0 {
 		l.PerPreemption = l.GPUHours / float64(st.victims)
 	}

@@ -187,7 +187,7 @@ func (s *Sim) start(i int, d *admission.Decision, now time.Time) {
 	}
 	if j.w.Priority.Preemptible() && j.queue >= 0 {
 		c := candidate{id: j.w.ID, queue: s.queues[j.queue], priority: j.w.Priority, request: j.charged,
-			admitted: j.admitted, placement: j.placement, job: i, run: j.run}
+			admitted: j.admitted, placement: j.placement, job: i, run: j.run, again: s.lost.preempted[i] > 0}
 		if j.placement != nil {
 			// A placement the cluster refuses stays uncompiled; the check compiles it
 			// again when it needs it and reports why it cannot.

@@ -102,7 +102,7 @@ func modelLaws(s *Sim) []string {
 		}
 		if j.w.Priority.Preemptible() {
 			low = append(low, candidate{id: j.w.ID, queue: s.queues[j.queue], priority: j.w.Priority, request: j.charged,
-				admitted: j.admitted, placement: j.placement, job: i, run: j.run})
+				admitted: j.admitted, placement: j.placement, job: i, run: j.run, again: s.lost.preempted[i] > 0})
 		}
 	}
 	slices.SortFunc(low, compareCandidates)

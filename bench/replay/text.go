@@ -78,8 +78,8 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	if r.Preemptions > 0 {
 		l := r.Lost
-		fmt.Fprintf(&b, "lost work     %.2f GPU-hours, %.3f per preemption; %s of work under 10 min, %s inside its minimum runtime; %s preempted more than once\n",
-			l.GPUHours, l.PerPreemption, count(l.Young, "eviction", "evictions"), group(int64(l.InsideMinRuntime)), count(l.Repreempted, "workload", "workloads"))
+		fmt.Fprintf(&b, "lost work     %.2f GPU-hours, %.3f per preemption; %s of work under 10 min, %s inside its minimum runtime (%s of work preempted before); %s preempted more than once\n",
+			l.GPUHours, l.PerPreemption, count(l.Young, "eviction", "evictions"), group(int64(l.InsideMinRuntime)), group(int64(l.RepreemptedInside)), count(l.Repreempted, "workload", "workloads"))
 	}
 	b.WriteString("waits         submit → admission, simulated seconds:\n")
 	for _, wt := range r.Waits {
