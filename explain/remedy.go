@@ -192,7 +192,8 @@ func remedies(g *admission.Gate, d admission.Decision, e Explanation, o Options,
 // work have run out far enough that a decision admits d's workload, nothing else
 // changing: the ends of those runtimes — Preempt for work of its queue, Reclaim for
 // another's — and, for HIGH/NORMAL work, the times it will have waited their patience
-// (MinRuntime.Patience) if those come first, are tried in order, each by a decision at
+// (MinRuntime.Patience) if those come first and the work is on its first run, are
+// tried in order, each by a decision at
 // that time (a read), within the check budget. It reports false when none does, or no
 // runtime ends after now.
 func (c *checker) matures(d admission.Decision, now time.Time) (time.Time, bool) {
@@ -211,7 +212,8 @@ func (c *checker) matures(d admission.Decision, now time.Time) (time.Time, bool)
 		}
 		if end := r.Admitted.Add(least); end.After(now) {
 			ends = append(ends, end)
-			if p := d.Workload.Submitted.Add(m.Patience); m.Patience > 0 && d.Workload.Priority.Guaranteed() && p.After(now) && p.Before(end) {
+			// The patience lifts a first run's minimum runtime only.
+			if p := d.Workload.Submitted.Add(m.Patience); m.Patience > 0 && !r.Preempted && d.Workload.Priority.Guaranteed() && p.After(now) && p.Before(end) {
 				ends = append(ends, p)
 			}
 		}
