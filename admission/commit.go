@@ -307,7 +307,7 @@ func (g *Gate) carryOut(steps []step, grows []resized) error {
 	for _, s := range steps {
 		g.lineage.add(s.admit.w.ID, s.admit.evicted())
 		for _, v := range s.victims {
-			g.lineage.noteVictims([]WorkloadID{v.w.ID})
+			g.lineage.noteVictim(v.w.ID)
 		}
 	}
 	for _, v := range stopped {

@@ -33,14 +33,12 @@ type lineage struct {
 	victims map[WorkloadID]struct{}
 }
 
-// noteVictims records that a plan evicted victims.
-func (l *lineage) noteVictims(victims []WorkloadID) {
-	if len(victims) > 0 && l.victims == nil {
+// noteVictim records that a plan evicted id.
+func (l *lineage) noteVictim(id WorkloadID) {
+	if l.victims == nil {
 		l.victims = map[WorkloadID]struct{}{}
 	}
-	for _, v := range victims {
-		l.victims[v] = struct{}{}
-	}
+	l.victims[id] = struct{}{}
 }
 
 // victim reports whether a plan evicted id.

@@ -39,6 +39,17 @@ func TestLineage(t *testing.T) {
 	assert.Empty(t, l.edges())
 	assert.Empty(t, l.by, "nothing is left behind")
 	assert.Empty(t, l.took)
+
+	// Victims of plans by work of any priority are kept apart from the edges.
+	assert.False(t, l.victim("v"))
+	l.noteVictim("v")
+	l.noteVictim("u")
+	l.noteVictim("v")
+	assert.True(t, l.victim("v"))
+	assert.Equal(t, []WorkloadID{"u", "v"}, l.victimList())
+	assert.Empty(t, l.edges(), "no edge: the preemptor may be HIGH or NORMAL")
+	l.drop("v")
+	assert.Equal(t, []WorkloadID{"u"}, l.victimList())
 }
 
 // TestLineageOutlivesTheRun: the shield does not end when the workload that evicted

@@ -1137,7 +1137,7 @@ func readLineage(r *wire.Reader, g *Gate, version uint64) error {
 			r.Fail("evicted workload " + strconv.Quote(string(id)) + ": the snapshot must hold it")
 			return r.Err()
 		}
-		g.lineage.noteVictims([]WorkloadID{id})
+		g.lineage.noteVictim(id)
 	}
 	return nil
 }
