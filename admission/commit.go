@@ -433,6 +433,7 @@ func (g *Gate) start(r *record) error {
 // gate's indexes.
 func (g *Gate) remember(r *record) {
 	g.live.account(r.leaf, r, +1)
+	g.ends.set(r, true)
 	g.runs[r.leaf-1]++
 	r.held = heldRunning
 	g.ids[r.w.ID] = r
@@ -533,6 +534,7 @@ func (g *Gate) giveBack(rs []*record) error {
 // delete.
 func (g *Gate) forget(r *record, gone string) {
 	g.live.account(r.leaf, r, -1)
+	g.ends.set(r, false)
 	g.runs[r.leaf-1]--
 	r.held = heldNone
 	g.indexLow(r, -1)

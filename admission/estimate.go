@@ -18,7 +18,14 @@ func (g *Gate) SetEstimate(id WorkloadID, d time.Duration) error {
 	case d < 0:
 		return inputErr(ErrInvalidValue, "estimate", d.String(), "must not be negative")
 	}
+	running := r.held == heldRunning
+	if running {
+		g.ends.set(r, false)
+	}
 	r.w.Estimate = d
+	if running {
+		g.ends.set(r, true)
+	}
 	g.changed(changeUsage | changeQueue)
 	return nil
 }

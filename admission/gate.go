@@ -90,6 +90,9 @@ type Gate struct {
 	// clock is the latest time the gate has been told of — an admission, a checkpoint,
 	// a cycle applied — at which Decide judges lost work and minimum runtimes.
 	clock time.Time
+	// ends holds the running work with an estimate in the order it ends by it, for
+	// reservations.
+	ends endIndex
 	// lineage holds which LOW work's admission evicted which workload, while the gate
 	// holds both: a workload may not evict any it can be reached from. A workload no
 	// LOW admission evicted is decided as any other of its shape.

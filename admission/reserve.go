@@ -23,59 +23,132 @@ type hold struct {
 	on    bool
 }
 
+// ending is when a running workload with an estimate ends, and the pods it frees.
+type ending struct {
+	at   time.Time
+	foot topology.Footprint
+	r    *record
+}
+
+// endings reads, in order, the ends of the gate's running work with an estimate
+// (Workload.Estimate) and pods, as a cycle at s.now sees them: at its admission plus
+// its estimate, at s.now for work past it, earliest first, ends at one instant in ID
+// order. The gate keeps the running work in the order it ends (Gate.ends); a cycle
+// reads from it only as many ends as its reservations need — a gang mostly needs the
+// first few — and reads each once (the gate's running work does not change while the
+// cycle runs). The work past its estimate, which all ends at s.now, is read first and
+// sorted again, by ID.
+type endings struct {
+	g    *Gate
+	s    *state
+	read []ending // the ends read so far, in order
+	// next is the first record not read yet; started says the past was read; done
+	// that every end was.
+	next          *record
+	started, done bool
+	// kept holds, for upTo, the ends read that s has not evicted.
+	kept []ending
+}
+
+// upTo returns the first n ends of work that s has not evicted, or all of them when
+// fewer are left. The slice is valid until the next call.
+func (e *endings) upTo(n int) []ending {
+	e.kept = e.kept[:0]
+	for i := 0; len(e.kept) < n; i++ {
+		if i == len(e.read) && !e.more(max(n-len(e.kept), 16)) {
+			break
+		}
+		if x := e.read[i]; !e.s.gone[x.r.w.ID] {
+			e.kept = append(e.kept, x)
+		}
+	}
+	return e.kept
+}
+
+// more reads at least n more ends from the gate's index, and reports whether it read
+// any.
+func (e *endings) more(n int) bool {
+	if e.done {
+		return false
+	}
+	before := len(e.read)
+	if !e.started {
+		e.started = true
+		e.g.ends.ascend(func(r *record) bool {
+			if at := r.admitted.Add(r.w.Estimate); at.After(e.s.now) {
+				e.next = r
+				return false
+			}
+			if !r.foot.IsZero() {
+				e.read = append(e.read, ending{e.s.now, r.foot, r})
+			}
+			return true
+		})
+		slices.SortFunc(e.read, func(x, y ending) int { return strings.Compare(string(x.r.w.ID), string(y.r.w.ID)) })
+		if e.next == nil {
+			e.done = true
+			return len(e.read) > before
+		}
+	}
+	want := len(e.read) + n
+	from := e.next
+	e.next = nil
+	e.g.ends.ascendFrom(from, func(r *record) bool {
+		if len(e.read) >= want {
+			e.next = r
+			return false
+		}
+		if !r.foot.IsZero() {
+			e.read = append(e.read, ending{r.admitted.Add(r.w.Estimate), r.foot, r})
+		}
+		return true
+	})
+	e.done = e.next == nil
+	return len(e.read) > before
+}
+
 // reservation works out where and when the waiting gang a, left without quota or a
-// placement on s, starts if no new work takes what the running work frees: the running
-// work with an estimate (Workload.Estimate) ends at its admission plus its estimate (at
-// s.now for work past it), earliest first, and the reservation's start is the first end
-// after which the gang fits the tree and is placed, its placement the one found then.
-// Running work without an estimate never ends here. It reports false when the gang
-// does not fit or has no placement even with all of that work gone. It leaves s as it
-// was.
-func (g *Gate) reservation(s *state, a *ask) (Reservation, bool) {
-	type ending struct {
-		at   time.Time
-		foot topology.Footprint
-		r    *record
-	}
-	var ends []ending
-	for r := range g.runningRecords() {
-		if r.w.Estimate <= 0 || r.foot.IsZero() || s.gone[r.w.ID] {
-			continue
-		}
-		at := r.admitted.Add(r.w.Estimate)
-		if at.Before(s.now) {
-			at = s.now
-		}
-		ends = append(ends, ending{at, r.foot, r})
-	}
+// placement on s, starts if no new work takes what the running work frees: of the
+// ends e reads, those of work s has not evicted, and the reservation's start is the
+// first end after which the gang fits the tree and is placed, its placement the one
+// found then. Running work without an estimate never ends here. It reports false when
+// the gang does not fit or has no placement even with all of that work gone. It leaves
+// s as it was.
+func (g *Gate) reservation(s *state, a *ask, e *endings) (Reservation, bool) {
+	ends := e.upTo(1)
 	if len(ends) == 0 {
 		return Reservation{}, false
 	}
-	// Ends at one instant go in ID order: the running work is a map, and a reservation
-	// must not depend on its order.
-	slices.SortFunc(ends, func(x, y ending) int {
-		if c := x.at.Compare(y.at); c != 0 {
-			return c
+	// With the first k ends gone: is the gang placed? More gone frees more. One copy
+	// of the books and of the cluster moves from one k to the next, ends taken off or
+	// given back, instead of a copy per try.
+	books := s.baseTree().Draft()
+	c := s.copyOf(s.cluster)
+	defer s.done(c)
+	at := 0 // ends[:at] are gone from books and c
+	var feet []topology.Footprint
+	moveTo := func(k int) {
+		feet = feet[:0]
+		for i := min(at, k); i < max(at, k); i++ {
+			if k > at {
+				_ = books.Remove(ends[i].r.leaf, ends[i].r.vec)
+			} else {
+				_ = books.Add(ends[i].r.leaf, ends[i].r.vec)
+			}
+			feet = append(feet, ends[i].foot)
 		}
-		return strings.Compare(string(x.r.w.ID), string(y.r.w.ID))
-	})
-	// With the first k ends gone: is the gang placed? More gone frees more.
-	base := s.baseTree()
+		if k > at {
+			_ = c.RemoveFootprints(feet)
+		} else {
+			_ = c.ApplyFootprints(feet)
+		}
+		at = k
+	}
 	placedAfter := func(k int) (topology.Placement, bool) {
-		books := base.Draft()
-		for _, e := range ends[:k] {
-			_ = books.Remove(e.r.leaf, e.r.vec)
-		}
+		moveTo(k)
 		if f, _ := books.Fits(a.leaf, a.vec); !f.OK {
 			return topology.Placement{}, false
 		}
-		c := s.copyOf(s.cluster)
-		defer s.done(c)
-		feet := make([]topology.Footprint, k)
-		for i := range k {
-			feet[i] = ends[i].foot
-		}
-		_ = c.RemoveFootprints(feet)
 		res := s.placeOn(c, a.place)
 		return res.Placement, res.Outcome == topology.Placed
 	}
@@ -89,7 +162,7 @@ func (g *Gate) reservation(s *state, a *ask) (Reservation, bool) {
 			p = q
 			break
 		}
-		if hi == len(ends) {
+		if ends = e.upTo(2 * hi); hi == len(ends) {
 			return Reservation{}, false
 		}
 		lo, hi = hi+1, min(2*hi, len(ends))

@@ -34,6 +34,13 @@ type walk struct {
 	hold        *hold
 	backfill    []waiter
 	backfilling bool
+	// ends reads the running work's ends a reservation starts after, once per cycle
+	// and as far as reservations need (nil until a gang tries to reserve). noRoom
+	// holds, per kind of request, a gang that found no reservation and the working
+	// state's count of changes then: another of its kind finds none either until the
+	// state changes.
+	ends   *endings
+	noRoom map[classKey]classDecision
 }
 
 // backfillHeld decides again, in walk order and with the reservation's room back, the
@@ -210,8 +217,7 @@ func (w *walk) decide(r *record, at int) {
 			w.backfill = append(w.backfill, waiter{r: r, at: len(w.res.Decisions) - 1})
 		}
 		if w.hold == nil && d.Outcome == Pending && (d.Reason == ReasonPlacement || d.Reason == ReasonFit) && g.reserves(r, s.now) {
-			a := &r.ask
-			if res, ok := g.reservation(s, a); ok {
+			if res, ok := w.reservation(r); ok {
 				d.Reservation = &res
 				w.hold = newHold(s, res, r.w.Priority)
 				w.p.forget()
@@ -324,6 +330,27 @@ func (w *walk) admit(r *record, chosen *ask, d *Decision, victims []*record) {
 	w.p.step(a, foot, victims, from)
 	s.admit(a, foot, victims)
 	w.p.advance(from)
+}
+
+// reservation is Gate.reservation of r's ask on the working state, with the ends
+// worked out once per cycle, and answered without a search for a gang of the kind of
+// one that found none on the state as it is now: it reads only the ask and the state.
+func (w *walk) reservation(r *record) (Reservation, bool) {
+	k := classOf(r)
+	if c, ok := w.noRoom[k]; ok && c.changed == w.s.search.changed && c.r.leaf == r.leaf && sameVec(c.r.vec, r.vec) && c.r.sig == r.sig {
+		return Reservation{}, false
+	}
+	if w.ends == nil {
+		w.ends = &endings{g: w.g, s: w.s}
+	}
+	res, ok := w.g.reservation(w.s, &r.ask, w.ends)
+	if !ok {
+		if w.noRoom == nil {
+			w.noRoom = map[classKey]classDecision{}
+		}
+		w.noRoom[k] = classDecision{r: r, changed: w.s.search.changed}
+	}
+	return res, ok
 }
 
 // CycleResult is what one scheduling cycle decided: a decision for every pending
