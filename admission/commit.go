@@ -370,10 +370,11 @@ func (g *Gate) Release(id WorkloadID) (RunningWorkload, error) {
 		return RunningWorkload{}, err
 	}
 	delete(g.ids, id)
+	rw := g.retired(r, nil) // before its lineage goes: it says whether a plan evicted it
 	g.lineage.drop(id)
 	g.note(EventFinished, r, Event{})
 	g.changed(changeUsage)
-	return g.retired(r, nil), nil
+	return rw, nil
 }
 
 // Evict stops the running workload id, as preemption does, and returns it to the

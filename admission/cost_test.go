@@ -210,6 +210,9 @@ func TestPatienceEndsTheProtection(t *testing.T) {
 		d = mustDecideAt(t, g, wl("h2", "b", quota.High, 2, 10), at(25))
 		assert.True(t, d.Admitted(), "room freed: %s", d.Message())
 		assert.Empty(t, planIDs(d))
+		rw, err := g.Release("borrowed")
+		require.NoError(t, err)
+		assert.True(t, rw.Preempted, "what Release returns says a plan evicted it")
 	})
 }
 

@@ -178,16 +178,15 @@
 // edge from a LOW workload to each workload its admission evicted
 // (RunningWorkload.Evicted), held while the gate holds both, pending or running — and a
 // workload may not evict one it can be reached from: one whose admission evicted it,
-// or evicted one that did, and so on. The lineage thus never closes a cycle, and turns
-// need one: if the same state came back with evictions between, every workload evicted
-// on the way was admitted again, and the admission that evicted it was evicted in turn
-// (it was not running before, and is not after); following who evicted whom leads
-// round a finite set of workloads, a cycle of evictions, all held meanwhile. So under
+// or evicted one that did, and so on. The lineage thus never closes a cycle, and under
 // unchanged input evictions stop. HIGH and NORMAL work is never a plan's victim, so it
-// lies on no cycle: it needs no edge, and this rule never holds it back. What the rule
-// costs is a LOW workload waiting for room that one of its ancestors holds, until
-// either leaves the gate (it is released, withdrawn, or its queue goes); work
-// withdrawn and submitted again is new work.
+// is admitted at most once; LOW work is evicted only by those admissions or by its
+// parents' in the lineage, which grows to a final graph with no cycle; by induction
+// from the workloads without LOW parents, each workload is evicted, and admitted, only
+// finitely often. HIGH/NORMAL work needs no edge, and this rule never holds it back.
+// What the rule costs is a LOW workload waiting for room that one of its ancestors
+// holds, until either leaves the gate (it is released, withdrawn, or its queue goes);
+// work withdrawn and submitted again is new work.
 //
 // # Elastic gangs
 //
@@ -537,12 +536,12 @@
 //     holds. At equal shares a move changes nothing a share can tell, and with two
 //     resources (a dominant share the same whichever queue holds the unit), or three
 //     queues in a ring, the queues otherwise pass one unit on every cycle, one workload
-//     after another, which the shield of a single workload does not stop.
+//     after another: no workload evicts its own ancestor, yet the unit moves.
 //   - The strategies alone do not converge: with lumpy work they can pass on every
 //     state in turn, or with two resources leave a queue's dominant share where it was
 //     when it loses work, and Kueue's fair sharing has open reports of such loops.
 //     The lineage of evictions (see No turns) stops them: the same workloads never
-//     take turns (TestFairLumpyWorkSettles, TestNoThrashSharesOnTwoResources).
+//     take turns (TestFairLumpyWorkSettles, TestNoThrashRingsTheModelFound).
 //   - Priority plans and plans that free nodes name their victims VictimPriority.
 //   - Within a cycle a request that found no fair plan is answered from that verdict
 //     for an equal request in the same queue and class until the next admission or

@@ -107,13 +107,12 @@ func (g *Gate) decide(s *state, p *plans, r *record, d *Decision) ([]*record, *a
 		g.judge(s, r, d)
 		return nil, nil
 	}
-	// Work that LOW work's admission evicted may not evict that work in turn, nor any
-	// work it can be reached from in the lineage of evictions,
-	// and work that has waited a queue's patience may evict that queue's work inside its
-	// minimum runtime: their planners see other candidates than others of their shape,
-	// so they neither read nor leave what those learn. (Set up here rather than in a
-	// function of its own: a decision is a large value, and every call it passes
-	// through copies it.)
+	// Work that LOW work's admission evicted may not evict any work it can be reached
+	// from in the lineage of evictions, and work that has waited a queue's patience may
+	// evict that queue's work inside its minimum runtime: their planners see other
+	// candidates than others of their shape, so they neither read nor leave what those
+	// learn. (Set up here rather than in a function of its own: a decision is a large
+	// value, and every call it passes through copies it.)
 	shielded := g.evictedByLow(s, r.w.ID)
 	waited := g.waited(s, r)
 	s.waited = waited

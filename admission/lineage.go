@@ -11,15 +11,19 @@ import (
 // admission evicted it, or evicted one that evicted it, and so on — so the graph has
 // no cycle.
 //
-// That is what makes turns impossible. Work that takes turns under unchanged input
-// repeats a state; every workload evicted between two visits of it was admitted again
-// by then, and the admission that evicted it was evicted in turn (it had not been
-// running, and is not running again when the state comes back). Following who evicted
-// whom from one eviction to the next leads round a finite set of workloads, so it
-// closes a cycle of evictions, every edge of it held while nothing left the gate. The
-// graph has none. Evictions by HIGH and NORMAL work need no edge: such work is never
-// evicted by a plan, so it lies on no cycle, and its admissions are never held back by
-// this rule.
+// That is what makes evictions stop under unchanged input (no work submitted, ended
+// or withdrawn, nothing reconfigured). HIGH and NORMAL work is never a plan's victim,
+// so each such workload is admitted at most once. A LOW workload is evicted only by
+// HIGH/NORMAL admissions or by admissions of its parents in the graph, and every such
+// eviction adds or repeats an edge, so the graph grows to a final one with finitely
+// many edges and no cycle. Take its workloads in an order with every parent before its
+// children: one without LOW parents is evicted only by the finitely many HIGH/NORMAL
+// admissions, so it is admitted finitely often (each admission after its first follows
+// an eviction); if every parent of a workload is admitted finitely often, each of
+// those admissions evicts it at most once, so it too is evicted and admitted finitely
+// often. So every workload is, and evictions stop: no workloads take turns, whatever
+// the shares, strategies, flavors or minimum runtimes say from one cycle to the next.
+// HIGH/NORMAL work needs no edge, and its admissions are never held back by this rule.
 //
 // It also keeps which workloads a plan evicted at all, by work of any priority: such
 // work keeps its minimum runtime when it runs again, whatever the patience of the
@@ -98,11 +102,11 @@ func (l *lineage) ancestors(id WorkloadID, out []WorkloadID, more *lineage) []Wo
 	start := len(out)
 	out = append(out, id)
 	for i := start; i < len(out); i++ {
-		for _, g := range [2]*lineage{l, more} {
-			if g == nil {
+		for _, from := range [2]*lineage{l, more} {
+			if from == nil {
 				continue
 			}
-			for _, p := range g.by[out[i]] {
+			for _, p := range from.by[out[i]] {
 				if !slices.Contains(out[start:], p) {
 					out = append(out, p)
 				}
@@ -134,8 +138,11 @@ func (l *lineage) edges() []edge {
 			out = append(out, edge{p, v})
 		}
 	}
-	slices.SortFunc(out, func(a, b edge) int {
-		return cmp.Or(cmp.Compare(a.preemptor, b.preemptor), cmp.Compare(a.victim, b.victim))
-	})
+	slices.SortFunc(out, compareEdges)
 	return out
+}
+
+// compareEdges orders edges by preemptor, then victim.
+func compareEdges(a, b edge) int {
+	return cmp.Or(cmp.Compare(a.preemptor, b.preemptor), cmp.Compare(a.victim, b.victim))
 }

@@ -217,8 +217,9 @@ func snapshot(g *Gate) string {
 	var b strings.Builder
 	b.WriteString(g.Tree().Mermaid())
 	for _, r := range g.Running() {
-		fmt.Fprintf(&b, "running %s %s %v %s\n", r.Workload.ID, r.Queue, r.Request, r.Admitted)
+		fmt.Fprintf(&b, "running %s %s %v %s evicted %v preempted %v\n", r.Workload.ID, r.Queue, r.Request, r.Admitted, r.Evicted, r.Preempted)
 	}
+	fmt.Fprintf(&b, "lineage %v victims %v\n", g.lineage.edges(), g.lineage.victimList())
 	for _, w := range g.Pending() {
 		fmt.Fprintf(&b, "pending %s\n", w.ID)
 	}

@@ -43,29 +43,27 @@ import (
 //     say who that was;
 //   - the eviction graph of the cycles after the last wave, victim to preemptor, has no
 //     cycle: no pair of workloads, and no longer ring, take turns evicting each other
-//     under the unchanged input (but see below);
+//     under the unchanged input;
 //   - no workload evicted in a cycle is admitted in that same cycle, and none comes back
 //     in the next cycle onto a node it lost to its preemptor, with at least what it held
 //     there, while the preemptor still runs and nothing else was evicted in between:
 //     then the room it held was never needed;
 //   - no plan evicts LOW work inside its queue's minimum runtime: Preempt against a
-//     preemptor of its own queue, Reclaim against one of another;
+//     preemptor of its own queue, Reclaim against one of another; but work past its
+//     patience may, of a first run only;
 //   - only LOW work that ran when the cycle started is evicted, every victim is back in
 //     the queue (pending or set aside) after the cycle is applied, every workload is
 //     held exactly once, and the running LOW work admitted with a plan records its
 //     plan's victims.
 //
-// A ring of three or more workloads that ends (no eviction in the run's last
-// settleCycles cycles) is counted, not failed: each took from the next once and the
-// evictions stopped; a pair never may. Two shapes of run may take turns for good, and
-// there a ring is counted too; every other check holds there as well. The package
-// documents one: fair sharing with work of several GPUs, where the strategies can leave
-// no state in which nothing passes (TestFairLumpyWorkMaySettleNever). The other is open:
-// on a tree that counts CPU beside the GPUs, a reclaim that looks only at the GPUs and
-// fair sharing's share test take a GPU around a ring of queues
-// (TestNoThrashReclaimAgainstShares, skipped). The model found a third, which the
-// fair planner's tie rule now closes: at equal dominant shares, queues passed one unit
-// around every cycle (TestNoThrashEqualSharesOnTwoResources). Any other ring fails.
+// Any ring fails, and every run is counted that still evicts in its last settleCycles
+// cycles (none does). Rings the model found before the gate kept its lineage of
+// evictions — fair sharing with lumpy work, a reclaim against shares on a tree that
+// counts CPU beside the GPUs, fair-share evictions on two resources, and two plans of
+// one cycle closing a ring between them — are replayed in TestNoThrashRingsTheModelFound
+// and TestFairLumpyWorkSettles; equal dominant shares passing one unit around every
+// cycle, which the fair planner's tie rule closes, in
+// TestNoThrashEqualSharesOnTwoResources.
 
 // thrashPool is a pool of a generated setup: its quota (for a pool set with flavors,
 // per flavor in offer order), maximum (0: none), weight and subpools.

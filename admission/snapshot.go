@@ -140,8 +140,8 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 // runtimes have a patience, 7 since the gate keeps which LOW work evicted which
 // workload while it holds both, and which workloads a plan evicted (a running
 // workload's own list of whom its admission evicted stays; from versions 4 to 6 the
-// lineage is read off those lists, and no workload counts as evicted). Restore reads
-// 3 to 6 too.
+// lineage and the victims are read off those lists). Restore reads 3 to 6 too
+// (testdata/snapshots holds one of each).
 const snapshotVersion = 7
 
 // writeCosts writes what the gate counts lost work and minimum runtimes by.
@@ -289,7 +289,7 @@ func (g *Gate) bareTree() *quota.Tree {
 // *InputError matching ErrForeignSnapshot, ErrSnapshotVersion or ErrCorruptSnapshot,
 // and no gate is built.
 func Restore(data []byte) (*Gate, error) {
-	r, version, err := wire.NewReader(data, gateMagic, 3, snapshotVersion)
+	r, version, err := wire.NewReader(data, gateMagic, 3, 4, 5, 6, snapshotVersion)
 	if err != nil {
 		return nil, snapshotErr(err)
 	}
@@ -1095,49 +1095,100 @@ func (d *gangDecoder) shape(s topology.Resources) topology.Resources {
 	return s
 }
 
-// readLineage reads which LOW work evicted which workload: from version 7 the edges
-// as written, each between two workloads the snapshot holds; before, the lists of the
-// running work of whom its admission evicted, as far as the gate still holds them.
+// readLineage reads which LOW work evicted which workload, and which workloads a plan
+// evicted: from version 7 as written, sorted; before, from the lists of the running
+// work of whom its admission evicted, as far as the gate still holds them. Either way
+// every edge and victim must name LOW work the snapshot holds, and the edges must not
+// close a cycle.
 func readLineage(r *wire.Reader, g *Gate, version uint64) error {
 	if version < 7 {
 		for k := range g.runningRecords() {
-			var held []WorkloadID
 			for _, id := range k.evicted() {
-				if _, ok := g.ids[id]; ok {
-					held = append(held, id)
+				if _, ok := g.ids[id]; ok && id != k.w.ID {
+					g.lineage.add(k.w.ID, []WorkloadID{id})
+					g.lineage.noteVictim(id)
 				}
 			}
-			g.lineage.add(k.w.ID, held)
 		}
-		return nil
+		return checkLineage(r, g)
 	}
-	for range r.Len(2) {
-		p, v := WorkloadID(r.String()), WorkloadID(r.String())
+	var last edge
+	for i := range r.Len(2) {
+		e := edge{WorkloadID(r.String()), WorkloadID(r.String())}
 		if r.Err() != nil {
 			return r.Err()
 		}
-		_, okP := g.ids[p]
-		_, okV := g.ids[v]
-		if !okP || !okV || p == v {
-			r.Fail("eviction of " + strconv.Quote(string(v)) + " by " + strconv.Quote(string(p)) + ": the snapshot must hold both, and they must differ")
+		switch {
+		case e.preemptor == e.victim:
+			r.Fail("eviction of " + strconv.Quote(string(e.victim)) + " by itself: the two must differ")
+			return r.Err()
+		case i > 0 && compareEdges(last, e) >= 0:
+			r.Fail("eviction of " + strconv.Quote(string(e.victim)) + " by " + strconv.Quote(string(e.preemptor)) + ": evictions must be listed sorted, each once")
 			return r.Err()
 		}
-		if slices.Contains(g.lineage.ancestors(p, nil, nil), v) {
-			r.Fail("eviction of " + strconv.Quote(string(v)) + " by " + strconv.Quote(string(p)) + " closes a cycle of evictions")
-			return r.Err()
-		}
-		g.lineage.add(p, []WorkloadID{v})
+		last = e
+		g.lineage.add(e.preemptor, []WorkloadID{e.victim})
 	}
-	for range r.Len(1) {
+	var prev WorkloadID
+	for i := range r.Len(1) {
 		id := WorkloadID(r.String())
 		if r.Err() != nil {
 			return r.Err()
 		}
-		if _, ok := g.ids[id]; !ok {
-			r.Fail("evicted workload " + strconv.Quote(string(id)) + ": the snapshot must hold it")
+		if i > 0 && id <= prev {
+			r.Fail("evicted workload " + strconv.Quote(string(id)) + ": evicted workloads must be listed sorted, each once")
 			return r.Err()
 		}
+		prev = id
 		g.lineage.noteVictim(id)
+	}
+	return checkLineage(r, g)
+}
+
+// checkLineage fails r unless every edge and victim of g's lineage names LOW work g
+// holds and the edges close no cycle (found by taking off
+// workloads nothing left evicted, in O(edges)).
+func checkLineage(r *wire.Reader, g *Gate) error {
+	low := func(id WorkloadID) bool {
+		k, ok := g.ids[id]
+		return ok && k.w.Priority == quota.Low
+	}
+	for _, e := range g.lineage.edges() {
+		if !low(e.preemptor) || !low(e.victim) {
+			r.Fail("eviction of " + strconv.Quote(string(e.victim)) + " by " + strconv.Quote(string(e.preemptor)) + ": both must be LOW work the snapshot holds")
+			return r.Err()
+		}
+	}
+	for _, id := range g.lineage.victimList() {
+		if !low(id) {
+			r.Fail("evicted workload " + strconv.Quote(string(id)) + ": it must be LOW work the snapshot holds")
+			return r.Err()
+		}
+	}
+	in := make(map[WorkloadID]int, len(g.lineage.by))
+	for v, ps := range g.lineage.by {
+		in[v] = len(ps)
+	}
+	var free []WorkloadID
+	for p := range g.lineage.took {
+		if in[p] == 0 {
+			free = append(free, p)
+		}
+	}
+	for len(free) > 0 {
+		p := free[len(free)-1]
+		free = free[:len(free)-1]
+		for _, v := range g.lineage.took[p] {
+			if in[v]--; in[v] == 0 {
+				free = append(free, v)
+			}
+		}
+	}
+	for v, n := range in {
+		if n > 0 {
+			r.Fail("eviction of " + strconv.Quote(string(v)) + " lies on a cycle of evictions")
+			return r.Err()
+		}
 	}
 	return nil
 }

@@ -1,10 +1,14 @@
 package admission
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -172,6 +176,7 @@ func FuzzRestore(f *testing.F) {
 	submit(f, g, wl("w", "p", quota.Normal, 1, 2))
 	data, _ := g.MarshalBinary()
 	f.Add(data)
+	f.Add(lineageSnapshot(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 0 && data[0]%4 != 0 {
 			w := wire.NewWriter(gateMagic, snapshotVersion)
@@ -256,4 +261,122 @@ func TestSnapshotKeepsResourcesNoNodeLists(t *testing.T) {
 		require.NoError(t, err, name)
 		assert.True(t, slices.Equal(a, b), "%s: the gates encode to other bytes", name)
 	}
+}
+
+// lineageSnapshot returns the snapshot of a gate with a lineage: with fair sharing, w
+// of a reclaims a's quota from x of b, which waits again.
+func lineageSnapshot(tb testing.TB) []byte {
+	g, err := NewForPools(poolSet(tb, "a:2", "b:2"), 4, Options{FairSharing: true})
+	require.NoError(tb, err)
+	running(tb, g, wl("y", "b", quota.Low, 1, 0), wl("x", "b", quota.Low, 2, 1))
+	d, err := g.DecideAt(wl("w", "a", quota.Low, 2, 2), at(2))
+	require.NoError(tb, err)
+	require.Equal(tb, []WorkloadID{"x"}, planIDs(d))
+	require.NoError(tb, g.Commit(d, at(2)))
+	data, err := g.MarshalBinary()
+	require.NoError(tb, err)
+	return data
+}
+
+// TestRestoreEarlierVersions: snapshots written by versions 3 to 6 of the form (made by
+// the package as it was then, in testdata/snapshots: w of a reclaimed a's quota from x
+// of b, and z waits) restore. From version 4 on, running work kept whom its admission
+// evicted, and the lineage is read off it: x may not evict w, and a plan evicted x.
+func TestRestoreEarlierVersions(t *testing.T) {
+	for v := 3; v <= 6; v++ {
+		t.Run(strconv.Itoa(v), func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "snapshots", "gate-v"+strconv.Itoa(v)+".snap"))
+			require.NoError(t, err)
+			g, err := Restore(data)
+			require.NoError(t, err)
+			assert.Equal(t, []string{"w", "y"}, runningIDs(g))
+			assert.Equal(t, []string{"x", "z"}, pendingIDs(g))
+			if v == 3 {
+				assert.Empty(t, g.lineage.edges())
+				return
+			}
+			assert.Equal(t, []edge{{"w", "x"}}, g.lineage.edges())
+			assert.Equal(t, []WorkloadID{"x"}, g.lineage.victimList())
+			again, err := g.MarshalBinary()
+			require.NoError(t, err)
+			h, err := Restore(again)
+			require.NoError(t, err)
+			assert.Equal(t, snapshot(g), snapshot(h), "written again as version %d, it reads the same", snapshotVersion)
+		})
+	}
+}
+
+// TestRestoreRefusesABadLineage: a lineage whose edges are out of order or repeated,
+// name work the snapshot does not hold or that is not LOW, or close a cycle, is refused
+// as corrupt, quickly even for a long chain.
+func TestRestoreRefusesABadLineage(t *testing.T) {
+	data := lineageSnapshot(t)
+	g, err := Restore(data)
+	require.NoError(t, err)
+	require.Equal(t, []edge{{"w", "x"}}, g.lineage.edges())
+	// The lineage is the end of the body: one edge and one victim.
+	w := wire.NewWriter("", 0)
+	w.Uint(1)
+	w.String("w")
+	w.String("x")
+	w.Uint(1)
+	w.String("x")
+	enc := w.Finish()
+	tail := enc[1 : len(enc)-4]
+	body := data[len(gateMagic)+1 : len(data)-4]
+	require.True(t, bytes.HasSuffix(body, tail))
+	with := func(edges []edge, victims []WorkloadID) []byte {
+		out := wire.NewWriter(gateMagic, snapshotVersion)
+		out.Raw(body[:len(body)-len(tail)])
+		out.Uint(uint64(len(edges)))
+		for _, e := range edges {
+			out.String(string(e.preemptor))
+			out.String(string(e.victim))
+		}
+		out.Uint(uint64(len(victims)))
+		for _, v := range victims {
+			out.String(string(v))
+		}
+		return out.Finish()
+	}
+	_, err = Restore(with([]edge{{"w", "x"}}, []WorkloadID{"x"}))
+	require.NoError(t, err, "the body rebuilt as it was")
+	for name, c := range map[string]struct {
+		edges   []edge
+		victims []WorkloadID
+		want    string
+	}{
+		"unsorted": {[]edge{{"x", "y"}, {"w", "x"}}, nil, "sorted"},
+		"repeated": {[]edge{{"w", "x"}, {"w", "x"}}, nil, "sorted"},
+		"unknown":  {[]edge{{"v", "x"}}, nil, "LOW work the snapshot holds"},
+		"self":     {[]edge{{"x", "x"}}, nil, "differ"},
+		"cycle":    {[]edge{{"w", "x"}, {"x", "y"}, {"y", "w"}}, nil, "cycle"},
+		"victim":   {nil, []WorkloadID{"v"}, "LOW work the snapshot holds"},
+		"victims":  {nil, []WorkloadID{"y", "x"}, "sorted"},
+	} {
+		_, err := Restore(with(c.edges, c.victims))
+		assert.ErrorIs(t, err, ErrCorruptSnapshot, name)
+		assert.ErrorContains(t, err, c.want, name)
+	}
+
+	// A long chain is checked in time proportional to it: 4,000 workloads of b, each
+	// evicted by the next.
+	h, err := NewForPools(poolSet(t, "a:2", "b:2"), 4, Options{})
+	require.NoError(t, err)
+	var chain []edge
+	for i := range 4000 {
+		id := WorkloadID(fmt.Sprintf("c%05d", i))
+		require.NoError(t, h.Submit(Workload{ID: id, Queue: "b", Priority: quota.Low, Request: []quota.Quantity{1}, Submitted: at(i)}))
+		if i > 0 {
+			chain = append(chain, edge{id, WorkloadID(fmt.Sprintf("c%05d", i-1))})
+		}
+	}
+	for _, e := range chain {
+		h.lineage.add(e.preemptor, []WorkloadID{e.victim})
+	}
+	long, err := h.MarshalBinary()
+	require.NoError(t, err)
+	back, err := Restore(long)
+	require.NoError(t, err)
+	assert.Len(t, back.lineage.edges(), len(chain))
 }

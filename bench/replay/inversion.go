@@ -773,7 +773,8 @@ func (c *inversionCheck) notePatiences() {
 
 // protected reports whether candidate i has run less than its queue's minimum
 // runtime for work of queue — Preempt for its own queue, Reclaim for another — while
-// the decision judged has waited less than its patience (c.waited).
+// the decision judged has waited less than its patience (c.waited), or while a plan
+// evicted it before (the patience lifts a first run's protection only).
 func (c *inversionCheck) protected(i int, queue string) bool {
 	if c.minRun == nil {
 		return false
