@@ -20,12 +20,12 @@ type carriedStates struct {
 // of s, its working state, as the cycle ends and that a plan looked up in the cycle,
 // for the next cycle run into the same result, each candidate's footprint noted; nil
 // when none can be carried. Their pods may lag behind (optimistic.later): they catch up
-// when next looked up. A walk that reserved room (its states saw reserved nodes
-// cordoned), the fair tournament, elastic gangs (whose growth at the end of a cycle is
-// no step of the states, and whose pods change while they run) and a cycle without a
-// cache carry none.
-func (g *Gate) carryOptimistic(s *state, p *plans, reserved bool) map[optKey]*optimistic {
-	if reserved || g.fair || len(g.elastic) > 0 || s.search.off || s.cluster == nil {
+// when next looked up. A walk that reserved room released it on its states too
+// (plans.followHold). The fair tournament, elastic gangs (whose growth at the end of a
+// cycle is no step of the states, and whose pods change while they run) and a cycle
+// without a cache carry none.
+func (g *Gate) carryOptimistic(s *state, p *plans) map[optKey]*optimistic {
+	if g.fair || len(g.elastic) > 0 || s.search.off || s.cluster == nil {
 		return nil
 	}
 	var out map[optKey]*optimistic

@@ -129,15 +129,16 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		}
 	}
 	defer func() {
-		if w.hold != nil {
-			w.hold.release(s) // the room it held is the state's again, for the next cycle
+		if from := s.search.changed; w.hold != nil && w.hold.release(s) {
+			// The room it held is the state's again, and its states', for the next cycle.
+			w.p.followHold(w.hold, from)
 		}
 		// The last (largest) buffers are kept for the next CycleInto; the decisions
 		// reference them. The clusters the cycle copied are its own: nothing outlives
 		// the cycle in them.
 		res.Searches, res.requests, res.reasons, res.bare = s.searches, w.arena, s.search.reasons, s.search.bare
 		if keep {
-			kept := g.carryOptimistic(s, &w.p, w.hold != nil)
+			kept := g.carryOptimistic(s, &w.p)
 			res.clusters = spares(s, kept)
 			res.carry = s.search.handOver(handed)
 			res.carry.cluster, res.carry.guardedOn = s.cluster, s.guarded

@@ -33,6 +33,23 @@ func (p *plans) forget() {
 	p.optimistic = map[optKey]*optimistic{}
 }
 
+// followHold brings the optimistic states of the working state as it was at from up
+// to the state's hold of a reservation as it is now, h's nodes cordoned or not on
+// their clusters too, instead of building them again: a hold changes no candidate and
+// no usage, only where pods may go.
+func (p *plans) followHold(h *hold, from uint64) {
+	for _, o := range p.optimistic {
+		if o.gen != from {
+			continue
+		}
+		h.mirror(o.cluster)
+		if o.one != nil {
+			h.mirror(o.one)
+		}
+		o.gen = p.search.changed
+	}
+}
+
 // newPlans returns the plans of a cycle's working state, whose cache is search.
 func newPlans(search *searchCache) plans {
 	return plans{search: search, optimistic: map[optKey]*optimistic{}}

@@ -203,15 +203,9 @@ func (h *hold) set(s *state, on bool) bool {
 		return false
 	}
 	h.on = on
-	change := (*topology.Cluster).Uncordon
-	if on {
-		change = (*topology.Cluster).Cordon
-	}
-	for _, n := range h.nodes {
-		_ = change(s.cluster, n)
-		if s.guarded != nil {
-			_ = change(s.guarded, n)
-		}
+	h.mirror(s.cluster)
+	if s.guarded != nil {
+		h.mirror(s.guarded)
 	}
 	if s.search != nil {
 		if !on {
@@ -220,6 +214,18 @@ func (h *hold) set(s *state, on bool) bool {
 		s.search.changed++
 	}
 	return true
+}
+
+// mirror cordons the hold's nodes on c when the hold is on, and uncordons them when it
+// is off: c is the state's cluster or a copy of it.
+func (h *hold) mirror(c *topology.Cluster) {
+	change := (*topology.Cluster).Uncordon
+	if h.on {
+		change = (*topology.Cluster).Cordon
+	}
+	for _, n := range h.nodes {
+		_ = change(c, n)
+	}
 }
 
 // lets reports whether the hold lets r into its room: work of a higher priority than

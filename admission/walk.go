@@ -193,13 +193,14 @@ func (w *walk) decide(r *record, at int) {
 			var lets, toggled bool
 			lets, backfills = w.hold.lets(r, s.now)
 			deferred = lets && backfills && r.w.Priority == quota.Low && !w.backfilling
+			from := s.search.changed
 			if lets && !deferred {
 				toggled = w.hold.release(s)
 			} else {
 				toggled = w.hold.apply(s)
 			}
 			if toggled {
-				w.p.forget()
+				w.p.followHold(w.hold, from)
 			}
 		}
 		if !w.repeat(r, d) {
@@ -219,8 +220,7 @@ func (w *walk) decide(r *record, at int) {
 		if w.hold == nil && d.Outcome == Pending && (d.Reason == ReasonPlacement || d.Reason == ReasonFit) && g.reserves(r, s.now) {
 			if res, ok := w.reservation(r); ok {
 				d.Reservation = &res
-				w.hold = newHold(s, res, r.w.Priority)
-				w.p.forget()
+				w.hold = newHold(s, res, r.w.Priority) // off until the next workload
 			}
 		}
 		switch {
