@@ -46,23 +46,29 @@ type endings struct {
 	// that every end was.
 	next          *record
 	started, done bool
-	// kept holds, for upTo, the ends read that s has not evicted.
-	kept []ending
+	// kept holds, for upTo, the ends of read[:scanned] that s has not evicted, as s
+	// was when it had evicted goneAt workloads: the cycle only adds to what it evicted,
+	// so kept is extended until it evicts more.
+	kept    []ending
+	scanned int
+	goneAt  int
 }
 
 // upTo returns the first n ends of work that s has not evicted, or all of them when
 // fewer are left. The slice is valid until the next call.
 func (e *endings) upTo(n int) []ending {
-	e.kept = e.kept[:0]
-	for i := 0; len(e.kept) < n; i++ {
-		if i == len(e.read) && !e.more(max(n-len(e.kept), 16)) {
+	if e.goneAt != len(e.s.gone) {
+		e.kept, e.scanned, e.goneAt = e.kept[:0], 0, len(e.s.gone)
+	}
+	for ; len(e.kept) < n; e.scanned++ {
+		if e.scanned == len(e.read) && !e.more(max(n-len(e.kept), 16)) {
 			break
 		}
-		if x := e.read[i]; !e.s.gone[x.r.w.ID] {
+		if x := e.read[e.scanned]; !e.s.gone[x.r.w.ID] {
 			e.kept = append(e.kept, x)
 		}
 	}
-	return e.kept
+	return e.kept[:min(n, len(e.kept))]
 }
 
 // more reads at least n more ends from the gate's index, and reports whether it read
