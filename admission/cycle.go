@@ -73,7 +73,8 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	// of the cluster are written over.
 	var gained, guardedGained []topology.Node
 	var placed, removed topology.Footprint
-	handed, handedStates := res.carry, res.states
+	handed, handedStates, reserved := res.carry, res.states, res.reserved
+	hinted := keep && res.gate == g.self
 	carried := keep && res.gate == g.self && g.live.cluster != nil
 	carryStates := carried && len(handedStates.states) > 0 && handedStates.configAt == g.configGen
 	if carryStates {
@@ -120,6 +121,9 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	s.search.reasons = res.reasons[:0]
 	*res = CycleResult{Now: now, Decisions: decisions, sealed: seals, gate: g.self, usageGen: g.usageGen, queueGen: g.queueGen, configGen: g.configGen}
 	w := walk{g: g, s: s, p: newPlans(s.search), res: res, arena: res.requests[:0]}
+	if hinted {
+		w.reserved = reserved
+	}
 	switch {
 	case carryStates:
 		g.takeOverOptimistic(s, &w.p, handedStates.states, placed, removed)
@@ -129,6 +133,9 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		}
 	}
 	defer func() {
+		if w.hold != nil {
+			res.reserved = reservedBy{id: w.hold.id, start: w.hold.r.Start}
+		}
 		if from := s.search.changed; w.hold != nil && w.hold.release(s) {
 			// The room it held is the state's again, and its states', for the next cycle.
 			w.p.followHold(w.hold, from)

@@ -14,8 +14,9 @@ import (
 // may not use them is decided, so that it is neither placed there nor given a plan that
 // frees room there.
 type hold struct {
-	// r is the reservation, priority the reserving gang's.
+	// r is the reservation, id and priority the reserving gang's.
 	r        Reservation
+	id       WorkloadID
 	priority quota.Priority
 	// nodes are the reserved nodes the hold cordons (those not cordoned already); on
 	// says it does now.
@@ -120,10 +121,25 @@ func (e *endings) more(n int) bool {
 // found then. Running work without an estimate never ends here. It reports false when
 // the gang does not fit or has no placement even with all of that work gone. It leaves
 // s as it was.
-func (g *Gate) reservation(s *state, a *ask, e *endings) (Reservation, bool) {
+//
+// hint, when not zero, is the start the gang's reservation had in the cycle before:
+// when it is still the start — the gang is not placed with the ends before it gone,
+// and is with those at it — only the ends at it are searched, two tries and a few
+// instead of a search over all the ends; otherwise the whole search runs. Both find
+// the least number of ends, so the reservation is the same.
+func (g *Gate) reservation(s *state, a *ask, e *endings, hint time.Time) (Reservation, bool) {
+	// ends are the first ends read, which the tries below take off; read reads at
+	// least n (all there are when fewer), never fewer than it read before: a try may
+	// have taken off more than n.
 	ends := e.upTo(1)
 	if len(ends) == 0 {
 		return Reservation{}, false
+	}
+	read := func(n int) []ending {
+		if n > len(ends) {
+			ends = e.upTo(n)
+		}
+		return ends
 	}
 	// With the first k ends gone: is the gang placed? More gone frees more. One copy
 	// of the books and of the cluster moves from one k to the next, ends taken off or
@@ -161,14 +177,17 @@ func (g *Gate) reservation(s *state, a *ask, e *endings) (Reservation, bool) {
 	// The least k is found by doubling, then bisection below the first k that does:
 	// a gang mostly needs the first few ends, and each try removes k footprints.
 	var p topology.Placement
-	lo, hi := 1, 1
-	for {
+	lo, hi, known := 1, 1, false
+	if !hint.IsZero() {
+		lo, hi, p, known = bracket(read, hint, placedAfter)
+	}
+	for !known {
 		q, ok := placedAfter(hi)
 		if ok {
 			p = q
 			break
 		}
-		if ends = e.upTo(2 * hi); hi == len(ends) {
+		if read(2 * hi); hi == len(ends) { // every end read, and still not placed
 			return Reservation{}, false
 		}
 		lo, hi = hi+1, min(2*hi, len(ends))
@@ -185,9 +204,41 @@ func (g *Gate) reservation(s *state, a *ask, e *endings) (Reservation, bool) {
 	return Reservation{Start: ends[hi-1].at, Placement: p}, true
 }
 
-// newHold returns the hold of reservation res of a gang at priority on s.
-func newHold(s *state, res Reservation, priority quota.Priority) *hold {
-	h := &hold{r: res, priority: priority}
+// bracket returns, when the ends at the instant hint are where the least number of
+// ends that places the gang lies — with every end before hint gone it is not placed,
+// with those at hint too it is — the numbers of ends just past the earlier ones (lo)
+// and up to the last at hint (hi), and the placement with hi gone; known false when
+// they are not.
+func bracket(read func(int) []ending, hint time.Time, placedAfter func(int) (topology.Placement, bool)) (lo, hi int, p topology.Placement, known bool) {
+	n := 1
+	ends := read(n)
+	for len(ends) >= n && !ends[n-1].at.After(hint) {
+		n *= 2
+		ends = read(n)
+	}
+	i0, _ := slices.BinarySearchFunc(ends, hint, func(x ending, t time.Time) int { return x.at.Compare(t) })
+	i1 := i0
+	for i1 < len(ends) && ends[i1].at.Equal(hint) {
+		i1++
+	}
+	if i1 == i0 {
+		return 1, 1, p, false
+	}
+	if i0 > 0 {
+		if _, ok := placedAfter(i0); ok {
+			return 1, 1, p, false
+		}
+	}
+	q, ok := placedAfter(i1)
+	if !ok {
+		return 1, 1, p, false
+	}
+	return i0 + 1, i1, q, true
+}
+
+// newHold returns the hold of reservation res of the gang r on s.
+func newHold(s *state, res Reservation, r *record) *hold {
+	h := &hold{r: res, id: r.w.ID, priority: r.w.Priority}
 	for _, a := range res.Placement.Assignments {
 		if n, ok := s.cluster.Node(a.Node); ok && !n.Cordoned && !slices.Contains(h.nodes, a.Node) {
 			h.nodes = append(h.nodes, a.Node)

@@ -133,3 +133,92 @@ func TestPropertyBackfillNeverDelaysTheReservation(t *testing.T) {
 	require.Positive(t, reserved)
 	require.Positive(t, backfilled)
 }
+
+// TestPropertyCarriedReservationsMatch: a cycle run into the result of the one before
+// starts its search for a gang's reservation from the start that cycle found (a
+// hint); whatever changed in between — work ended, estimates changed, work
+// submitted — it decides exactly as a cycle into a fresh result, reservations and
+// their placements included.
+func TestPropertyCarriedReservationsMatch(t *testing.T) {
+	props := gopter.NewProperties(gen.Params(t, 150))
+	hinted := 0
+	props.Property("a carried reservation is the one found afresh", prop.ForAll(func(seed int64) string {
+		r := rand.New(rand.NewSource(seed))
+		var nodes []topology.Node
+		var capacity int64
+		for i := range 3 + r.Intn(6) {
+			capacity += 8
+			nodes = append(nodes, topology.Node{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{"rack": "r1"}, Free: topology.Resources{"gpu": 8, "cpu": 64000}})
+		}
+		c, err := topology.NewCluster([]string{"rack"}, nodes)
+		if err != nil {
+			return err.Error()
+		}
+		g, err := NewForPools(poolSet(t, "team:"+fmt.Sprint(2*capacity)), 0, Options{Cluster: c, Reservations: Reservations{After: 10 * time.Minute}})
+		if err != nil {
+			return err.Error()
+		}
+		shape := topology.Resources{"gpu": 1, "cpu": 100}
+		var ids []WorkloadID
+		for i, n := range nodes {
+			for j := range 1 + r.Intn(4) {
+				gpus := int64(1 + r.Intn(3))
+				w := Workload{ID: WorkloadID(fmt.Sprintf("run%d-%d", i, j)), Queue: "team", Gang: podGang(t, int(gpus), 1), Submitted: at(0),
+					Estimate: time.Duration(10+r.Intn(120)) * time.Minute}
+				p := &topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: n.Name, Pods: gpus, Shape: shape}}}
+				if err := g.AddRunning(w, at(0), p); err != nil {
+					continue // the node is full
+				}
+				ids = append(ids, w.ID)
+			}
+		}
+		if err := g.Submit(Workload{ID: "big", Queue: "team", Gang: podGang(t, 1, 8), Submitted: at(0), Estimate: time.Hour}); err != nil {
+			return err.Error()
+		}
+		var carried CycleResult
+		now := at(15)
+		for step := range 16 {
+			fresh := g.Cycle(now)
+			if err := g.CycleInto(now, &carried); err != nil {
+				return err.Error()
+			}
+			if len(fresh.Decisions) != len(carried.Decisions) {
+				return fmt.Sprintf("step %d: %d decisions afresh, %d carried", step, len(fresh.Decisions), len(carried.Decisions))
+			}
+			for i := range fresh.Decisions {
+				a, b := fresh.Decisions[i], carried.Decisions[i]
+				// The explanations may differ: a carried cycle answers from the failures
+				// of the one before. What is decided may not.
+				if a.Workload.ID != b.Workload.ID || a.Outcome != b.Outcome || a.Reason != b.Reason || !samePlacement(a.Placement, b.Placement) ||
+					(a.Reservation == nil) != (b.Reservation == nil) ||
+					a.Reservation != nil && (!a.Reservation.Start.Equal(b.Reservation.Start) || !samePlacement(&a.Reservation.Placement, &b.Reservation.Placement)) {
+					return fmt.Sprintf("step %d: afresh %s %+v, carried %s %+v", step, a, a.Reservation, b, b.Reservation)
+				}
+				if a.Reservation != nil && step > 0 {
+					hinted++
+				}
+			}
+			if err := g.Apply(carried); err != nil {
+				return err.Error()
+			}
+			// Something changes before the next cycle: an estimate, an end, an arrival.
+			now = now.Add(time.Duration(1+r.Intn(10)) * time.Minute)
+			switch r.Intn(4) {
+			case 0, 3:
+				// Often shorter than before: the gang may start earlier than it was told.
+				id := ids[r.Intn(len(ids))]
+				_ = g.SetEstimate(id, time.Duration(r.Intn(150))*time.Minute)
+			case 1:
+				id := ids[r.Intn(len(ids))]
+				_, _ = g.Release(id)
+			default:
+				_ = g.Submit(Workload{ID: WorkloadID(fmt.Sprintf("s%d", step)), Queue: "team", Priority: quota.Priority(-r.Intn(2)),
+					Gang: podGang(t, 1, 1+r.Intn(3)), Submitted: now, Estimate: time.Duration(5+r.Intn(150)) * time.Minute})
+			}
+		}
+		return ""
+	}, ggen.Int64()))
+	props.TestingRun(t)
+	t.Logf("%d reservations made with a hint from the cycle before", hinted)
+	require.Positive(t, hinted)
+}

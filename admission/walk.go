@@ -41,6 +41,9 @@ type walk struct {
 	// state changes.
 	ends   *endings
 	noRoom map[classKey]classDecision
+	// reserved is the reservation the cycle before run into the same result made, a
+	// hint for the same gang's (Gate.reservation).
+	reserved reservedBy
 }
 
 // backfillHeld decides again, in walk order and with the reservation's room back, the
@@ -220,7 +223,7 @@ func (w *walk) decide(r *record, at int) {
 		if w.hold == nil && d.Outcome == Pending && (d.Reason == ReasonPlacement || d.Reason == ReasonFit) && g.reserves(r, s.now) {
 			if res, ok := w.reservation(r); ok {
 				d.Reservation = &res
-				w.hold = newHold(s, res, r.w.Priority) // off until the next workload
+				w.hold = newHold(s, res, r) // off until the next workload
 			}
 		}
 		switch {
@@ -343,7 +346,11 @@ func (w *walk) reservation(r *record) (Reservation, bool) {
 	if w.ends == nil {
 		w.ends = &endings{g: w.g, s: w.s}
 	}
-	res, ok := w.g.reservation(w.s, &r.ask, w.ends)
+	var hint time.Time
+	if w.reserved.id == r.w.ID {
+		hint = w.reserved.start
+	}
+	res, ok := w.g.reservation(w.s, &r.ask, w.ends, hint)
 	if !ok {
 		if w.noRoom == nil {
 			w.noRoom = map[classKey]classDecision{}
@@ -389,6 +396,15 @@ type CycleResult struct {
 	carry carry
 	// grows are Grows as the gate carries them out.
 	grows []growTo
+	// reserved is the reservation the cycle made, for the next cycle run into the
+	// result (a hint, checked before it is used).
+	reserved reservedBy
+}
+
+// reservedBy is a reservation's gang and start.
+type reservedBy struct {
+	id    WorkloadID
+	start time.Time
 }
 
 // Admitted returns the admissions, in walk order.
