@@ -241,9 +241,20 @@
 // reservation starts, which is decided with the nodes back (backfill:
 // Decision.Backfill when it lands on them; LOW work of that kind is decided with the
 // nodes held first and, if it still waits, again with them back at the end of the walk).
-// Work of a higher priority ignores the reservation. A reservation is worked out again in every cycle, so it follows the
-// estimates and what ran since. With exact estimates and no new work above the gang's
-// priority, the gang starts no later than its first reservation said.
+// Work of a higher priority ignores the reservation. A reservation is worked out again
+// in every cycle, so it follows the estimates and what ran since. With exact estimates
+// and no new work above the gang's priority, the gang starts no later than its first
+// reservation said.
+//
+// What it costs: the gate keeps its running work in the order it ends by its
+// estimates, and a cycle reads only the ends its reservations need (a gang mostly
+// needs the first few), trying each number of ends gone on one copy of the books and
+// the cluster that moves from one try to the next. A cycle run into the result of the
+// one before (CycleInto) tries the same gang's last start first: when that is still
+// where the fewest ends place it, only the ends at that instant are searched; the
+// reservation is the same either way. The hold's cordons follow onto the node
+// planner's states instead of dropping them, and those states are handed to the next
+// cycle as without a reservation.
 //
 // # Cycle cost
 //
@@ -262,8 +273,8 @@
 // while few nodes change between two. Its decisions then explain with that fact. It
 // also keeps the node planner's states with every candidate of a queue evicted, brought
 // up to date by the pods placed and removed since (topology.Cluster.UsageSince) and
-// checked again at their first use, unless nodes or the configuration changed, the
-// cycle reserved room, fair sharing is on or gangs are elastic. A
+// checked again at their first use, unless nodes or the configuration changed, fair
+// sharing is on or gangs are elastic. A
 // workload whose queue, priority, request and placement request equal those of one left
 // pending on the same working state is decided from that decision, without the verdict
 // lookups; gangs of one node selector are told apart from those of another.
