@@ -16,6 +16,22 @@ import (
 	"github.com/poolgate/poolgate/topology"
 )
 
+// reservingGate returns a gate of one pool on n nodes of 8 GPUs in one rack, where a
+// gang reserves room once it has waited 10 minutes. The pool guarantees twice the
+// capacity: the nodes bind, not the nominal quota.
+func reservingGate(t *testing.T, n int) (*Gate, []topology.Node, error) {
+	var nodes []topology.Node
+	for i := range n {
+		nodes = append(nodes, topology.Node{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{"rack": "r1"}, Free: topology.Resources{"gpu": 8, "cpu": 64000}})
+	}
+	c, err := topology.NewCluster([]string{"rack"}, nodes)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := NewForPools(poolSet(t, "team:"+fmt.Sprint(16*n)), 0, Options{Cluster: c, Reservations: Reservations{After: 10 * time.Minute}})
+	return g, nodes, err
+}
+
 // TestPropertyBackfillNeverDelaysTheReservation: on random clusters of one pool whose
 // nodes bind before its quota does, with
 // exact estimates and no arrivals, a gang that reserves starts no later than its first
@@ -27,18 +43,7 @@ func TestPropertyBackfillNeverDelaysTheReservation(t *testing.T) {
 	var reserved, backfilled int
 	props.Property("backfill never delays a reservation", prop.ForAll(func(seed int64) string {
 		r := rand.New(rand.NewSource(seed))
-		var nodes []topology.Node
-		var capacity int64
-		for i := range 2 + r.Intn(4) {
-			capacity += 8
-			nodes = append(nodes, topology.Node{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{"rack": "r1"}, Free: topology.Resources{"gpu": 8, "cpu": 64000}})
-		}
-		c, err := topology.NewCluster([]string{"rack"}, nodes)
-		if err != nil {
-			return err.Error()
-		}
-		// The pool guarantees twice the capacity: the nodes bind, not the nominal quota.
-		g, err := NewForPools(poolSet(t, "team:"+fmt.Sprint(2*capacity)), 0, Options{Cluster: c, Reservations: Reservations{After: 10 * time.Minute}})
+		g, nodes, err := reservingGate(t, 2+r.Intn(4))
 		if err != nil {
 			return err.Error()
 		}
@@ -144,17 +149,7 @@ func TestPropertyCarriedReservationsMatch(t *testing.T) {
 	hinted := 0
 	props.Property("a carried reservation is the one found afresh", prop.ForAll(func(seed int64) string {
 		r := rand.New(rand.NewSource(seed))
-		var nodes []topology.Node
-		var capacity int64
-		for i := range 3 + r.Intn(6) {
-			capacity += 8
-			nodes = append(nodes, topology.Node{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{"rack": "r1"}, Free: topology.Resources{"gpu": 8, "cpu": 64000}})
-		}
-		c, err := topology.NewCluster([]string{"rack"}, nodes)
-		if err != nil {
-			return err.Error()
-		}
-		g, err := NewForPools(poolSet(t, "team:"+fmt.Sprint(2*capacity)), 0, Options{Cluster: c, Reservations: Reservations{After: 10 * time.Minute}})
+		g, nodes, err := reservingGate(t, 3+r.Intn(6))
 		if err != nil {
 			return err.Error()
 		}
