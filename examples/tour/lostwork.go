@@ -15,8 +15,8 @@ import (
 // tourLostWork shows what a preemption throws away and how the gate keeps it small:
 // two LOW jobs either of which makes room, one that saved its work a minute ago and
 // one an hour ago; the eviction order takes the later admitted, the plan that loses
-// the least takes the fresh checkpoint; a minimum runtime keeps new work running;
-// and, on a cluster, the node to free for a pod that needs a whole one is the node whose
+// the least takes the fresh checkpoint; a minimum runtime keeps new work running, and
+// its patience gives way to work that waited, on a first run only; and, on a cluster, the node to free for a pod that needs a whole one is the node whose
 // work saved last (tourLostWorkNodes).
 func tourLostWork(w io.Writer) {
 	start := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
@@ -80,6 +80,28 @@ func tourLostWork(w io.Writer) {
 	fmt.Fprintf(w, "  and a patience of 10m, at 11:10 serve has waited it: %s\n", d.Message())
 	for _, v := range d.Plan {
 		fmt.Fprintf(w, "    evicting %s, which loses %s\n", v.Workload.ID, v.LostWork)
+	}
+	// The patience lifts a first run's protection only: train-a runs again from 11:20,
+	// and a later HIGH job past its patience takes train-b, on its first run, although
+	// train-a would lose less.
+	if err := g.Commit(d, minute(130)); err != nil {
+		fmt.Fprintln(w, err)
+		return
+	}
+	if _, err := g.Release(serve.ID); err != nil {
+		fmt.Fprintln(w, err)
+		return
+	}
+	if err := g.Apply(g.Cycle(minute(140))); err != nil {
+		fmt.Fprintln(w, err)
+		return
+	}
+	serve2 := admission.Workload{ID: "serve-2", Queue: "team", Priority: quota.High, Request: []quota.Quantity{4}, Submitted: minute(125)}
+	d, _ = g.DecideAt(serve2, minute(160))
+	fmt.Fprintln(w, "  serve ends at 11:20 and train-a runs again; at 11:40 HIGH serve-2, waiting since 11:05, asks 4:")
+	fmt.Fprintf(w, "  %s\n", d.Message())
+	for _, v := range d.Plan {
+		fmt.Fprintf(w, "    evicting %s, which loses %s: train-a, evicted once, keeps its 3h this run\n", v.Workload.ID, v.LostWork)
 	}
 	tourLostWorkNodes(w, minute)
 }

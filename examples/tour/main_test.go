@@ -35,6 +35,8 @@ func TestTourIsDeterministic(t *testing.T) {
 		"│  └─ product--shared   1       gpu       2      5      12      5      -",
 		"└─ research             2       gpu       2      8      12      8      -",
 	}, "\n"), "with fair sharing the weights 2 and 1 split the idle GPUs")
+	assert.Contains(t, first, "    evicting train-b, which loses 24000 GPU-s: train-a, evicted once, keeps its 3h this run",
+		"the patience takes a first run only")
 	assert.Contains(t, first, "  cycle 3: pair: admit to p1--a after preempting big\n  cycle 4: lump: admit to p2--shared\n  cycle 5: nothing passes",
 		"work in lumps settles: pair may not evict one, which evicted lump, which evicted pair")
 	assert.Contains(t, first, "  least lost work: admit to team--shared after preempting train-a, evicting train-a, which loses 240 GPU-s", "the plan that loses least takes the fresh checkpoint")
