@@ -29,7 +29,7 @@ func (g *Gate) assign(s *state, p *plans, r *record, d *Decision) ([]*record, []
 	groups := g.menu.groups[r.leaf-1]
 	fung := g.menu.fung[r.leaf-1]
 	steps := fa.first
-	choices, tries, asked := explanation(groups, fa.groups)
+	choices, tries, asked := explanation(groups, fa.groups, s.explain)
 	var last *flavorStep
 	// Three slots hold the flavor being evaluated, the best so far and the least
 	// severe reason so far; they trade places instead of copying decisions. A group's
@@ -90,28 +90,22 @@ func (g *Gate) assign(s *state, p *plans, r *record, d *Decision) ([]*record, []
 	return lastEv.victims, lastEv.why, last.eval
 }
 
-// explanationBlock holds the whole explanation of a decision on one group of up to
-// four flavors whose requested resources number two at most, the common case, in one
-// allocation.
-type explanationBlock struct {
-	choices [1]FlavorChoice
-	tries   [4]FlavorTry
-	asked   [2]string
-}
 
 // explanation returns empty slices for the choices, tries and requested resources of
 // a decision on groups (the menu's groups, of which the workload touches touched),
 // with room for all of them: one allocation for each, or one for all three when one
-// block holds them. Each slice is capped, so that the host's appends to one never
-// reach another.
-func explanation(groups []menuGroup, touched []int) (choices []FlavorChoice, tries []FlavorTry, asked []string) {
+// block holds them — b when it is not nil (Decide allocates it with its seal). Each
+// slice is capped, so that the host's appends to one never reach another.
+func explanation(groups []menuGroup, touched []int, b *explanationBlock) (choices []FlavorChoice, tries []FlavorTry, asked []string) {
 	n, m := 0, 0
 	for _, gi := range touched {
 		n += len(groups[gi].flavors)
 		m += len(groups[gi].res)
 	}
-	if len(touched) == 1 && n <= 4 {
-		b := new(explanationBlock)
+	if inBlock(groups, touched) {
+		if b == nil {
+			b = new(explanationBlock)
+		}
 		asked = b.asked[:0:2]
 		if m > 2 {
 			asked = make([]string, 0, m)
@@ -119,6 +113,12 @@ func explanation(groups []menuGroup, touched []int) (choices []FlavorChoice, tri
 		return b.choices[:0:1], b.tries[:0:4], asked
 	}
 	return make([]FlavorChoice, 0, len(touched)), make([]FlavorTry, 0, n), make([]string, 0, m)
+}
+
+// inBlock reports whether the explanation of a decision on the touched groups fits an
+// explanationBlock: one group of up to four flavors.
+func inBlock(groups []menuGroup, touched []int) bool {
+	return len(touched) == 1 && len(groups[touched[0]].flavors) <= 4
 }
 
 // evaluation is what one flavor offers a group: its mode, whose work it evicts, its

@@ -434,6 +434,22 @@ type decided struct {
 	buf  [2 * inlineRequest]quota.Quantity
 }
 
+// explanationBlock holds the whole explanation of a decision on one group of up to
+// four flavors whose requested resources number two at most, the common case, in one
+// allocation.
+type explanationBlock struct {
+	choices [1]FlavorChoice
+	tries   [4]FlavorTry
+	asked   [2]string
+}
+
+// flavoredSeal is the seal of a decision on work with a menu of flavors, with the
+// block its explanation is written in: Decide allocates both at once.
+type flavoredSeal struct {
+	decided
+	explain explanationBlock
+}
+
 // inlineRequest is the longest request whose two copies decided holds inline.
 const inlineRequest = 2
 

@@ -32,8 +32,9 @@ import (
 // allocates once: the seal Commit checks the decision against, which holds the gate's
 // copy and the caller's of a request of up to two resources; a plan's trial evictions
 // go to a quota.Draft over the live tree and, for a gang, a copy of the cluster, never
-// to the gate. With flavors it also allocates the explanation of the flavors it tried
-// and, for work that is not pending, the menu it walks.
+// to the gate. With flavors the explanation of the flavors it tried shares that one
+// allocation when the workload touches one resource group of up to four flavors (one
+// more otherwise), and work that is not pending allocates the menu it walks.
 //
 // Lost work and minimum runtimes are judged at the latest time the gate has been told
 // of (an admission, a checkpoint, a cycle applied); DecideAt names the time.
@@ -66,11 +67,20 @@ func (g *Gate) decideAt(w Workload, now time.Time, d *Decision) error {
 		return inputErr(ErrDuplicateWorkload, "workload.id", string(w.ID), "is already running")
 	}
 	s, p := g.trial(now), plans{}
+	var fs *flavoredSeal
+	if r.fl != nil && inBlock(g.menu.groups[r.leaf-1], r.fl.groups) {
+		fs = &flavoredSeal{decided: decided{gate: g.self, gen: g.usageGen}}
+		s.explain = &fs.explain
+	}
 	var a *ask
 	_, a = g.decide(&s, &p, &r, d)
 	d.Searches = s.searches
 	if a != nil {
 		r.ask, r.w.Flavors = *a, a.names
+	}
+	if fs != nil {
+		g.sealFlavored(d, &r, &fs.decided)
+		return nil
 	}
 	g.sealDecision(d, &r)
 	return nil

@@ -327,6 +327,9 @@ type state struct {
 	// now is the time the state is decided at: lost work and minimum runtimes are
 	// judged then.
 	now time.Time
+	// explain is, on Decide's trial state for work with a menu of flavors, the block
+	// its explanation goes in, allocated with its seal; nil otherwise.
+	explain *explanationBlock
 	// shield is, while a workload that LOW work's admission evicted is decided, the
 	// workloads it may not evict (Gate.lineage): planners pass over them. Nil otherwise.
 	shield []WorkloadID
