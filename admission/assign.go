@@ -90,7 +90,6 @@ func (g *Gate) assign(s *state, p *plans, r *record, d *Decision) ([]*record, []
 	return lastEv.victims, lastEv.why, last.eval
 }
 
-
 // explanation returns empty slices for the choices, tries and requested resources of
 // a decision on groups (the menu's groups, of which the workload touches touched),
 // with room for all of them: one allocation for each, or one for all three when one
