@@ -47,7 +47,7 @@ func (g *Gate) costOf(s *state, victims []*record) planCost {
 // only up to a bound need not list thousands.
 //
 // The list depends on the state, on a's queue and on which resources a asks alone (and
-// on whose decision it is, which Gate.decide keeps apart), so a cycle lists it once for
+// on whose decision it is, which Gate.setApart keeps apart), so a cycle lists it once for
 // every request of that queue and resources on one state; callers only read it.
 func (g *Gate) candidates(s *state, a *ask, quotaOnly bool, most int) []*record {
 	key := candKey{leaf: a.leaf, asked: optKeyOf(a).asked, quotaOnly: quotaOnly, most: most}

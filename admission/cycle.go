@@ -75,7 +75,7 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	var placed, removed topology.Footprint
 	handed, handedStates, reserved := res.carry, res.states, res.reserved
 	hinted := keep && res.gate == g.self
-	carried := keep && res.gate == g.self && g.live.cluster != nil
+	carried := hinted && g.live.cluster != nil
 	carryStates := carried && len(handedStates.states) > 0 && handedStates.configAt == g.configGen
 	if carryStates {
 		carryStates = false
@@ -134,11 +134,12 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	}
 	defer func() {
 		if w.hold != nil {
-			res.reserved = reservedBy{id: w.hold.id, start: w.hold.r.Start}
-		}
-		if from := s.search.changed; w.hold != nil && w.hold.release(s) {
-			// The room it held is the state's again, and its states', for the next cycle.
-			w.p.followHold(w.hold, from)
+			res.reserved = reservedBy{id: w.hold.gang.w.ID, start: w.hold.r.Start}
+			if from := s.search.changed; w.hold.release(s) {
+				// The room it held is the state's again, and its states', for the next
+				// cycle.
+				w.p.followHold(w.hold, from)
+			}
 		}
 		// The last (largest) buffers are kept for the next CycleInto; the decisions
 		// reference them. The clusters the cycle copied are its own: nothing outlives

@@ -117,31 +117,7 @@ func (g *Gate) decide(s *state, p *plans, r *record, d *Decision) ([]*record, *a
 		g.judge(s, r, d)
 		return nil, nil
 	}
-	// Work that LOW work's admission evicted may not evict any work it can be reached
-	// from in the lineage of evictions, and work that has waited a queue's patience may
-	// evict that queue's work inside its minimum runtime: their planners see other
-	// candidates than others of their shape, so they neither read nor leave what those
-	// learn. (Set up here rather than in a function of its own: a decision is a large
-	// value, and every call it passes through copies it.)
-	shielded := g.evictedByLow(s, r.w.ID)
-	waited := g.waited(s, r)
-	s.waited = waited
-	var search *searchCache
-	var verdicts planVerdicts
-	switch {
-	case shielded:
-		search = s.search
-		if search != nil {
-			s.search = newSearchCache(true, s.cluster)
-			s.search.changed, s.search.freed = search.changed, search.freed
-		}
-		p = &plans{search: s.search}
-		s.shield = g.lineage.ancestors(r.w.ID, nil, &s.lineage)
-	case waited > 0:
-		search = s.search
-		a := p.apartFor(s, g.patienceBucket(waited))
-		p, verdicts = a.p, s.search.swapPlans(a.verdicts)
-	}
+	p, undo := g.setApart(s, p, r)
 	var victims []*record
 	var why []VictimReason
 	var a *ask
@@ -157,13 +133,60 @@ func (g *Gate) decide(s *state, p *plans, r *record, d *Decision) ([]*record, *a
 	if d.Outcome == Pending && (d.Reason == ReasonQuota || d.Reason == ReasonFit || d.Reason == ReasonPlacement) {
 		g.judge(s, r, d)
 	}
-	if !shielded && waited > 0 {
-		s.search.swapPlans(verdicts)
-	}
-	if shielded || waited > 0 {
-		s.search, s.shield, s.waited = search, nil, 0
-	}
+	undo.undo(s)
 	return victims, a
+}
+
+// apartUndo is what setApart changed of a state, for undo: the cache it replaced, or
+// the plan verdicts it swapped out.
+type apartUndo struct {
+	on, shielded bool
+	search       *searchCache
+	verdicts     planVerdicts
+}
+
+// setApart readies s to decide r, and returns the plans to decide it with: p, unless
+// r is decided apart from others of its shape. Work that LOW work's admission evicted
+// may not evict any work it can be reached from in the lineage of evictions, and work
+// that has waited a queue's patience may evict that queue's work inside its minimum
+// runtime: their planners see other candidates than others of their shape, so they
+// neither read nor leave what those learn — the first with a cache and plans of its
+// own, the second with those of work past the same patiences (plans.apartFor).
+func (g *Gate) setApart(s *state, p *plans, r *record) (*plans, apartUndo) {
+	shielded := g.evictedByLow(s, r.w.ID)
+	waited := g.waited(s, r)
+	if !shielded && waited == 0 {
+		return p, apartUndo{}
+	}
+	x := apartUndo{on: true, shielded: shielded, search: s.search}
+	s.waited = waited
+	if shielded {
+		if x.search != nil {
+			s.search = newSearchCache(true, s.cluster)
+			s.search.changed, s.search.freed = x.search.changed, x.search.freed
+		}
+		s.shield = g.lineage.ancestors(r.w.ID, nil, &s.lineage)
+		return &plans{search: s.search}, x
+	}
+	a := p.apartFor(s, g.patienceBucket(waited))
+	x.verdicts = s.search.swapPlans(a.verdicts)
+	return a.p, x
+}
+
+// apart reports whether r is decided apart from others of its shape (setApart).
+func (g *Gate) apart(s *state, r *record) bool {
+	return g.evictedByLow(s, r.w.ID) || g.waited(s, r) > 0
+}
+
+// undo gives s back what setApart changed.
+func (x apartUndo) undo(s *state) {
+	if !x.on {
+		return
+	}
+	if !x.shielded {
+		s.search.swapPlans(x.verdicts)
+	}
+	s.search, s.shield, s.waited = x.search, nil, 0
 }
 
 // sealDecision seals d, the decision for r, and gives d the host's own copy of the

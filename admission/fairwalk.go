@@ -279,22 +279,13 @@ func (w *walk) tournament() {
 			if r.fl == nil {
 				return r.vec
 			}
-			p := &w.p
-			if shielded, waited := g.evictedByLow(s, r.w.ID), g.waited(s, r); shielded || waited > 0 {
-				// Work decided apart (Gate.decide) is ranked on the flavors it would get
-				// with its own candidates, from plans and a cache of its own.
-				search := s.search
-				s.search = newSearchCache(true, s.cluster)
-				s.search.changed, s.search.freed = search.changed, search.freed
-				if shielded {
-					s.shield = g.lineage.ancestors(r.w.ID, nil, &s.lineage)
-				}
-				s.waited = waited
-				p = &plans{search: s.search}
-				defer func() { s.search, s.shield, s.waited = search, nil, 0 }()
-			}
+			// Work decided apart (Gate.setApart) is ranked on the flavors it would get
+			// with the candidates it sees.
+			p, undo := g.setApart(s, &w.p, r)
 			var d Decision
-			if _, _, a := g.assign(s, p, r, &d); a != nil {
+			_, _, a := g.assign(s, p, r, &d)
+			undo.undo(s)
+			if a != nil {
 				return a.vec
 			}
 			return r.vec

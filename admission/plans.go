@@ -413,7 +413,7 @@ func (g *Gate) withoutPods(s *state, cands []*record) *topology.Cluster {
 }
 
 // apartPlans are the plans of work decided apart from others of its shape for having
-// waited patiences (see Gate.decide), on the state as its counts say, for the work of
+// waited patiences (see Gate.setApart), on the state as its counts say, for the work of
 // one bucket (Gate.patienceBucket): its planners' states, and the verdicts of its plans,
 // which the search cache holds while such work is decided.
 type apartPlans struct {

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
 
@@ -14,21 +13,19 @@ import (
 // may not use them is decided, so that it is neither placed there nor given a plan that
 // frees room there.
 type hold struct {
-	// r is the reservation, id and priority the reserving gang's.
-	r        Reservation
-	id       WorkloadID
-	priority quota.Priority
+	// r is the reservation, gang the workload that made it.
+	r    Reservation
+	gang *record
 	// nodes are the reserved nodes the hold cordons (those not cordoned already); on
 	// says it does now.
 	nodes []string
 	on    bool
 }
 
-// ending is when a running workload with an estimate ends, and the pods it frees.
+// ending is when a running workload with an estimate ends; its pods are r.foot.
 type ending struct {
-	at   time.Time
-	foot topology.Footprint
-	r    *record
+	at time.Time
+	r  *record
 }
 
 // endings reads, in order, the ends of the gate's running work with an estimate
@@ -87,7 +84,7 @@ func (e *endings) more(n int) bool {
 				return false
 			}
 			if !r.foot.IsZero() {
-				e.read = append(e.read, ending{e.s.now, r.foot, r})
+				e.read = append(e.read, ending{e.s.now, r})
 			}
 			return true
 		})
@@ -106,7 +103,7 @@ func (e *endings) more(n int) bool {
 			return false
 		}
 		if !r.foot.IsZero() {
-			e.read = append(e.read, ending{r.admitted.Add(r.w.Estimate), r.foot, r})
+			e.read = append(e.read, ending{r.admitted.Add(r.w.Estimate), r})
 		}
 		return true
 	})
@@ -157,7 +154,7 @@ func (g *Gate) reservation(s *state, a *ask, e *endings, hint time.Time) (Reserv
 			} else {
 				_ = books.Add(ends[i].r.leaf, ends[i].r.vec)
 			}
-			feet = append(feet, ends[i].foot)
+			feet = append(feet, ends[i].r.foot)
 		}
 		if k > at {
 			_ = c.RemoveFootprints(feet)
@@ -238,7 +235,7 @@ func bracket(read func(int) []ending, hint time.Time, placedAfter func(int) (top
 
 // newHold returns the hold of reservation res of the gang r on s.
 func newHold(s *state, res Reservation, r *record) *hold {
-	h := &hold{r: res, id: r.w.ID, priority: r.w.Priority}
+	h := &hold{r: res, gang: r}
 	for _, a := range res.Placement.Assignments {
 		if n, ok := s.cluster.Node(a.Node); ok && !n.Cordoned && !slices.Contains(h.nodes, a.Node) {
 			h.nodes = append(h.nodes, a.Node)
@@ -289,7 +286,7 @@ func (h *hold) mirror(c *topology.Cluster) {
 // the reserving gang's, and work that ends before the reservation starts by its
 // estimate (backfill, backfills).
 func (h *hold) lets(r *record, now time.Time) (lets, backfills bool) {
-	if r.w.Priority.Compare(h.priority) > 0 {
+	if r.w.Priority.Compare(h.gang.w.Priority) > 0 {
 		return true, false
 	}
 	if r.w.Estimate > 0 && !now.Add(r.w.Estimate).After(h.r.Start) {

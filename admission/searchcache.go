@@ -425,7 +425,7 @@ type bareVerdict struct {
 
 // planVerdicts are a cache's verdicts that depend on who may be evicted — plan, quota
 // and the candidates listed — : work that sees other candidates than the rest of its
-// shape keeps its own (see Gate.decide), and shares the placement verdicts, which
+// shape keeps its own (see Gate.setApart), and shares the placement verdicts, which
 // depend on the working state alone.
 type planVerdicts struct {
 	plan  map[planKey][]placeFailure

@@ -40,7 +40,7 @@ type walk struct {
 	// state's count of changes then: another of its kind finds none either until the
 	// state changes.
 	ends   *endings
-	noRoom map[classKey]classDecision
+	noRoom map[classKey]noRoom
 	// reserved is the reservation the cycle before run into the same result made, a
 	// hint for the same gang's (Gate.reservation).
 	reserved reservedBy
@@ -93,11 +93,11 @@ func classOf(r *record) classKey {
 // a job, a job array), and a deep queue holds many gangs of one shape; each then costs a
 // lookup. The explanation is told about r's gang; one that names another gang's groups
 // in its sentences is not reused. Work decided apart from others of its shape (see
-// Gate.decide: shielded, or past a queue's patience) is neither repeated nor
+// Gate.setApart: shielded, or past a queue's patience) is neither repeated nor
 // remembered. The decision ran no search. It is written to d, which is left as it was
 // when it reports false.
 func (w *walk) repeat(r *record, d *Decision) bool {
-	if w.g.fair || w.s.search.off || w.g.evictedByLow(w.s, r.w.ID) || w.g.waited(w.s, r) > 0 {
+	if w.g.fair || w.s.search.off || w.g.apart(w.s, r) {
 		return false
 	}
 	// A run of equal requests meets the last one remembered without a lookup.
@@ -140,7 +140,7 @@ func sameVec(a, b []quota.Quantity) bool {
 
 // remember keeps d, a pending decision of r, for repeat.
 func (w *walk) remember(r *record, d Decision) {
-	if w.g.fair || w.s.search.off || w.g.evictedByLow(w.s, r.w.ID) || w.g.waited(w.s, r) > 0 {
+	if w.g.fair || w.s.search.off || w.g.apart(w.s, r) {
 		return
 	}
 	if w.same == nil {
@@ -353,11 +353,18 @@ func (w *walk) reservation(r *record) (Reservation, bool) {
 	res, ok := w.g.reservation(w.s, &r.ask, w.ends, hint)
 	if !ok {
 		if w.noRoom == nil {
-			w.noRoom = map[classKey]classDecision{}
+			w.noRoom = map[classKey]noRoom{}
 		}
-		w.noRoom[k] = classDecision{r: r, changed: w.s.search.changed}
+		w.noRoom[k] = noRoom{r: r, changed: w.s.search.changed}
 	}
 	return res, ok
+}
+
+// noRoom is a gang that found no reservation, on the working state as changed counted
+// it then.
+type noRoom struct {
+	r       *record
+	changed uint64
 }
 
 // CycleResult is what one scheduling cycle decided: a decision for every pending
