@@ -37,7 +37,7 @@ func (c *searchCache) handOver(into carry) carry {
 	}
 	for _, list := range c.guarded {
 		for _, f := range list {
-			if carriable(f) {
+			if f.gen == 0 && carriable(f) { // not found with a hold on
 				into.guarded = append(into.guarded, f)
 			}
 		}

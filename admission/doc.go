@@ -254,7 +254,12 @@
 // where the fewest ends place it, only the ends at that instant are searched; the
 // reservation is the same either way. The hold's cordons follow onto the node
 // planner's states instead of dropping them, and those states are handed to the next
-// cycle as without a reservation.
+// cycle as without a reservation. The verdicts the cycle keeps on work that cannot run
+// are kept apart for the two sides of the hold, so that switching it back and forth,
+// as work that may backfill and work that may not take turns in the walk, costs no
+// search twice; and LOW work left waiting with the nodes held is decided again at the
+// end only when one of those nodes has room for one of its pods — without that room,
+// and with nothing evicted since, it waits as it did.
 //
 // # Cycle cost
 //

@@ -49,8 +49,7 @@ func (g *Gate) admitElastic(s *state, p *plans, r *record, d *Decision, victims 
 		s.accountVec(r.leaf, d.Grown, false, +1)
 	}
 	p.forget()
-	s.search.freed++
-	s.search.changed++
+	s.search.step(true)
 }
 
 // growRunning grows the running elastic gangs by the elastic pods that the room and
@@ -105,7 +104,7 @@ func (g *Gate) growRunning(s *state, decided []Decision) (grows []growTo, public
 		s.newLows = append(s.newLows, f)
 		_ = s.books.Add(r.leaf, vec)
 		s.accountVec(r.leaf, vec, false, +1)
-		s.search.changed++
+		s.search.step(false)
 		var added []elasticPod
 		for _, a := range pods.Assignments {
 			l := r.el.leafOf(a.Group)

@@ -1,7 +1,7 @@
 package admission
 
 import (
-	"strings"
+	"time"
 
 	"github.com/google/btree"
 )
@@ -11,14 +11,31 @@ import (
 // reads it in order instead of listing and sorting the running work again. A record's
 // admission and estimate must not change while it is in the index (SetEstimate takes
 // it out first).
-type endIndex struct{ t *btree.BTreeG[*record] }
+//
+// Each entry carries what a reading needs — the end, the ID that orders ties, whether
+// the work has pods — so that reading thousands of ends in a cycle walks the index's
+// nodes and not the records, which lie all over the heap.
+type endIndex struct{ t *btree.BTreeG[endEntry] }
 
-// endsBefore orders records by the end their estimate gives, then ID.
-func endsBefore(a, b *record) bool {
-	if c := a.admitted.Add(a.w.Estimate).Compare(b.admitted.Add(b.w.Estimate)); c != 0 {
+// endEntry is one running workload in the index.
+type endEntry struct {
+	at     time.Time
+	id     WorkloadID
+	r      *record
+	placed bool // r has pods (a placement stays one while the work runs)
+}
+
+// entryOf returns r's entry.
+func entryOf(r *record) endEntry {
+	return endEntry{at: r.admitted.Add(r.w.Estimate), id: r.w.ID, r: r, placed: !r.foot.IsZero()}
+}
+
+// endsBefore orders entries by their end, then ID.
+func endsBefore(a, b endEntry) bool {
+	if c := a.at.Compare(b.at); c != 0 {
 		return c < 0
 	}
-	return strings.Compare(string(a.w.ID), string(b.w.ID)) < 0
+	return a.id < b.id
 }
 
 // set adds (on) or removes r, when it has an estimate.
@@ -30,22 +47,22 @@ func (x *endIndex) set(r *record, on bool) {
 		x.t = btree.NewG(pendingDegree, endsBefore)
 	}
 	if on {
-		x.t.ReplaceOrInsert(r)
+		x.t.ReplaceOrInsert(entryOf(r))
 	} else {
-		x.t.Delete(r)
+		x.t.Delete(entryOf(r))
 	}
 }
 
-// ascend calls fn for each record in end order until fn returns false.
-func (x *endIndex) ascend(fn func(*record) bool) {
+// ascend calls fn for each entry in end order until fn returns false.
+func (x *endIndex) ascend(fn func(endEntry) bool) {
 	if x.t != nil {
 		x.t.Ascend(fn)
 	}
 }
 
-// ascendFrom is ascend from r on (r included), r in the index; nothing for a nil r.
-func (x *endIndex) ascendFrom(r *record, fn func(*record) bool) {
-	if x.t != nil && r != nil {
-		x.t.AscendGreaterOrEqual(r, fn)
+// ascendFrom is ascend from entry e on (e included), e in the index.
+func (x *endIndex) ascendFrom(e endEntry, fn func(endEntry) bool) {
+	if x.t != nil {
+		x.t.AscendGreaterOrEqual(e, fn)
 	}
 }

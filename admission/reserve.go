@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
 
@@ -40,10 +41,10 @@ type endings struct {
 	g    *Gate
 	s    *state
 	read []ending // the ends read so far, in order
-	// next is the first record not read yet; started says the past was read; done
-	// that every end was.
-	next          *record
-	started, done bool
+	// next is the first entry not read yet, when hasNext; started says the past was
+	// read; done that every end was.
+	next                   endEntry
+	hasNext, started, done bool
 	// kept holds, for upTo, the ends of read[:scanned] that s has not evicted, as s
 	// was when it had evicted goneAt workloads: the cycle only adds to what it evicted,
 	// so kept is extended until it evicts more.
@@ -55,6 +56,12 @@ type endings struct {
 // upTo returns the first n ends of work that s has not evicted, or all of them when
 // fewer are left. The slice is valid until the next call.
 func (e *endings) upTo(n int) []ending {
+	if len(e.s.gone) == 0 {
+		// Nothing evicted: every end read is kept.
+		for len(e.read) < n && e.more(max(n-len(e.read), 16)) {
+		}
+		return e.read[:min(n, len(e.read))]
+	}
 	if e.goneAt != len(e.s.gone) {
 		e.kept, e.scanned, e.goneAt = e.kept[:0], 0, len(e.s.gone)
 	}
@@ -78,36 +85,36 @@ func (e *endings) more(n int) bool {
 	before := len(e.read)
 	if !e.started {
 		e.started = true
-		e.g.ends.ascend(func(r *record) bool {
-			if at := r.admitted.Add(r.w.Estimate); at.After(e.s.now) {
-				e.next = r
+		e.g.ends.ascend(func(x endEntry) bool {
+			if x.at.After(e.s.now) {
+				e.next, e.hasNext = x, true
 				return false
 			}
-			if !r.foot.IsZero() {
-				e.read = append(e.read, ending{e.s.now, r})
+			if x.placed {
+				e.read = append(e.read, ending{e.s.now, x.r})
 			}
 			return true
 		})
 		slices.SortFunc(e.read, func(x, y ending) int { return strings.Compare(string(x.r.w.ID), string(y.r.w.ID)) })
-		if e.next == nil {
+		if !e.hasNext {
 			e.done = true
 			return len(e.read) > before
 		}
 	}
 	want := len(e.read) + n
 	from := e.next
-	e.next = nil
-	e.g.ends.ascendFrom(from, func(r *record) bool {
+	e.hasNext = false
+	e.g.ends.ascendFrom(from, func(x endEntry) bool {
 		if len(e.read) >= want {
-			e.next = r
+			e.next, e.hasNext = x, true
 			return false
 		}
-		if !r.foot.IsZero() {
-			e.read = append(e.read, ending{r.admitted.Add(r.w.Estimate), r})
+		if x.placed {
+			e.read = append(e.read, ending{x.at, x.r})
 		}
 		return true
 	})
-	e.done = e.next == nil
+	e.done = !e.hasNext
 	return len(e.read) > before
 }
 
@@ -146,15 +153,21 @@ func (g *Gate) reservation(s *state, a *ask, e *endings, hint time.Time) (Reserv
 	defer s.done(c)
 	at := 0 // ends[:at] are gone from books and c
 	var feet []topology.Footprint
+	var usage usageByQueue
 	moveTo := func(k int) {
-		feet = feet[:0]
+		feet, usage = feet[:0], usage.reset()
 		for i := min(at, k); i < max(at, k); i++ {
-			if k > at {
-				_ = books.Remove(ends[i].r.leaf, ends[i].r.vec)
-			} else {
-				_ = books.Add(ends[i].r.leaf, ends[i].r.vec)
-			}
+			usage.add(ends[i].r.leaf, ends[i].r.vec)
 			feet = append(feet, ends[i].r.foot)
+		}
+		// The ends' usage goes or comes back queue by queue, in one step each: the
+		// tree's walk up from a queue is paid once, not once per end.
+		for j, leaf := range usage.leaves {
+			if k > at {
+				_ = books.Remove(leaf, usage.sums[j])
+			} else {
+				_ = books.Add(leaf, usage.sums[j])
+			}
 		}
 		if k > at {
 			_ = c.RemoveFootprints(feet)
@@ -199,6 +212,56 @@ func (g *Gate) reservation(s *state, a *ask, e *endings, hint time.Time) (Reserv
 	}
 	// Ends at one instant are one: the start is the instant of the k-th end.
 	return Reservation{Start: ends[hi-1].at, Placement: p}, true
+}
+
+// usageByQueue sums the usage of running work by queue.
+type usageByQueue struct {
+	leaves []quota.NodeID
+	sums   [][]quota.Quantity
+	at     map[quota.NodeID]int // index in leaves, past a few queues
+}
+
+// reset empties u, keeping its room.
+func (u usageByQueue) reset() usageByQueue {
+	for _, v := range u.sums[:cap(u.sums)] {
+		clear(v)
+	}
+	clear(u.at)
+	u.leaves, u.sums = u.leaves[:0], u.sums[:0]
+	return u
+}
+
+// add adds vec to the usage of leaf.
+func (u *usageByQueue) add(leaf quota.NodeID, vec []quota.Quantity) {
+	j := -1
+	if u.at != nil {
+		if i, ok := u.at[leaf]; ok {
+			j = i
+		}
+	} else if i := slices.Index(u.leaves, leaf); i >= 0 {
+		j = i
+	}
+	if j < 0 {
+		j = len(u.leaves)
+		u.leaves = append(u.leaves, leaf)
+		if len(u.sums) < cap(u.sums) && len(u.sums[:len(u.sums)+1][j]) == len(vec) {
+			u.sums = u.sums[:j+1]
+		} else {
+			u.sums = append(u.sums[:j], make([]quota.Quantity, len(vec)))
+		}
+		if u.at == nil && len(u.leaves) > 8 {
+			u.at = map[quota.NodeID]int{}
+			for i, l := range u.leaves {
+				u.at[l] = i
+			}
+		} else if u.at != nil {
+			u.at[leaf] = j
+		}
+	}
+	sum := u.sums[j]
+	for i, x := range vec {
+		sum[i] = sum[i].Add(x)
+	}
 }
 
 // bracket returns, when the ends at the instant hint are where the least number of
@@ -246,8 +309,9 @@ func newHold(s *state, res Reservation, r *record) *hold {
 
 // apply cordons the reserved nodes on s (and on its guarded cluster, which has the
 // same nodes): nothing decided while it holds is placed there. release gives them back.
-// Each reports whether it changed s; the verdicts of s's cycle count the change (a
-// release frees room).
+// Each reports whether it changed s; the verdicts of s's cycle count the switch
+// (searchCache.switchHold), so that those found on either side of it are found again
+// when the hold comes back to that side.
 func (h *hold) apply(s *state) bool { return h.set(s, true) }
 
 func (h *hold) release(s *state) bool { return h.set(s, false) }
@@ -262,10 +326,7 @@ func (h *hold) set(s *state, on bool) bool {
 		h.mirror(s.guarded)
 	}
 	if s.search != nil {
-		if !on {
-			s.search.freed++
-		}
-		s.search.changed++
+		s.search.switchHold()
 	}
 	return true
 }

@@ -217,3 +217,106 @@ func TestPropertyCarriedReservationsMatch(t *testing.T) {
 	t.Logf("%d reservations made with a hint from the cycle before", hinted)
 	require.Positive(t, hinted)
 }
+
+// TestPropertyReservationsCacheChangesNoDecision: on random clusters where a gang
+// reserves, with HIGH, NORMAL and LOW work waiting (much of it short enough to
+// backfill), what a cycle learns — verdicts found on either side of the hold, and the
+// LOW work that the held room cannot help, not decided again — changes no decision
+// against the same cycle without it, cycle after cycle as ends come.
+func TestPropertyReservationsCacheChangesNoDecision(t *testing.T) {
+	props := gopter.NewProperties(gen.Params(t, 200))
+	var held, saved int
+	props.Property("reservations: the cache changes no decision", prop.ForAll(func(seed int64) string {
+		r := rand.New(rand.NewSource(seed))
+		g, nodes, err := reservingGate(t, 2+r.Intn(4))
+		if err != nil {
+			return err.Error()
+		}
+		shape := topology.Resources{"gpu": 1, "cpu": 100}
+		ends := map[WorkloadID]time.Time{}
+		run := func(id string, p quota.Priority, node string, gpus int64, est time.Duration) error {
+			w := Workload{ID: WorkloadID(id), Queue: "team", Priority: p, Gang: podGang(t, int(gpus), 1), Submitted: at(0), Estimate: est}
+			pl := &topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: node, Pods: gpus, Shape: shape}}}
+			ends[w.ID] = at(0).Add(est)
+			return g.AddRunning(w, at(0), pl)
+		}
+		for i, n := range nodes {
+			gpus := int64(3 + r.Intn(6))
+			if err := run(fmt.Sprintf("run%d", i), quota.Normal, n.Name, gpus, time.Duration(10+r.Intn(120))*time.Minute); err != nil {
+				return err.Error()
+			}
+			if rest := 8 - gpus; rest > 0 && r.Intn(2) == 0 {
+				if err := run(fmt.Sprintf("low%d", i), quota.Low, n.Name, 1+r.Int63n(rest), time.Duration(10+r.Intn(200))*time.Minute); err != nil {
+					return err.Error()
+				}
+			}
+		}
+		big := Workload{ID: "big", Queue: "team", Gang: podGang(t, 1+r.Intn(2), 8), Submitted: at(0), Estimate: time.Hour}
+		if err := g.Submit(big); err != nil {
+			return err.Error()
+		}
+		est := map[WorkloadID]time.Duration{"big": time.Hour}
+		for k := range 3 + r.Intn(12) {
+			p := []quota.Priority{quota.High, quota.Normal, quota.Low, quota.Low}[r.Intn(4)]
+			w := Workload{ID: WorkloadID(fmt.Sprintf("s%d", k)), Queue: "team", Priority: p,
+				Gang: podGang(t, 1+r.Intn(2), 1+r.Intn(8)), Submitted: at(1 + k), Estimate: time.Duration(5+r.Intn(150)) * time.Minute}
+			if err := g.Submit(w); err != nil {
+				return err.Error()
+			}
+			est[w.ID] = w.Estimate
+		}
+		now := at(15)
+		for range 4 {
+			cached, plain, diff := cachedAndPlain(g, now)
+			if diff != "" {
+				return diff
+			}
+			if cached.reserved.id != "" {
+				held++
+				if cached.Searches < plain.Searches {
+					saved++
+				}
+			}
+			for _, d := range cached.Decisions {
+				if d.Admitted() {
+					ends[d.Workload.ID] = now.Add(est[d.Workload.ID])
+				}
+			}
+			if err := g.Apply(cached); err != nil {
+				return err.Error()
+			}
+			var next time.Time
+			for id, e := range ends {
+				if _, runs := g.runningRecord(id); !runs {
+					delete(ends, id)
+				} else if next.IsZero() || e.Before(next) {
+					next = e
+				}
+			}
+			if next.IsZero() {
+				return ""
+			}
+			now = maxTime(now, next)
+			for id, e := range ends {
+				if !e.After(now) {
+					if _, err := g.Release(id); err != nil {
+						return err.Error()
+					}
+					delete(ends, id)
+				}
+			}
+		}
+		return ""
+	}, ggen.Int64()))
+	props.TestingRun(t)
+	t.Logf("%d cycles held room, in %d of them the cache spared searches", held, saved)
+	require.Greater(t, held, 50)
+	require.Greater(t, saved, 20)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

@@ -31,7 +31,10 @@ import (
 // same request in the same queue.
 type searchCache struct {
 	// freed and changed count the evictions, and the admissions and evictions, the
-	// cycle has made on its working state.
+	// cycle has made on its working state, in twos (step); the lowest bit of each says
+	// whether the cycle's hold of a reservation is on (switchHold). A count names one
+	// state: a hold switched off and on again, with nothing admitted or evicted in
+	// between, comes back to the counts, and so to the verdicts, of the state it left.
 	freed, changed uint64
 	// off makes every lookup miss and every note a no-op: the counters alone are kept.
 	off bool
@@ -40,7 +43,9 @@ type searchCache struct {
 	plan      map[planKey][]placeFailure
 	// guarded holds, by frame, the requests that found no room on the cluster as if no
 	// LOW work ran. That cluster only loses room during a cycle (a cycle admits work and
-	// evicts LOW work only), so each verdict holds for the whole cycle.
+	// evicts LOW work only) but where a reservation's hold is switched off: a verdict
+	// holds for the whole cycle, one found with the hold on (gen 1, else 0) only while
+	// it is on.
 	guarded map[string][]placeFailure
 	quota   map[quota.NodeID][]quotaFailure
 	// cands holds the candidates a cheapest-plan search listed for a request of one
@@ -68,6 +73,31 @@ type searchCache struct {
 	// on the same state finds the same.
 	placed placedMemo
 	roomy  placedMemo
+}
+
+// step counts an admission or an eviction (freed: one that freed room) on the working
+// state.
+func (c *searchCache) step(freed bool) {
+	c.changed += 2
+	if freed {
+		c.freed += 2
+	}
+}
+
+// switchHold counts the cycle's hold of a reservation switched on or off.
+func (c *searchCache) switchHold() {
+	c.changed ^= 1
+	c.freed ^= 1
+}
+
+// held reports whether the cycle's hold of a reservation is on.
+func (c *searchCache) held() bool { return c.freed&1 == 1 }
+
+// roomKept reports whether the state counted now (by freed) has no room that the
+// state counted noted lacked: the same state, or the same with the hold switched on
+// since, which only takes room. A failure to find room noted then holds now.
+func roomKept(noted, now uint64) bool {
+	return noted == now || noted&1 == 0 && noted|1 == now
 }
 
 // placedMemo is a search that found a placement: for whom, on which state, and what.
@@ -173,7 +203,7 @@ func (c *searchCache) failedPlacement(sig *placeSig) (topology.Result, bool) {
 	if !ok || m.freed != c.freed || m.noted != c.noted || m.key != sig.key {
 		m = placeMemo{key: sig.key, at: -1, freed: c.freed, noted: c.noted}
 		for i, f := range c.placement[sig.cache] {
-			if f.gen == c.freed && (f.sig.key == sig.key || f.res.Outcome == topology.NoFit && c.dominates(sig, f.sig)) {
+			if roomKept(f.gen, c.freed) && (f.sig.key == sig.key || f.res.Outcome == topology.NoFit && c.dominates(sig, f.sig)) {
 				m.at = i
 				break
 			}
@@ -261,8 +291,9 @@ func (c *searchCache) failedGuarded(sig *placeSig) bool {
 	if c == nil || c.off {
 		return false
 	}
+	held := c.held()
 	for _, f := range c.guarded[sig.cache] {
-		if f.sig.key == sig.key || c.dominates(sig, f.sig) {
+		if (f.gen == 0 || held) && (f.sig.key == sig.key || c.dominates(sig, f.sig)) {
 			return true
 		}
 	}
@@ -277,7 +308,7 @@ func (c *searchCache) noteGuarded(sig *placeSig, res topology.Result) {
 	if c.guarded == nil {
 		c.guarded = map[string][]placeFailure{}
 	}
-	c.guarded[sig.cache] = c.note(c.guarded[sig.cache], placeFailure{sig: sig, res: res})
+	c.guarded[sig.cache] = c.note(c.guarded[sig.cache], placeFailure{sig: sig, res: res, gen: c.freed & 1})
 }
 
 // failedPlan returns the verdict of an earlier plan search of the cycle for a request
@@ -301,7 +332,7 @@ func (c *searchCache) notePlan(leaf quota.NodeID, sig *placeSig, vec []quota.Qua
 func lookup(list []placeFailure, sig *placeSig, vec []quota.Quantity, gen uint64, c *searchCache) (topology.Result, bool) {
 	for i := range list {
 		f := &list[i]
-		if f.gen != gen || vec != nil && !covers(vec, f.vec) {
+		if !roomKept(f.gen, gen) || vec != nil && !covers(vec, f.vec) {
 			continue
 		}
 		if res, ok := f.verdict(sig, c.changed, c); ok {
@@ -371,11 +402,15 @@ func factOnly(reasons []topology.Reason, root string) bool {
 }
 
 // note adds f to list, dropping the entries that are stale and those that f's verdict
-// answers for already (they dominate f): the list holds the current state's minimal
-// failures only, so that lookups stay short however many shapes fail.
+// answers for already (they dominate f): the list holds the minimal failures of the
+// current count of admissions and evictions, with the hold of a reservation on and
+// off, so that lookups stay short however many shapes fail.
 func (c *searchCache) note(list []placeFailure, f placeFailure) []placeFailure {
 	list = slices.DeleteFunc(list, func(o placeFailure) bool {
-		return o.gen != f.gen || c.dominates(o.sig, f.sig) && (f.vec == nil || covers(o.vec, f.vec))
+		// A verdict of an earlier count of admissions and evictions never holds again;
+		// one of this count, found with the hold on or off, holds whenever the hold is
+		// so again. f replaces one it answers for wherever that one holds.
+		return o.gen|1 != f.gen|1 || (f.gen&1 == 0 || o.gen&1 == 1) && c.dominates(o.sig, f.sig) && (f.vec == nil || covers(o.vec, f.vec))
 	})
 	return append(list, f)
 }

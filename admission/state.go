@@ -321,8 +321,7 @@ func (s *state) evict(victims []*record) {
 	}
 	s.unplace(victims, -1)
 	if len(victims) > 0 {
-		s.search.freed++
-		s.search.changed++
+		s.search.step(true)
 	}
 }
 
@@ -368,7 +367,7 @@ func (s *state) admit(a *ask, foot topology.Footprint, victims []*record) {
 			s.newLows = append(s.newLows, foot)
 		}
 	}
-	s.search.changed++
+	s.search.step(false)
 }
 
 // indexNodes adds the running r to (sign > 0) or takes it from the index of workloads

@@ -53,9 +53,44 @@ func (w *walk) backfillHeld() {
 		return
 	}
 	w.backfilling = true
+	var held []topology.Node // the held nodes, as the walk left them
+	for _, n := range w.hold.nodes {
+		if node, ok := w.s.cluster.Node(n); ok {
+			held = append(held, node)
+		}
+	}
+	roomy := map[*placeSig]bool{} // whether a held node has room for a pod, by request
 	for _, x := range w.backfill {
+		if w.heldNothingFor(x, held, roomy) {
+			continue // the decision made with the room held stands
+		}
 		w.decide(x.r, x.at)
 	}
+}
+
+// heldNothingFor reports whether x, LOW work that waited with the room held, still
+// waits with it back, known without a search (as the cycle's verdicts are, and not
+// without them): nothing was evicted since it was decided (no
+// room came free but the hold's), it waits for the tree or for a placement of pods of
+// one kind, and none of the held nodes has room for one of its pods.
+func (w *walk) heldNothingFor(x waiter, held []topology.Node, roomy map[*placeSig]bool) bool {
+	if w.s.search.off || x.freed|1 != w.s.search.freed|1 {
+		return false
+	}
+	switch x.waits {
+	case waitsTree:
+		return true
+	case waitsRoom:
+		// Room on the held nodes only shrinks while the pass admits: what one look
+		// found holds for the pass.
+		room, ok := roomy[x.sig]
+		if !ok {
+			room = slices.ContainsFunc(held, func(n topology.Node) bool { return roomFor(n, x.sig) })
+			roomy[x.sig] = room
+		}
+		return !room
+	}
+	return false
 }
 
 // classKey tells apart what decide reads of a workload: its queue, priority, request
@@ -165,6 +200,38 @@ type waiter struct {
 	r     *record
 	at    int // index of its decision in res.Decisions
 	freed uint64
+	// For LOW work left to backfill: what it waits for, when the room of the hold
+	// given back is all that can change it (see heldNothingFor), and its request.
+	waits waitsFor
+	sig   *placeSig
+}
+
+// waitsFor is what backfilling work waits for: something the hold's room cannot
+// answer alone, the tree, or a placement of pods of one kind.
+type waitsFor uint8
+
+const (
+	waitsOther waitsFor = iota
+	waitsTree
+	waitsRoom
+)
+
+// backfillWaiter returns the waiter of r, LOW work that may backfill, left pending
+// by d with the room held.
+func (w *walk) backfillWaiter(r *record, d *Decision) waiter {
+	x := waiter{r: r, at: len(w.res.Decisions) - 1, freed: w.s.search.freed}
+	if r.fl != nil || r.el != nil {
+		return x
+	}
+	switch d.Reason {
+	case ReasonQuota, ReasonFit:
+		x.waits = waitsTree
+	case ReasonPlacement:
+		if r.sig != nil && r.sig.frame != "" {
+			x.waits, x.sig = waitsRoom, r.sig
+		}
+	}
+	return x
 }
 
 // decide decides r and records the decision at index at of the result, or appends it
@@ -218,7 +285,7 @@ func (w *walk) decide(r *record, at int) {
 			d.Backfill = true
 		}
 		if deferred && d.Outcome != Admit && at < 0 {
-			w.backfill = append(w.backfill, waiter{r: r, at: len(w.res.Decisions) - 1})
+			w.backfill = append(w.backfill, w.backfillWaiter(r, d))
 		}
 		if w.hold == nil && d.Outcome == Pending && (d.Reason == ReasonPlacement || d.Reason == ReasonFit) && g.reserves(r, s.now) {
 			if res, ok := w.reservation(r); ok {
@@ -275,7 +342,7 @@ func (w *walk) reconsider(admitted func(d *Decision)) {
 		again := false
 		kept := w.waiting[:0]
 		for _, x := range w.waiting {
-			if x.freed == w.s.search.freed {
+			if roomKept(x.freed, w.s.search.freed) {
 				kept = append(kept, x)
 				continue
 			}
