@@ -14,19 +14,26 @@ import (
 // in every cycle, while what changed between two cycles is a few nodes: the next cycle
 // keeps every verdict that no node with more room now than then can change, instead of
 // searching again.
+//
+// It also hands over which node selectors are within which (searchCache.within), found
+// on the labels of the configuration counted withinAt: labels change with nothing but
+// the configuration, so the next cycle of the same configuration asks none again.
 type carry struct {
 	placement, guarded []placeFailure
 	cluster, guardedOn *topology.Cluster
+	within             map[[2]string]bool
+	withinAt           uint64
 }
 
 // handOver returns the verdicts of c that hold on the state its cycle ends on, into the
 // storage of into, in a fixed order: which verdict answers a request must not depend on
 // the order of a map.
 func (c *searchCache) handOver(into carry) carry {
-	into.placement, into.guarded = into.placement[:0], into.guarded[:0]
+	into.placement, into.guarded, into.within = into.placement[:0], into.guarded[:0], nil
 	if c == nil || c.off {
 		return into
 	}
+	into.within = c.within
 	for _, list := range c.placement {
 		for _, f := range list {
 			// Verdicts of the last freed state only: admissions since only took room.

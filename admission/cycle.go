@@ -100,6 +100,9 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		}
 	}
 	s := g.working(now, res.clusters)
+	if hinted && handed.within != nil && handed.withinAt == g.configGen && !s.search.off {
+		s.search.within = handed.within
+	}
 	if carried {
 		s.search.takeOver(handed.placement, gained, false)
 		s.search.takeOver(handed.guarded, guardedGained, true)
@@ -149,7 +152,7 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 			kept := g.carryOptimistic(s, &w.p)
 			res.clusters = spares(s, kept)
 			res.carry = s.search.handOver(handed)
-			res.carry.cluster, res.carry.guardedOn = s.cluster, s.guarded
+			res.carry.cluster, res.carry.guardedOn, res.carry.withinAt = s.cluster, s.guarded, res.configGen
 			res.states = carriedStates{states: kept, configAt: res.configGen}
 		}
 	}()
