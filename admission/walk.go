@@ -59,7 +59,7 @@ func (w *walk) backfillHeld() {
 			held = append(held, node)
 		}
 	}
-	roomy := map[*placeSig]bool{} // whether a held node has room for a pod, by request
+	roomy := map[uint64]heldRoom{} // whether a held node has room for a pod, by request
 	for _, x := range w.backfill {
 		if w.heldNothingFor(x, held, roomy) {
 			continue // the decision made with the room held stands
@@ -73,7 +73,7 @@ func (w *walk) backfillHeld() {
 // without them): nothing was evicted since it was decided (no
 // room came free but the hold's), it waits for the tree or for a placement of pods of
 // one kind, and none of the held nodes has room for one of its pods.
-func (w *walk) heldNothingFor(x waiter, held []topology.Node, roomy map[*placeSig]bool) bool {
+func (w *walk) heldNothingFor(x waiter, held []topology.Node, roomy map[uint64]heldRoom) bool {
 	if w.s.search.off || x.freed|1 != w.s.search.freed|1 {
 		return false
 	}
@@ -83,14 +83,21 @@ func (w *walk) heldNothingFor(x waiter, held []topology.Node, roomy map[*placeSi
 	case waitsRoom:
 		// Room on the held nodes only shrinks while the pass admits: what one look
 		// found holds for the pass.
-		room, ok := roomy[x.sig]
-		if !ok {
-			room = slices.ContainsFunc(held, func(n topology.Node) bool { return roomFor(n, x.sig) })
-			roomy[x.sig] = room
+		// Work of one shape carries equal keys, not one signature: the memo is by key.
+		h, ok := roomy[x.sig.hash]
+		if !ok || h.key != x.sig.key {
+			h = heldRoom{key: x.sig.key, room: slices.ContainsFunc(held, func(n topology.Node) bool { return roomFor(n, x.sig) })}
+			roomy[x.sig.hash] = h
 		}
-		return !room
+		return !h.room
 	}
 	return false
+}
+
+// heldRoom is whether a held node has room for one pod of the request of key.
+type heldRoom struct {
+	key  string
+	room bool
 }
 
 // classKey tells apart what decide reads of a workload: its queue, priority, request
