@@ -70,9 +70,9 @@ func (w *walk) backfillHeld() {
 
 // heldNothingFor reports whether x, LOW work that waited with the room held, still
 // waits with it back, known without a search (as the cycle's verdicts are, and not
-// without them): nothing was evicted since it was decided (no
-// room came free but the hold's), it waits for the tree or for a placement of pods of
-// one kind, and none of the held nodes has room for one of its pods.
+// without them): nothing was evicted since it was decided, so no room came free but
+// the hold's; it waits for the tree or for a placement of pods of one kind; and none
+// of the held nodes has room for one of its pods.
 func (w *walk) heldNothingFor(x waiter, held []topology.Node, roomy map[uint64]heldRoom) bool {
 	if w.s.search.off || x.freed|1 != w.s.search.freed|1 {
 		return false
@@ -82,8 +82,8 @@ func (w *walk) heldNothingFor(x waiter, held []topology.Node, roomy map[uint64]h
 		return true
 	case waitsRoom:
 		// Room on the held nodes only shrinks while the pass admits: what one look
-		// found holds for the pass.
-		// Work of one shape carries equal keys, not one signature: the memo is by key.
+		// found for a request holds for the pass. Work of one shape carries equal
+		// keys, not one signature: the memo is by key.
 		h, ok := roomy[x.sig.hash]
 		if !ok || h.key != x.sig.key {
 			h = heldRoom{key: x.sig.key, room: slices.ContainsFunc(held, func(n topology.Node) bool { return roomFor(n, x.sig) })}
