@@ -20,10 +20,11 @@ import (
 // gang reserves room once it has waited 10 minutes. The pool guarantees twice the
 // capacity: the nodes bind, not the nominal quota.
 func reservingGate(t *testing.T, n int) (*Gate, []topology.Node, error) {
-	var nodes []topology.Node
+	var names []string
 	for i := range n {
-		nodes = append(nodes, topology.Node{Name: fmt.Sprintf("n%d", i), Labels: map[string]string{"rack": "r1"}, Free: topology.Resources{"gpu": 8, "cpu": 64000}})
+		names = append(names, fmt.Sprintf("n%d", i))
 	}
+	nodes := eightGPUNodes(names...)
 	c, err := topology.NewCluster([]string{"rack"}, nodes)
 	if err != nil {
 		return nil, nil, err
@@ -47,18 +48,14 @@ func TestPropertyBackfillNeverDelaysTheReservation(t *testing.T) {
 		if err != nil {
 			return err.Error()
 		}
-		shape := topology.Resources{"gpu": 1, "cpu": 100}
 		ends := map[WorkloadID]time.Time{}
 		// Every node runs NORMAL work, ending at random minutes.
 		for i, n := range nodes {
-			gpus := int64(4 + r.Intn(5))
-			est := time.Duration(10+r.Intn(120)) * time.Minute
-			w := Workload{ID: WorkloadID(fmt.Sprintf("run%d", i)), Queue: "team", Gang: podGang(t, int(gpus), 1), Submitted: at(0), Estimate: est}
-			p := &topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: n.Name, Pods: gpus, Shape: shape}}}
-			if err := g.AddRunning(w, at(0), p); err != nil {
+			id, est := fmt.Sprintf("run%d", i), time.Duration(10+r.Intn(120))*time.Minute
+			if err := runningPods(t, g, id, quota.Normal, n.Name, int64(4+r.Intn(5)), est); err != nil {
 				return err.Error()
 			}
-			ends[w.ID] = at(0).Add(est)
+			ends[WorkloadID(id)] = at(0).Add(est)
 		}
 		// The gang wants a whole node, and came first; small work of its priority and
 		// below follows.
@@ -232,13 +229,10 @@ func TestPropertyReservationsCacheChangesNoDecision(t *testing.T) {
 		if err != nil {
 			return err.Error()
 		}
-		shape := topology.Resources{"gpu": 1, "cpu": 100}
 		ends := map[WorkloadID]time.Time{}
 		run := func(id string, p quota.Priority, node string, gpus int64, est time.Duration) error {
-			w := Workload{ID: WorkloadID(id), Queue: "team", Priority: p, Gang: podGang(t, int(gpus), 1), Submitted: at(0), Estimate: est}
-			pl := &topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: node, Pods: gpus, Shape: shape}}}
-			ends[w.ID] = at(0).Add(est)
-			return g.AddRunning(w, at(0), pl)
+			ends[WorkloadID(id)] = at(0).Add(est)
+			return runningPods(t, g, id, p, node, gpus, est)
 		}
 		for i, n := range nodes {
 			gpus := int64(3 + r.Intn(6))

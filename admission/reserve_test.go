@@ -16,26 +16,30 @@ import (
 // reservations after 30 minutes of waiting.
 func reserveGate(t *testing.T) *Gate {
 	t.Helper()
-	var nodes []topology.Node
-	for _, n := range []string{"n1", "n2"} {
-		nodes = append(nodes, topology.Node{Name: n, Labels: map[string]string{"rack": "r1"}, Free: topology.Resources{"gpu": 8, "cpu": 64000}})
-	}
-	c, err := topology.NewCluster([]string{"rack"}, nodes)
+	c, err := topology.NewCluster([]string{"rack"}, eightGPUNodes("n1", "n2"))
 	require.NoError(t, err)
 	g, err := NewForPools(poolSet(t, "team:32"), 0, Options{Cluster: c, Reservations: Reservations{After: 30 * time.Minute}})
 	require.NoError(t, err)
-	shape := topology.Resources{"gpu": 1, "cpu": 100}
-	for _, r := range []struct {
-		id   string
-		node string
-		gpus int64
-		est  time.Duration
-	}{{"a", "n1", 6, time.Hour}, {"b", "n2", 8, 2 * time.Hour}} {
-		w := Workload{ID: WorkloadID(r.id), Queue: "team", Gang: podGang(t, int(r.gpus), 1), Submitted: at(0), Estimate: r.est}
-		p := &topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: r.node, Pods: r.gpus, Shape: shape}}}
-		require.NoError(t, g.AddRunning(w, at(0), p))
-	}
+	require.NoError(t, runningPods(t, g, "a", quota.Normal, "n1", 6, time.Hour))
+	require.NoError(t, runningPods(t, g, "b", quota.Normal, "n2", 8, 2*time.Hour))
 	return g
+}
+
+// eightGPUNodes returns the named nodes of 8 GPUs and 64 CPUs, in rack r1.
+func eightGPUNodes(names ...string) []topology.Node {
+	nodes := make([]topology.Node, 0, len(names))
+	for _, n := range names {
+		nodes = append(nodes, topology.Node{Name: n, Labels: map[string]string{"rack": "r1"}, Free: topology.Resources{"gpu": 8, "cpu": 64000}})
+	}
+	return nodes
+}
+
+// runningPods adds to g, running on node since at(0), the workload id of priority p in
+// queue team: a gang of gpus pods of one GPU, with estimate est (none when 0).
+func runningPods(t testing.TB, g *Gate, id string, p quota.Priority, node string, gpus int64, est time.Duration) error {
+	w := Workload{ID: WorkloadID(id), Queue: "team", Priority: p, Gang: podGang(t, int(gpus), 1), Submitted: at(0), Estimate: est}
+	pl := &topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: node, Pods: gpus, Shape: topology.Resources{"gpu": 1, "cpu": 100}}}}
+	return g.AddRunning(w, at(0), pl)
 }
 
 // singlePod is a gang of one pod of gpus GPUs, submitted at minute n, with an estimate.
@@ -141,26 +145,14 @@ func TestReservationSnapshot(t *testing.T) {
 // with the room given back: evicting the LOW work on n2 places it there (backfill).
 // What long found with the nodes held says nothing of the room without the hold.
 func TestBackfillGetsTheRoomTheHoldGivesBack(t *testing.T) {
-	var nodes []topology.Node
-	for _, n := range []string{"n1", "n2", "n3", "n4"} {
-		nodes = append(nodes, topology.Node{Name: n, Labels: map[string]string{"rack": "r1"}, Free: topology.Resources{"gpu": 8, "cpu": 64000}})
-	}
-	cl, err := topology.NewCluster([]string{"rack"}, nodes)
+	cl, err := topology.NewCluster([]string{"rack"}, eightGPUNodes("n1", "n2", "n3", "n4"))
 	require.NoError(t, err)
 	g, err := NewForPools(poolSet(t, "team:32"), 0, Options{Cluster: cl, Reservations: Reservations{After: 30 * time.Minute}})
 	require.NoError(t, err)
-	shape := topology.Resources{"gpu": 1, "cpu": 100}
-	for _, r := range []struct {
-		id   string
-		p    quota.Priority
-		node string
-		gpus int64
-		est  time.Duration
-	}{{"a", quota.Normal, "n1", 6, time.Hour}, {"low", quota.Low, "n2", 8, 3 * time.Hour}, {"pin3", quota.High, "n3", 1, 0}, {"pin4", quota.High, "n4", 1, 0}} {
-		w := Workload{ID: WorkloadID(r.id), Queue: "team", Priority: r.p, Gang: podGang(t, int(r.gpus), 1), Submitted: at(0), Estimate: r.est}
-		p := &topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: r.node, Pods: r.gpus, Shape: shape}}}
-		require.NoError(t, g.AddRunning(w, at(0), p))
-	}
+	require.NoError(t, runningPods(t, g, "a", quota.Normal, "n1", 6, time.Hour))
+	require.NoError(t, runningPods(t, g, "low", quota.Low, "n2", 8, 3*time.Hour))
+	require.NoError(t, runningPods(t, g, "pin3", quota.High, "n3", 1, 0))
+	require.NoError(t, runningPods(t, g, "pin4", quota.High, "n4", 1, 0))
 	big := Workload{ID: "big", Queue: "team", Priority: quota.Normal, Gang: podGang(t, 2, 8), Submitted: at(0), Estimate: time.Hour}
 	submit(t, g, big, singlePod(t, "long", quota.Normal, 8, 5, 4*time.Hour), singlePod(t, "short", quota.Normal, 8, 6, time.Hour))
 
