@@ -344,7 +344,8 @@ func lookup(list []placeFailure, sig *placeSig, vec []quota.Quantity, gen uint64
 
 // verdict returns what failure f says of a request of signature sig in the state now:
 // f's own result, renamed, for the same request on the same state; the bare fact for
-// the same request after admissions that only took room; the fact that a smaller one
+// the same request after changes that only took room (admissions, a reservation's hold
+// switched on); the fact that a smaller one
 // failed for a request that dominates f's; and false for any other. The reasons are
 // carved out of c's arena.
 func (f *placeFailure) verdict(sig *placeSig, now uint64, c *searchCache) (topology.Result, bool) {
@@ -354,8 +355,8 @@ func (f *placeFailure) verdict(sig *placeSig, now uint64, c *searchCache) (topol
 		// The same search on the same state: the same answer, told about this gang.
 		res.Reasons = sig.rename(f.sig, f.res.Reasons, c.reasonsOf(len(f.res.Reasons)))
 	case f.sig.key == sig.key:
-		// The same search failed before admissions that only took room since, or in
-		// the cycle before on nodes none of which has gained room for it: the verdict
+		// The same search failed before changes that only took room since, or in the
+		// cycle before on nodes none of which has gained room for it: the verdict
 		// holds, its counts may not.
 		text := staleText
 		if f.carried {
@@ -385,8 +386,9 @@ func (f *placeFailure) verdict(sig *placeSig, now uint64, c *searchCache) (topol
 	return res, true
 }
 
-// staleText explains a verdict found for the same shape before admissions in the cycle.
-const staleText = factText + "shape found none earlier in this cycle, and what was admitted since only took room"
+// staleText explains a verdict found for the same shape earlier in the cycle, before
+// admissions or before a reservation's hold took its nodes.
+const staleText = factText + "shape found none earlier in this cycle, and what changed since (admissions, nodes held for a reservation) only took room"
 
 // carriedText explains a verdict found for the same shape in the cycle before.
 const carriedText = factText + "shape found none in the cycle before, and no node it may use has gained room for one of its pods since"
