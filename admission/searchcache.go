@@ -344,10 +344,9 @@ func lookup(list []placeFailure, sig *placeSig, vec []quota.Quantity, gen uint64
 
 // verdict returns what failure f says of a request of signature sig in the state now:
 // f's own result, renamed, for the same request on the same state; the bare fact for
-// the same request after changes that only took room (admissions, a reservation's hold
-// switched on); the fact that a smaller one
-// failed for a request that dominates f's; and false for any other. The reasons are
-// carved out of c's arena.
+// the same request after changes that only took room (admissions, a reservation's
+// hold switched on); the fact that a smaller one failed for a request that dominates
+// f's; and false for any other. The reasons are carved out of c's arena.
 func (f *placeFailure) verdict(sig *placeSig, now uint64, c *searchCache) (topology.Result, bool) {
 	res := f.res
 	switch {
