@@ -138,12 +138,12 @@ func TestPropertyBackfillNeverDelaysTheReservation(t *testing.T) {
 
 // TestPropertyCarriedReservationsMatch: a cycle run into the result of the one before
 // starts its search for a gang's reservation from the start that cycle found (a
-// hint); whatever changed in between — work ended, estimates changed, work
-// submitted — it decides exactly as a cycle into a fresh result, reservations and
-// their placements included.
+// hint); whatever changed in between — work ended, estimates changed, work submitted, LOW
+// work evicted by HIGH work, nodes cordoned or given back — it decides exactly as a
+// cycle into a fresh result, reservations and their placements included.
 func TestPropertyCarriedReservationsMatch(t *testing.T) {
 	props := gopter.NewProperties(gen.Params(t, 150))
-	hinted := 0
+	hinted, evicting := 0, 0
 	props.Property("a carried reservation is the one found afresh", prop.ForAll(func(seed int64) string {
 		r := rand.New(rand.NewSource(seed))
 		g, nodes, err := reservingGate(t, 3+r.Intn(6))
@@ -155,8 +155,8 @@ func TestPropertyCarriedReservationsMatch(t *testing.T) {
 		for i, n := range nodes {
 			for j := range 1 + r.Intn(4) {
 				gpus := int64(1 + r.Intn(3))
-				w := Workload{ID: WorkloadID(fmt.Sprintf("run%d-%d", i, j)), Queue: "team", Gang: podGang(t, int(gpus), 1), Submitted: at(0),
-					Estimate: time.Duration(10+r.Intn(120)) * time.Minute}
+				w := Workload{ID: WorkloadID(fmt.Sprintf("run%d-%d", i, j)), Queue: "team", Priority: quota.Priority(-r.Intn(2)), Gang: podGang(t, int(gpus), 1),
+					Submitted: at(0), Estimate: time.Duration(10+r.Intn(120)) * time.Minute}
 				p := &topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: n.Name, Pods: gpus, Shape: shape}}}
 				if err := g.AddRunning(w, at(0), p); err != nil {
 					continue // the node is full
@@ -190,12 +190,23 @@ func TestPropertyCarriedReservationsMatch(t *testing.T) {
 					hinted++
 				}
 			}
+			if len(carried.Victims()) > 0 {
+				evicting++
+			}
 			if err := g.Apply(carried); err != nil {
 				return err.Error()
 			}
-			// Something changes before the next cycle: an estimate, an end, an arrival.
+			// Something changes before the next cycle: an estimate, an end, an arrival
+			// (HIGH work among them evicts LOW work), a node cordoned or given back.
 			now = now.Add(time.Duration(1+r.Intn(10)) * time.Minute)
-			switch r.Intn(4) {
+			switch r.Intn(6) {
+			case 4:
+				n := nodes[r.Intn(len(nodes))].Name
+				if r.Intn(2) == 0 {
+					_ = g.CordonNode(n)
+				} else {
+					_ = g.UncordonNode(n)
+				}
 			case 0, 3:
 				// Often shorter than before: the gang may start earlier than it was told.
 				id := ids[r.Intn(len(ids))]
@@ -204,15 +215,16 @@ func TestPropertyCarriedReservationsMatch(t *testing.T) {
 				id := ids[r.Intn(len(ids))]
 				_, _ = g.Release(id)
 			default:
-				_ = g.Submit(Workload{ID: WorkloadID(fmt.Sprintf("s%d", step)), Queue: "team", Priority: quota.Priority(-r.Intn(2)),
+				_ = g.Submit(Workload{ID: WorkloadID(fmt.Sprintf("s%d", step)), Queue: "team", Priority: quota.Priority(1 - r.Intn(3)),
 					Gang: podGang(t, 1, 1+r.Intn(3)), Submitted: now, Estimate: time.Duration(5+r.Intn(150)) * time.Minute})
 			}
 		}
 		return ""
 	}, ggen.Int64()))
 	props.TestingRun(t)
-	t.Logf("%d reservations made with a hint from the cycle before", hinted)
+	t.Logf("%d reservations made with a hint from the cycle before, %d cycles evicted work", hinted, evicting)
 	require.Positive(t, hinted)
+	require.Positive(t, evicting)
 }
 
 // TestPropertyReservationsCacheChangesNoDecision: on random clusters where a gang
