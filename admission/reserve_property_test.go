@@ -138,9 +138,9 @@ func TestPropertyBackfillNeverDelaysTheReservation(t *testing.T) {
 
 // TestPropertyCarriedReservationsMatch: a cycle run into the result of the one before
 // starts its search for a gang's reservation from the start that cycle found (a
-// hint); whatever changed in between — work ended, estimates changed, work submitted, LOW
-// work evicted by HIGH work, nodes cordoned or given back — it decides exactly as a
-// cycle into a fresh result, reservations and their placements included.
+// hint); whatever changed in between — work ended, estimates changed, work submitted,
+// LOW work evicted by HIGH work, nodes cordoned or given back — it decides exactly as
+// a cycle into a fresh result, reservations and their placements included.
 func TestPropertyCarriedReservationsMatch(t *testing.T) {
 	props := gopter.NewProperties(gen.Params(t, 150))
 	hinted, evicting := 0, 0
