@@ -207,6 +207,25 @@ func (m *flavorMenu) otherFlavor(c, a []quota.Quantity) bool {
 	return false
 }
 
+// otherMask is otherFlavor as a mask of resources: bit j for a pair j of another
+// flavor of a resource that a asks for, which c holds exactly when c's mask of the
+// resources it uses (usesOf) meets it. a must be maskable.
+func (m *flavorMenu) otherMask(a []quota.Quantity) uint64 {
+	var mask uint64
+	for j := range a {
+		if a[j] > 0 || m.resOf[j] < 0 {
+			continue
+		}
+		for k, y := range a {
+			if y > 0 && m.resOf[k] == m.resOf[j] {
+				mask |= 1 << uint(j)
+				break
+			}
+		}
+	}
+	return mask
+}
+
 // menuGroup is one resource group of a queue.
 type menuGroup struct {
 	res     []string

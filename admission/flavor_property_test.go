@@ -13,6 +13,7 @@ import (
 	ggen "github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/poolgate/poolgate/gang"
 	"github.com/poolgate/poolgate/internal/gen"
@@ -1562,4 +1563,43 @@ func TestFlavorOneFlavorDecidesAsNoFlavors(t *testing.T) {
 		return v.report(w)
 	}, ggen.Int64().Map(oneFlavorWorld)))
 	props.TestingRun(t)
+}
+
+// TestPropertyOtherMaskIsOtherFlavor: the mask a walk over candidates reads (otherMask,
+// met by the resources a candidate uses) excludes exactly the candidates otherFlavor
+// excludes, on a tree whose GPU group offers three flavors and whose CPU group two.
+func TestPropertyOtherMaskIsOtherFlavor(t *testing.T) {
+	l40 := quota.Flavor{Name: "l40", Labels: map[string]string{"model": "L40"}}
+	tr, err := quota.NewTree(quota.TreeSpec{Flavors: []quota.Flavor{h100, a100, l40, {Name: "std"}, {Name: "big"}},
+		Nodes: []quota.NodeSpec{{Name: "org", Kind: quota.KindCohort}, {Name: "team", Parent: "org", Kind: quota.KindQueue,
+			Groups: []quota.ResourceGroup{{Resources: []string{"gpu"}, Flavors: []string{"h100", "a100", "l40"}}, {Resources: []string{"cpu"}, Flavors: []string{"std", "big"}}}}}})
+	require.NoError(t, err)
+	g, err := New(tr, Options{})
+	require.NoError(t, err)
+	n := len(g.menu.resOf) // the tree's resources: one per pair
+	require.Equal(t, 5, n, "five pairs")
+	vec := func(bits uint64) []quota.Quantity {
+		v := make([]quota.Quantity, n)
+		for j := range v {
+			if bits&(1<<uint(j)) != 0 {
+				v[j] = quota.Quantity(1 + j)
+			}
+		}
+		return v
+	}
+	excluded := 0
+	props := gopter.NewProperties(gen.Params(t, 500))
+	props.Property("otherMask meets a candidate's uses exactly when otherFlavor holds", prop.ForAll(func(a, c uint64) string {
+		av, cv := vec(a), vec(c)
+		byMask := usesOf(cv)&g.menu.otherMask(av) != 0
+		if byMask != g.menu.otherFlavor(cv, av) {
+			return fmt.Sprintf("ask %v, candidate %v: the mask says %v", av, cv, byMask)
+		}
+		if byMask {
+			excluded++
+		}
+		return ""
+	}, ggen.UInt64Range(0, 1<<5-1), ggen.UInt64Range(0, 1<<5-1)))
+	props.TestingRun(t)
+	assert.Greater(t, excluded, 50, "candidates of another flavor met")
 }

@@ -83,9 +83,14 @@ func (g *Gate) pass(s *state, books ledger, a *ask, quotaOnly bool, done func() 
 	order := g.lowOrder(s)
 	keys := s.lowKeys
 	masked := maskable(len(a.vec)) && len(keys) == len(order)
-	var mask uint64
+	// mask is what a asks for; other, for an ask of chosen flavors, the pairs of other
+	// flavors of what it asks for, which mayTake excludes.
+	var mask, other uint64
 	if masked {
 		mask = usesOf(a.vec)
+		if a.flavored {
+			other = g.menu.otherMask(a.vec)
+		}
 	}
 	var removed []*record
 	// The walk for nodes takes every candidate, room for all at once: it takes the
@@ -99,11 +104,13 @@ func (g *Gate) pass(s *state, books ledger, a *ask, quotaOnly bool, done func() 
 	for _, mine := range [...]bool{false, true} {
 		for i, c := range order {
 			var leaf quota.NodeID
-			var asked bool
+			var asked, elsewhere bool
 			if masked {
 				leaf, asked = keys[i].leaf, keys[i].uses&mask != 0
+				elsewhere = keys[i].uses&other != 0
 			} else {
 				leaf, asked = c.leaf, overlaps(c.vec, a.vec)
+				elsewhere = a.flavored && !quotaOnly && !asked && g.menu.otherFlavor(c.vec, a.vec)
 			}
 			if (leaf == a.leaf) != mine {
 				continue
@@ -111,7 +118,7 @@ func (g *Gate) pass(s *state, books ledger, a *ask, quotaOnly bool, done func() 
 			if done != nil && done() {
 				return removed
 			}
-			if !g.mayTake(s, c, a, asked, quotaOnly, spares) || !mine && !g.eligible(books, c, a, asked) {
+			if !g.mayTakeKnown(s, c, a, asked, elsewhere, quotaOnly, spares) || !mine && !g.eligible(books, c, a, asked) {
 				continue
 			}
 			if own != nil && mine {
@@ -134,10 +141,17 @@ func (g *Gate) pass(s *state, books ledger, a *ask, quotaOnly bool, done func() 
 // asked, is a candidate of a's plans before any re-check (see pass). spares says
 // whether some work must be spared (Gate.spares).
 func (g *Gate) mayTake(s *state, c *record, a *ask, asked, quotaOnly, spares bool) bool {
+	return g.mayTakeKnown(s, c, a, asked, a.flavored && !quotaOnly && !asked && g.menu.otherFlavor(c.vec, a.vec), quotaOnly, spares)
+}
+
+// mayTakeKnown is mayTake told whether c holds a pair of another flavor of what a asks
+// for (elsewhere, flavorMenu.otherFlavor), which a walk reads from its keys without
+// touching c.
+func (g *Gate) mayTakeKnown(s *state, c *record, a *ask, asked, elsewhere, quotaOnly, spares bool) bool {
 	switch {
 	case quotaOnly && !asked:
 		return false
-	case !quotaOnly && a.flavored && !asked && g.menu.otherFlavor(c.vec, a.vec):
+	case !quotaOnly && a.flavored && !asked && elsewhere:
 		// Freeing nodes for a flavor takes no work of another flavor of what it asks
 		// for: that frees the other flavor's room, not this one's.
 		return false
