@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"math/bits"
 	"slices"
 
 	"github.com/poolgate/poolgate/quota"
@@ -118,7 +119,10 @@ func (g *Gate) pass(s *state, books ledger, a *ask, quotaOnly bool, done func() 
 			if done != nil && done() {
 				return removed
 			}
-			if !g.mayTakeKnown(s, c, a, asked, elsewhere, quotaOnly, spares) || !mine && !g.eligible(books, c, a, asked) {
+			if !g.mayTakeKnown(s, c, a, asked, elsewhere, quotaOnly, spares) {
+				continue
+			}
+			if !mine && (masked && !g.eligibleUses(books, leaf, keys[i].uses, a, asked) || !masked && !g.eligible(books, c, a, asked)) {
 				continue
 			}
 			if own != nil && mine {
@@ -164,6 +168,9 @@ func (g *Gate) mayTakeKnown(s *state, c *record, a *ask, asked, elsewhere, quota
 // and stays within its quota of another keeps its work on the other: evicting it there
 // would take guaranteed quota, not borrowed capacity.
 func (g *Gate) eligible(books ledger, c *record, a *ask, asked bool) bool {
+	if maskable(len(c.vec)) {
+		return g.eligibleUses(books, c.leaf, usesOf(c.vec), a, asked)
+	}
 	pool := g.leaves[c.leaf-1].pool
 	cross := pool != g.leaves[a.leaf-1].pool
 	for j, x := range c.vec {
@@ -172,6 +179,24 @@ func (g *Gate) eligible(books ledger, c *record, a *ask, asked bool) bool {
 		}
 		res := quota.ResourceID(j)
 		if books.Borrowing(c.leaf, res) && (!cross || books.Borrowing(pool, res)) {
+			return true
+		}
+	}
+	return false
+}
+
+// eligibleUses is eligible for a candidate of queue leaf that uses the resources of
+// the mask uses (amounts are never negative: a resource is used when its amount is
+// not 0), which a walk reads from its keys without touching the candidate's record.
+func (g *Gate) eligibleUses(books ledger, leaf quota.NodeID, uses uint64, a *ask, asked bool) bool {
+	pool := g.leaves[leaf-1].pool
+	cross := pool != g.leaves[a.leaf-1].pool
+	if asked {
+		uses &= usesOf(a.vec)
+	}
+	for ; uses != 0; uses &= uses - 1 {
+		res := quota.ResourceID(bits.TrailingZeros64(uses))
+		if books.Borrowing(leaf, res) && (!cross || books.Borrowing(pool, res)) {
 			return true
 		}
 	}
