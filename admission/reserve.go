@@ -155,7 +155,8 @@ func (g *Gate) reservation(s *state, a *ask, e *endings, hint time.Time) (Reserv
 	var feet []topology.Footprint
 	var usage usageByQueue
 	moveTo := func(k int) {
-		feet, usage = feet[:0], usage.reset()
+		feet = feet[:0]
+		usage.reset()
 		for i := min(at, k); i < max(at, k); i++ {
 			usage.add(ends[i].r.leaf, ends[i].r.vec)
 			feet = append(feet, ends[i].r.foot)
@@ -214,48 +215,45 @@ func (g *Gate) reservation(s *state, a *ask, e *endings, hint time.Time) (Reserv
 	return Reservation{Start: ends[hi-1].at, Placement: p}, true
 }
 
-// usageByQueue sums the usage of running work by queue.
+// usageByQueue sums the usage of running work by queue. It keeps its room from one
+// sum to the next; past a few queues it finds a queue's sum by map.
 type usageByQueue struct {
 	leaves []quota.NodeID
 	sums   [][]quota.Quantity
-	at     map[quota.NodeID]int // index in leaves, past a few queues
+	at     map[quota.NodeID]int // index in leaves, once there are more than a few
 }
 
-// reset empties u, keeping its room.
-func (u usageByQueue) reset() usageByQueue {
-	for _, v := range u.sums[:cap(u.sums)] {
-		clear(v)
-	}
-	clear(u.at)
+// reset empties u.
+func (u *usageByQueue) reset() {
 	u.leaves, u.sums = u.leaves[:0], u.sums[:0]
-	return u
+	clear(u.at)
 }
 
 // add adds vec to the usage of leaf.
 func (u *usageByQueue) add(leaf quota.NodeID, vec []quota.Quantity) {
 	j := -1
-	if u.at != nil {
-		if i, ok := u.at[leaf]; ok {
-			j = i
-		}
-	} else if i := slices.Index(u.leaves, leaf); i >= 0 {
+	if u.at == nil {
+		j = slices.Index(u.leaves, leaf)
+	} else if i, ok := u.at[leaf]; ok {
 		j = i
 	}
 	if j < 0 {
 		j = len(u.leaves)
 		u.leaves = append(u.leaves, leaf)
-		if len(u.sums) < cap(u.sums) && len(u.sums[:len(u.sums)+1][j]) == len(vec) {
-			u.sums = u.sums[:j+1]
+		if j < cap(u.sums) && len(u.sums[:j+1][j]) == len(vec) {
+			u.sums = u.sums[:j+1] // a sum of an earlier round: its room, emptied
+			clear(u.sums[j])
 		} else {
 			u.sums = append(u.sums[:j], make([]quota.Quantity, len(vec)))
 		}
-		if u.at == nil && len(u.leaves) > 8 {
-			u.at = map[quota.NodeID]int{}
+		switch {
+		case u.at != nil:
+			u.at[leaf] = j
+		case len(u.leaves) > 8:
+			u.at = make(map[quota.NodeID]int, 2*len(u.leaves))
 			for i, l := range u.leaves {
 				u.at[l] = i
 			}
-		} else if u.at != nil {
-			u.at[leaf] = j
 		}
 	}
 	sum := u.sums[j]

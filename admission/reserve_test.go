@@ -175,7 +175,7 @@ func TestBackfillGetsTheRoomTheHoldGivesBack(t *testing.T) {
 func TestUsageByQueue(t *testing.T) {
 	var u usageByQueue
 	for round := range 2 {
-		u = u.reset()
+		u.reset()
 		want := map[quota.NodeID][]quota.Quantity{}
 		for i := range 40 {
 			leaf := quota.NodeID(1 + i%12)
