@@ -100,8 +100,13 @@ func (g *Gate) withPlan(s *state, d *Decision, victims []*record, why []VictimRe
 		return
 	}
 	d.Plan = make([]RunningWorkload, len(victims))
+	n := 0
+	for _, v := range victims {
+		n += quantityRoom(v)
+	}
+	room := make([]quota.Quantity, 0, n)
 	for i, v := range victims {
-		d.Plan[i] = g.runningOf(v)
+		d.Plan[i] = g.runningIn(v, &room)
 		d.Plan[i].Why = VictimPriority
 		if why != nil {
 			d.Plan[i].Why = why[i]

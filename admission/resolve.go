@@ -11,18 +11,56 @@ import (
 
 // runningOf returns the caller's copy of a running record. One copy of the request
 // serves as both Request and a plain workload's Workload.Request.
-func (g *Gate) runningOf(r *record) RunningWorkload {
-	rw := RunningWorkload{Workload: r.w, Queue: g.tree.Name(r.leaf), Request: slices.Clone(r.vec),
+func (g *Gate) runningOf(r *record) RunningWorkload { return g.runningIn(r, nil) }
+
+// runningIn is runningOf with the copies of quantities carved out of room when it has
+// room for them (quantityRoom), so that a plan's victims share one allocation.
+func (g *Gate) runningIn(r *record, room *[]quota.Quantity) RunningWorkload {
+	rw := RunningWorkload{Workload: r.w, Queue: g.tree.Name(r.leaf), Request: carve(room, r.vec),
 		Admitted: r.admitted, Checkpoint: r.checkpoint(), Evicted: slices.Clone(r.evicted()), Placement: clonePlacement(r.placement),
 		Preempted: g.lineage.victim(r.w.ID)}
 	switch {
 	case r.fl != nil:
-		rw.Workload = r.w.clone()
+		rw.Workload.Request = carve(room, r.w.Request)
+		rw.Workload.Flavors = maps.Clone(r.w.Flavors)
 	case rw.Workload.Gang == nil:
 		rw.Workload.Request = rw.Request
 	}
-	rw.Elastic = elasticHeld(r)
+	if r.grown != nil {
+		rw.Elastic = carve(room, r.vec)
+		for j, x := range r.grown.min {
+			rw.Elastic[j] -= x
+		}
+	}
 	return rw
+}
+
+// quantityRoom is how many quantities runningIn copies of r.
+func quantityRoom(r *record) int {
+	n := len(r.vec)
+	if r.fl != nil {
+		n += len(r.w.Request)
+	}
+	if r.grown != nil {
+		n += len(r.vec)
+	}
+	return n
+}
+
+// carve returns a copy of v, in room when it has room for it (its capacity past its
+// length), which it then takes; nil for a nil v, as slices.Clone.
+func carve(room *[]quota.Quantity, v []quota.Quantity) []quota.Quantity {
+	if v == nil {
+		return nil
+	}
+	if room == nil || cap(*room)-len(*room) < len(v) {
+		return slices.Clone(v)
+	}
+	n := len(*room)
+	out := (*room)[n : n+len(v) : n+len(v)]
+	*room = (*room)[:n+len(v)]
+	copy(out, v)
+	return out
 }
 
 // elasticHeld returns what r's elastic pods hold, nil when it runs none.

@@ -30,14 +30,25 @@ func sealPlan(d *Decision) (plan []WorkloadID, why []VictimReason, placement *to
 	if d.Outcome == Admit {
 		placement = clonePlacement(d.Placement)
 	}
-	if len(d.Plan) > 0 {
-		plan = make([]WorkloadID, len(d.Plan))
-		why = make([]VictimReason, len(d.Plan))
+	if n := len(d.Plan); n > 0 {
+		if n <= len(sealedPlanBlock{}.plan) {
+			// A plan of a few victims, the common one, is sealed in one allocation.
+			b := new(sealedPlanBlock)
+			plan, why = b.plan[:n:n], b.why[:n:n]
+		} else {
+			plan, why = make([]WorkloadID, n), make([]VictimReason, n)
+		}
 		for i, v := range d.Plan {
 			plan[i], why[i] = v.Workload.ID, v.Why
 		}
 	}
 	return plan, why, placement
+}
+
+// sealedPlanBlock holds the sealed copy of a plan of up to four victims.
+type sealedPlanBlock struct {
+	plan [4]WorkloadID
+	why  [4]VictimReason
 }
 
 // edited reports whether d no longer says what s sealed: another workload, outcome,
