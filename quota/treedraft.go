@@ -225,7 +225,7 @@ func (d *Draft) room() {
 	var buf []Quantity
 	if R <= draftInlineRes {
 		buf = d.inline[:R+draftSlots*R]
-		d.ov.walk = d.inlineWalk[:0 : draftSlots*R]
+		d.ov.walk = d.inlineWalk[: 0 : draftSlots*R]
 	} else {
 		buf = make([]Quantity, R+draftSlots*R)
 		d.ov.walk = make([]walkCell, 0, draftSlots*R)
