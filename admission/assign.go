@@ -29,7 +29,7 @@ func (g *Gate) assign(s *state, p *plans, r *record, d *Decision) ([]*record, []
 	groups := g.menu.groups[r.leaf-1]
 	fung := g.menu.fung[r.leaf-1]
 	steps := fa.first
-	choices, tries, asked := explanation(groups, fa.groups, s.explain)
+	choices, tries, asked := explanation(groups, fa.groups, s)
 	var last *flavorStep
 	// Three slots hold the flavor being evaluated, the best so far and the least
 	// severe reason so far; they trade places instead of copying decisions. A group's
@@ -91,19 +91,21 @@ func (g *Gate) assign(s *state, p *plans, r *record, d *Decision) ([]*record, []
 }
 
 // explanation returns empty slices for the choices, tries and requested resources of
-// a decision on groups (the menu's groups, of which the workload touches touched),
-// with room for all of them: one allocation for each, or one for all three when one
-// block holds them — b when it is not nil (Decide allocates it with its seal). Each
-// slice is capped, so that the host's appends to one never reach another.
-func explanation(groups []menuGroup, touched []int, b *explanationBlock) (choices []FlavorChoice, tries []FlavorTry, asked []string) {
+// a decision on groups (the menu's groups, of which the workload touches touched) on
+// s, with room for all of them: one allocation for each, or none of its own for all
+// three when one block holds them — s.explain when it is not nil (Decide allocates it
+// with its seal), else the next of s's slab. Each slice is capped, so that the host's
+// appends to one never reach another.
+func explanation(groups []menuGroup, touched []int, s *state) (choices []FlavorChoice, tries []FlavorTry, asked []string) {
 	n, m := 0, 0
 	for _, gi := range touched {
 		n += len(groups[gi].flavors)
 		m += len(groups[gi].res)
 	}
 	if inBlock(groups, touched) {
+		b := s.explain
 		if b == nil {
-			b = new(explanationBlock)
+			b = s.nextExplanation()
 		}
 		asked = b.asked[:0:2]
 		if m > 2 {

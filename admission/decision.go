@@ -443,6 +443,16 @@ type explanationBlock struct {
 	asked   [2]string
 }
 
+// explainSlab hands out the explanation blocks of a state's decisions, allocated a
+// chunk at a time: a cycle explains every flavored decision it makes, thousands of
+// them, and one allocation each was a good part of what the collector had to do.
+type explainSlab struct {
+	free []explanationBlock
+}
+
+// explainChunk is how many explanation blocks a slab allocates at once.
+const explainChunk = 32
+
 // flavoredSeal is the seal of a decision on work with a menu of flavors, with the
 // block its explanation is written in: Decide allocates both at once.
 type flavoredSeal struct {

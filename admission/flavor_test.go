@@ -778,3 +778,27 @@ func TestFlavorNodePlanTakesWorkOfNoOtherFlavor(t *testing.T) {
 	require.Len(t, d.Plan, 1)
 	assert.Equal(t, WorkloadID("cpu-low"), d.Plan[0].Workload.ID)
 }
+
+// A cycle explains each flavored decision it makes in a block of its own, however many
+// it makes: a host that edits one decision's explanation changes no other's.
+func TestFlavorCycleExplanationsAreTheirOwn(t *testing.T) {
+	c := twoModels(t)
+	g := flavorGate(t, c, flavorQueue("train", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 64, "gpu@a100": 64}))
+	n := 0
+	for pods := 1; pods <= 16; pods++ {
+		for gpus := 1; gpus <= 8 && pods*gpus <= 32; gpus++ { // each could run on one model's nodes
+			n++
+			require.NoError(t, g.Submit(flavorWork(t, "w"+itoa(n), "train", quota.Normal, pods, gpus, n, "")))
+		}
+	}
+	res := g.Cycle(at(n + 1))
+	require.Greater(t, len(res.Decisions), explainChunk, "more decisions than one chunk of the slab holds")
+	for i, d := range res.Decisions {
+		require.Len(t, d.Flavors, 1, d.Message())
+		require.NotEmpty(t, d.Flavors[0].Tried, d.Message())
+		d.Flavors[0].Tried[0].Flavor = "edited-" + itoa(i)
+	}
+	for i, d := range res.Decisions {
+		assert.Equal(t, "edited-"+itoa(i), d.Flavors[0].Tried[0].Flavor, "decision %d shares its explanation", i)
+	}
+}

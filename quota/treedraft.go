@@ -25,12 +25,8 @@ type Draft struct {
 	// change.
 	total []Quantity
 	// first holds the first slots touched, so that a trial on a few paths indexes its
-	// cells without an allocation of its own; for a tree of a few resources, inline and
-	// inlineWalk hold the total and the cells of those slots, so that a Draft makes no
-	// allocation beyond its own.
-	first      [draftSlots]touch
-	inline     [(draftSlots + 1) * draftInlineRes]Quantity
-	inlineWalk [draftSlots * draftInlineRes]walkCell
+	// cells without an allocation of its own.
+	first [draftSlots]touch
 }
 
 // overlay holds the cells a Draft has changed: for each touched slot, its usage and walk
@@ -52,8 +48,6 @@ const (
 	// draftSlots is how many slots a Draft makes room for at its first change: the path
 	// of one queue in a tree a few levels deep.
 	draftSlots = 4
-	// draftInlineRes is the most resources whose cells a Draft holds inline.
-	draftInlineRes = 4
 	// overlayScan is how many slots the overlay finds by scanning its list.
 	overlayScan = 16
 )
@@ -222,15 +216,9 @@ func (d *Draft) room() {
 		return
 	}
 	R := d.t.numRes()
-	var buf []Quantity
-	if R <= draftInlineRes {
-		buf = d.inline[:R+draftSlots*R]
-		d.ov.walk = d.inlineWalk[: 0 : draftSlots*R]
-	} else {
-		buf = make([]Quantity, R+draftSlots*R)
-		d.ov.walk = make([]walkCell, 0, draftSlots*R)
-	}
-	d.total, d.ov.usage = buf[:0:R], buf[R:R:len(buf)]
+	buf := make([]Quantity, R+draftSlots*R)
+	d.total, d.ov.usage = buf[:0:R], buf[R:R]
+	d.ov.walk = make([]walkCell, 0, draftSlots*R)
 	d.ov.touched = d.first[:0]
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Selector restricts a leaf group's pods to some nodes: label key → the values a node
@@ -21,6 +22,16 @@ type selector struct {
 	keys []string
 	vals [][]string
 	key  string
+	// last is what matchOf found for this selector on the labels of one memo: asked
+	// again of the same labels, as a gate with flavors asks each decision, it answers
+	// without the memo's lock and map. Readers may ask concurrently, so it is atomic.
+	last atomic.Pointer[lastMatch]
+}
+
+// lastMatch is a selector's matching on the labels that memo stands for.
+type lastMatch struct {
+	memo *matchMemo
+	m    *matching
 }
 
 // Key returns s in canonical form: keys and values sorted, repeated values dropped,
@@ -114,6 +125,16 @@ func (c *Cluster) matchOf(s *selector) *matching {
 	if mm == nil {
 		return newMatching(c.matchNodes(s))
 	}
+	if l := s.last.Load(); l != nil && l.memo == mm {
+		return l.m
+	}
+	m := mm.find(c, s)
+	s.last.Store(&lastMatch{memo: mm, m: m})
+	return m
+}
+
+// find returns what mm holds for s, found on c's labels on first use.
+func (mm *matchMemo) find(c *Cluster, s *selector) *matching {
 	mm.mu.Lock()
 	defer mm.mu.Unlock()
 	if m, ok := mm.m[s.key]; ok {

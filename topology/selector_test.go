@@ -1,6 +1,7 @@
 package topology_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -233,4 +234,53 @@ func TestHasMatchingNode(t *testing.T) {
 	assert.True(t, c.HasNodeFor(topology.CompiledSelector{}), "the zero value matches every node")
 	_, err = topology.CompileSelector(topology.Selector{"": {"x"}})
 	assert.Error(t, err)
+}
+
+// TestCompiledSelectorAcrossLabels: one compiled selector asked of clusters whose
+// labels differ — the original, a clone that re-adds a node under other labels, the
+// original again — answers each by its own labels, also when goroutines ask at once
+// (run with -race): what it remembers of one cluster's labels never answers another's.
+func TestCompiledSelectorAcrossLabels(t *testing.T) {
+	c, err := topology.NewCluster([]string{"rack"}, []topology.Node{
+		{Name: "n1", Labels: map[string]string{"rack": "r1", "model": "H100"}, Capacity: topology.Resources{"gpu": 8}},
+		{Name: "n2", Labels: map[string]string{"rack": "r2", "model": "A100"}, Capacity: topology.Resources{"gpu": 8}},
+	})
+	require.NoError(t, err)
+	l40, err := topology.CompileSelector(topology.Selector{"model": {"L40S"}})
+	require.NoError(t, err)
+	h100, err := topology.CompileSelector(topology.Selector{"model": {"H100"}})
+	require.NoError(t, err)
+
+	relabeled := c.Clone()
+	require.NoError(t, relabeled.RemoveNode("n1"))
+	require.NoError(t, relabeled.AddNode(topology.Node{Name: "n1", Labels: map[string]string{"rack": "r1", "model": "L40S"}, Free: topology.Resources{"gpu": 8}}))
+
+	for range 3 { // in turn, so that each answer follows one from the other labels
+		assert.False(t, c.HasNodeFor(l40), "the original has no L40S")
+		assert.True(t, relabeled.HasNodeFor(l40), "the clone's n1 is an L40S now")
+		assert.True(t, c.HasNodeFor(h100))
+		assert.False(t, relabeled.HasNodeFor(h100), "the clone has no H100 left")
+	}
+
+	done := make(chan string)
+	for g := range 6 {
+		go func() {
+			for range 200 {
+				x, want := c, false
+				if g%2 == 1 {
+					x, want = relabeled, true
+				}
+				if x.HasNodeFor(l40) != want || x.HasNodeFor(h100) == want {
+					done <- fmt.Sprintf("goroutine %d: an answer of the other labels", g)
+					return
+				}
+			}
+			done <- ""
+		}()
+	}
+	for range 6 {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
+		}
+	}
 }

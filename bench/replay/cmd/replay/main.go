@@ -67,6 +67,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		reserve   = fs.Duration("reserve", 0, "a gang that has waited this long reserves room, and work runs for its recorded lifetime by its estimate (0: no reservations)")
 		noChecks  = fs.Bool("no-checks", false, "skip the checks after each cycle, to time the gate alone (nothing is then verified)")
 		cpuProf   = fs.String("cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof reads it)")
+		memProf   = fs.String("memprofile", "", "write a profile of what the replay allocated, and where, to this file at its end (go tool pprof -sample_index=alloc_space reads it)")
 		whatIf    = fs.String("whatif", "", "replay twice, as set up and under this change, and print both side by side per pool, e.g. 'fair=on,weight.pool1=3' (settings: "+
 			"pools, quota=a:b:…, fair, weight.<pool>, strategy, strategy.<pool>, least-lost-work, min-runtime, patience, checkpoint, period)")
 		whatBase = fs.String("whatif-base", "", "with -whatif: settings of the base run beyond the other flags, in the same syntax, e.g. 'fair=on'")
@@ -115,6 +116,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		defer stop()
+	}
+	if *memProf != "" {
+		defer func() {
+			if err := writeHeapProfile(*memProf); err != nil {
+				fmt.Fprintln(stderr, "replay:", err)
+			}
+		}()
 	}
 	start := time.Now()
 	clock := func() time.Duration { return time.Since(start) }
@@ -274,6 +282,19 @@ func profile(path string) (stop func(), err error) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
+}
+
+// writeHeapProfile writes the allocation profile of the run so far to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // minRuntimeOf is the minimum runtime the flags give: all for both, each of preempt and
