@@ -336,3 +336,33 @@ func TestPlacementTheNodeCannotCountIsRefused(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "admit to team--shared", d.Message())
 }
+
+// TestPlanVictimsAreTheHostsOwn: the victims of a plan share one allocation for their
+// quantities, each in its own capped piece: a host that writes or appends to one
+// victim's request changes neither another victim's nor what the gate holds.
+func TestPlanVictimsAreTheHostsOwn(t *testing.T) {
+	g := flavorGate(t, nil, flavorQueue("train", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 16, "gpu@a100": 0}))
+	for i, id := range []WorkloadID{"low-1", "low-2"} {
+		require.NoError(t, g.AddRunning(Workload{ID: id, Queue: "train", Priority: quota.Low, Request: []quota.Quantity{8},
+			Flavors: map[string]string{"gpu": "h100"}}, at(i), nil))
+	}
+	d, err := g.Decide(Workload{ID: "high", Queue: "train", Priority: quota.High, Request: []quota.Quantity{16}, Submitted: at(2)})
+	require.NoError(t, err)
+	require.True(t, d.Admitted(), d.Message())
+	require.Len(t, d.Plan, 2)
+	want := func(v RunningWorkload) {
+		t.Helper()
+		assert.Equal(t, []quota.Quantity{8}, v.Workload.Request, "%s: its request as submitted", v.Workload.ID)
+		assert.Equal(t, map[string]string{"gpu": "h100"}, v.Workload.Flavors)
+		assert.Equal(t, quota.Quantity(8), v.Request[slices.IndexFunc(v.Request, func(x quota.Quantity) bool { return x != 0 })])
+	}
+	first, second := d.Plan[0], d.Plan[1]
+	first.Request[0], first.Workload.Request[0] = 999, 999
+	first.Request = append(first.Request, 7, 7, 7)
+	first.Workload.Request = append(first.Workload.Request, 7, 7, 7)
+	first.Workload.Flavors["gpu"] = "a100"
+	want(second)
+	for _, v := range g.Running() {
+		want(v)
+	}
+}

@@ -26,12 +26,7 @@ func (g *Gate) runningIn(r *record, room *[]quota.Quantity) RunningWorkload {
 	case rw.Workload.Gang == nil:
 		rw.Workload.Request = rw.Request
 	}
-	if r.grown != nil {
-		rw.Elastic = carve(room, r.vec)
-		for j, x := range r.grown.min {
-			rw.Elastic[j] -= x
-		}
-	}
+	rw.Elastic = elasticIn(r, room)
 	return rw
 }
 
@@ -64,11 +59,14 @@ func carve(room *[]quota.Quantity, v []quota.Quantity) []quota.Quantity {
 }
 
 // elasticHeld returns what r's elastic pods hold, nil when it runs none.
-func elasticHeld(r *record) []quota.Quantity {
+func elasticHeld(r *record) []quota.Quantity { return elasticIn(r, nil) }
+
+// elasticIn is elasticHeld carved out of room when it has room for it (carve).
+func elasticIn(r *record, room *[]quota.Quantity) []quota.Quantity {
 	if r.grown == nil {
 		return nil
 	}
-	v := slices.Clone(r.vec)
+	v := carve(room, r.vec)
 	for j, x := range r.grown.min {
 		v[j] -= x
 	}
