@@ -92,9 +92,9 @@ func (g *Gate) assign(s *state, p *plans, r *record, d *Decision) ([]*record, []
 
 // explanation returns empty slices for the choices, tries and requested resources of
 // a decision on groups (the menu's groups, of which the workload touches touched) on
-// s, with room for all of them: one allocation for each, or none of its own for all
-// three when one block holds them — s.explain when it is not nil (Decide allocates it
-// with its seal), else the next of s's slab. Each slice is capped, so that the host's
+// s, with room for all of them: carved out of s's arena on a cycle's state; on
+// Decide's, out of s.explain when one block holds them (Decide allocates it with its
+// seal), else one allocation for each. Each slice is capped, so that the host's
 // appends to one never reach another.
 func explanation(groups []menuGroup, touched []int, s *state) (choices []FlavorChoice, tries []FlavorTry, asked []string) {
 	n, m := 0, 0
@@ -102,11 +102,10 @@ func explanation(groups []menuGroup, touched []int, s *state) (choices []FlavorC
 		n += len(groups[gi].flavors)
 		m += len(groups[gi].res)
 	}
-	if inBlock(groups, touched) {
-		b := s.explain
-		if b == nil {
-			b = s.nextExplanation()
-		}
+	if a := s.explaining; a != nil {
+		return carveOf(&a.choices, len(touched)), carveOf(&a.tries, n), carveOf(&a.asked, m)
+	}
+	if b := s.explain; b != nil && inBlock(groups, touched) {
 		asked = b.asked[:0:2]
 		if m > 2 {
 			asked = make([]string, 0, m)

@@ -45,8 +45,10 @@ func (g *Gate) Cycle(now time.Time) CycleResult {
 // CycleInto runs the cycle Cycle runs and writes its result to res, reusing the storage
 // res holds from an earlier cycle of any gate: a host that runs cycles back to back, and
 // is done with each result once it has applied it, saves the allocation of a decision
-// per pending workload. Everything res held is overwritten, its decisions and the
-// slices in them included: keep none of them across the call. It is an error, changing
+// per pending workload, of the copies of requests and the explanations of flavors the
+// decisions hold, and of what the walk remembers of them. Everything res held is
+// overwritten, its decisions and the slices in them included: keep none of them across
+// the call. It is an error, changing
 // nothing, for a nil res (ErrInvalidValue).
 //
 // A result of an earlier cycle of the same gate also hands over what that cycle knew at
@@ -122,8 +124,15 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		seals = make([]sealed, 0, cap(decisions))
 	}
 	s.search.reasons = res.reasons[:0]
+	classes, same := res.classes[:0], res.same
+	clear(same)
+	if s.explaining = res.explain; s.explaining != nil {
+		s.explaining.rewind()
+	} else {
+		s.explaining = new(explainArena)
+	}
 	*res = CycleResult{Now: now, Decisions: decisions, sealed: seals, gate: g.self, usageGen: g.usageGen, queueGen: g.queueGen, configGen: g.configGen}
-	w := walk{g: g, s: s, p: newPlans(s.search), res: res, arena: res.requests[:0]}
+	w := walk{g: g, s: s, p: newPlans(s.search), res: res, arena: res.requests[:0], classes: classes, same: same}
 	if hinted {
 		w.reserved = reserved
 	}
@@ -149,6 +158,8 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		// the cycle in them.
 		res.Searches, res.requests, res.reasons, res.bare = s.searches, w.arena, s.search.reasons, s.search.bare
 		if keep {
+			clear(w.classes) // the decisions they hold reach records and clusters of this cycle
+			res.classes, res.same, res.explain = w.classes[:0], w.same, s.explaining
 			kept := g.carryOptimistic(s, &w.p)
 			res.clusters = spares(s, kept)
 			res.carry = s.search.handOver(handed)

@@ -443,15 +443,32 @@ type explanationBlock struct {
 	asked   [2]string
 }
 
-// explainSlab hands out the explanation blocks of a state's decisions, allocated a
-// chunk at a time: a cycle explains every flavored decision it makes, thousands of
-// them, and one allocation each was a good part of what the collector had to do.
-type explainSlab struct {
-	free []explanationBlock
+// explainArena holds the explanations of a cycle's flavored decisions: each decision
+// carves its slices out of the arena's buffers (carveOf), a cycle explains thousands,
+// and one allocation each for its choices, tries and resources was a good part of what
+// the collector had to do. A result run into again (CycleInto) hands its buffers on,
+// emptied: the decisions that held them are overwritten.
+type explainArena struct {
+	choices []FlavorChoice
+	tries   []FlavorTry
+	asked   []string
 }
 
-// explainChunk is how many explanation blocks a slab allocates at once.
-const explainChunk = 32
+// rewind empties a's buffers, keeping their room.
+func (a *explainArena) rewind() {
+	a.choices, a.tries, a.asked = a.choices[:0], a.tries[:0], a.asked[:0]
+}
+
+// carveOf returns an empty slice with room for n, carved out of buf, which grows into a
+// new buffer when it has not the room: the slices carved before keep the old one.
+func carveOf[T any](buf *[]T, n int) []T {
+	if cap(*buf)-len(*buf) < n {
+		*buf = make([]T, 0, max(2*cap(*buf), 64, n))
+	}
+	l := len(*buf)
+	*buf = (*buf)[:l+n]
+	return (*buf)[l : l : l+n]
+}
 
 // flavoredSeal is the seal of a decision on work with a menu of flavors, with the
 // block its explanation is written in: Decide allocates both at once.

@@ -779,8 +779,9 @@ func TestFlavorNodePlanTakesWorkOfNoOtherFlavor(t *testing.T) {
 	assert.Equal(t, WorkloadID("cpu-low"), d.Plan[0].Workload.ID)
 }
 
-// A cycle explains each flavored decision it makes in a block of its own, however many
-// it makes: a host that edits one decision's explanation changes no other's.
+// A cycle explains each flavored decision it makes in slices of its own, however many
+// it makes: a host that edits or appends to one decision's explanation changes no
+// other's.
 func TestFlavorCycleExplanationsAreTheirOwn(t *testing.T) {
 	c := twoModels(t)
 	g := flavorGate(t, c, flavorQueue("train", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 64, "gpu@a100": 64}))
@@ -792,13 +793,58 @@ func TestFlavorCycleExplanationsAreTheirOwn(t *testing.T) {
 		}
 	}
 	res := g.Cycle(at(n + 1))
-	require.Greater(t, len(res.Decisions), explainChunk, "more decisions than one chunk of the slab holds")
+	require.Greater(t, len(res.Decisions), 32, "many decisions, each explained")
 	for i, d := range res.Decisions {
 		require.Len(t, d.Flavors, 1, d.Message())
 		require.NotEmpty(t, d.Flavors[0].Tried, d.Message())
 		d.Flavors[0].Tried[0].Flavor = "edited-" + itoa(i)
 	}
+	for i := range res.Decisions {
+		d := &res.Decisions[i]
+		d.Flavors[0].Tried = append(d.Flavors[0].Tried, FlavorTry{Flavor: "appended"})
+		d.Flavors = append(d.Flavors, FlavorChoice{Flavor: "appended"})
+	}
 	for i, d := range res.Decisions {
 		assert.Equal(t, "edited-"+itoa(i), d.Flavors[0].Tried[0].Flavor, "decision %d shares its explanation", i)
+	}
+}
+
+// A result reused from cycle to cycle (CycleInto) explains every flavored decision as
+// Cycle does, round after round, though its blocks and the decisions the walk repeats
+// are written over at each round: work of a few shapes, more of it than one round
+// admits, some released between rounds.
+func TestFlavorCycleIntoExplainsAsCycle(t *testing.T) {
+	c := twoModels(t)
+	g := flavorGate(t, c,
+		flavorQueue("train", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 24, "gpu@a100": 16}),
+		flavorQueue("serve", quota.Fungibility{WhenCanBorrow: quota.TryNextFlavor}, map[string]quota.Quantity{"gpu@h100": 8, "gpu@a100": 16}))
+	n := 0
+	for round := range 3 {
+		for i := range 30 {
+			n++
+			q, p := "train", quota.Normal
+			if i%3 == 0 {
+				q, p = "serve", quota.Low
+			}
+			require.NoError(t, g.Submit(flavorWork(t, "w"+itoa(n), q, p, 1+i%3, 2+2*(i%2), n, "")))
+		}
+		var into CycleResult
+		for step := range 4 {
+			now := at(100*round + 10*step + n)
+			want := g.Cycle(now)
+			require.NoError(t, g.CycleInto(now, &into))
+			require.Len(t, into.Decisions, len(want.Decisions))
+			for i, d := range into.Decisions {
+				require.Equal(t, want.Decisions[i].String(), d.String(), "round %d step %d", round, step)
+				require.Equal(t, want.Decisions[i].Flavors, d.Flavors, "round %d step %d: %s", round, step, d.Workload.ID)
+			}
+			require.NoError(t, g.Apply(into))
+			for j, r := range g.Running() {
+				if j%2 == 0 {
+					_, err := g.Release(r.Workload.ID)
+					require.NoError(t, err)
+				}
+			}
+		}
 	}
 }

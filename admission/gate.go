@@ -330,9 +330,9 @@ type state struct {
 	// explain is, on Decide's trial state for work with a menu of flavors, the block
 	// its explanation goes in, allocated with its seal; nil otherwise.
 	explain *explanationBlock
-	// slab hands out the explanation blocks of the other decisions made on the state
-	// (nextExplanation); nil until the first.
-	slab *explainSlab
+	// explaining is, on a cycle's working state, where the explanations of its
+	// flavored decisions are carved out of; nil on a trial.
+	explaining *explainArena
 	// shield is, while a workload that LOW work's admission evicted is decided, the
 	// workloads it may not evict (Gate.lineage): planners pass over them. Nil otherwise.
 	shield []WorkloadID

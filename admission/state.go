@@ -94,20 +94,6 @@ func (g *Gate) trial(now time.Time) state {
 		sharedBooks: true, sharedCluster: g.live.cluster != nil}
 }
 
-// nextExplanation returns an unused explanation block of s's slab. The slab is held by
-// pointer, so that copies of a state never hand out one block twice.
-func (s *state) nextExplanation() *explanationBlock {
-	if s.slab == nil {
-		s.slab = new(explainSlab)
-	}
-	if len(s.slab.free) == 0 {
-		s.slab.free = make([]explanationBlock, explainChunk)
-	}
-	b := &s.slab.free[0]
-	s.slab.free = s.slab.free[1:]
-	return b
-}
-
 // ownBooks makes s's books its own before s changes them.
 func (s *state) ownBooks() {
 	if s.sharedBooks {

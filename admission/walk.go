@@ -24,10 +24,13 @@ type walk struct {
 	low bool
 	// arena holds the copies of the requests the decisions hand out.
 	arena []quota.Quantity
-	// same holds, per kind of request, the last pending decision of one, and last the
-	// one repeat last used (see repeat).
-	same map[classKey]*classDecision
-	last *classDecision
+	// classes holds the pending decisions repeat may reuse, one per kind of request:
+	// same finds a kind's by index, and last is one more than the index of the one
+	// repeat last used (see repeat), 0 for none. The result keeps the room of both for
+	// the next CycleInto.
+	classes []classDecision
+	same    map[classKey]int32
+	last    int32
 	// hold is the room the cycle's reservation keeps, once a gang reserved; nil before.
 	// backfill holds the LOW work that may backfill and waited with the room held, to
 	// be decided again with it back (backfilling) at the end of the walk.
@@ -143,12 +146,14 @@ func (w *walk) repeat(r *record, d *Decision) bool {
 		return false
 	}
 	// A run of equal requests meets the last one remembered without a lookup.
-	c := w.last
-	if c == nil || c.r.leaf != r.leaf || c.r.w.Priority != r.w.Priority || c.r.sig != r.sig || !sameVec(c.r.vec, r.vec) {
-		if c = w.same[classOf(r)]; c == nil {
+	i := w.last - 1
+	if c := w.class(i); c == nil || c.r.leaf != r.leaf || c.r.w.Priority != r.w.Priority || c.r.sig != r.sig || !sameVec(c.r.vec, r.vec) {
+		var ok bool
+		if i, ok = w.same[classOf(r)]; !ok {
 			return false
 		}
 	}
+	c := &w.classes[i]
 	if c.changed != w.s.search.changed || !sameVec(c.r.vec, r.vec) || c.r.sig != r.sig && (c.r.sig == nil || r.sig == nil || c.r.sig.key != r.sig.key) {
 		return false
 	}
@@ -165,7 +170,7 @@ func (w *walk) repeat(r *record, d *Decision) bool {
 	default:
 		return false // told in the names of another gang's groups
 	}
-	w.last = c
+	w.last = i + 1
 	*d = c.d
 	d.Searches, d.PlacementReasons = 0, reasons
 	return true
@@ -186,20 +191,29 @@ func (w *walk) remember(r *record, d Decision) {
 		return
 	}
 	if w.same == nil {
-		w.same = map[classKey]*classDecision{}
+		w.same = map[classKey]int32{}
 	}
 	// A class's entry is only read by value (repeat copies its decision), so a new
-	// decision of the class overwrites the one before in place: a cycle remembers a
-	// pending decision for most of the work it walks, and an allocation each was a
-	// tenth of what a cycle allocated.
+	// decision of the class overwrites the one before in place, and the entries live in
+	// one slice the result keeps: a cycle remembers a pending decision for most of the
+	// work it walks, and an allocation each was a tenth of what a cycle allocated.
 	k := classOf(r)
-	c := w.same[k]
-	if c == nil {
-		c = new(classDecision)
-		w.same[k] = c
+	i, ok := w.same[k]
+	if !ok {
+		i = int32(len(w.classes))
+		w.classes = append(w.classes, classDecision{})
+		w.same[k] = i
 	}
-	*c = classDecision{r: r, d: d, changed: w.s.search.changed}
-	w.last = c
+	w.classes[i] = classDecision{r: r, d: d, changed: w.s.search.changed}
+	w.last = i + 1
+}
+
+// class returns the remembered decision at index i, nil for a negative i.
+func (w *walk) class(i int32) *classDecision {
+	if i < 0 {
+		return nil
+	}
+	return &w.classes[i]
 }
 
 // copyOf returns a copy of v carved out of the walk's arena, which holds the copies of
@@ -475,6 +489,11 @@ type CycleResult struct {
 	states carriedStates
 	// sealed holds what the cycle decided, one per decision, for Apply.
 	sealed []sealed
+	// classes, same and explain are the room of the walk's remembered decisions and of
+	// its explanations, for the next CycleInto: nothing outlives a cycle in them.
+	classes []classDecision
+	same    map[classKey]int32
+	explain *explainArena
 	// requests and reasons hold the copies of the requests and the explanations the
 	// decisions hand out, a few allocations a cycle; CycleInto reuses them.
 	requests []quota.Quantity
