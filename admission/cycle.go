@@ -124,7 +124,7 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		seals = make([]sealed, 0, cap(decisions))
 	}
 	s.search.reasons = res.reasons[:0]
-	classes, same := res.classes[:0], res.same
+	requests, classes, same := res.requests[:0], res.classes[:0], res.same
 	clear(same)
 	if s.explaining = res.explain; s.explaining != nil {
 		s.explaining.rewind()
@@ -132,7 +132,7 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		s.explaining = new(explainArena)
 	}
 	*res = CycleResult{Now: now, Decisions: decisions, sealed: seals, gate: g.self, usageGen: g.usageGen, queueGen: g.queueGen, configGen: g.configGen}
-	w := walk{g: g, s: s, p: newPlans(s.search), res: res, arena: res.requests[:0], classes: classes, same: same}
+	w := walk{g: g, s: s, p: newPlans(s.search), res: res, arena: requests, classes: classes, same: same}
 	if hinted {
 		w.reserved = reserved
 	}

@@ -467,3 +467,20 @@ func cachedAndPlain(g *Gate, now time.Time) (cached, plain CycleResult, diff str
 	}
 	return cached, plain, ""
 }
+
+// TestCycleIntoReusesItsRoom: a result run into again writes its decisions' copies of
+// the requests where the cycle before wrote them, instead of allocating them anew.
+func TestCycleIntoReusesItsRoom(t *testing.T) {
+	g, err := NewForPools(poolSet(t, "team:8"), 8, Options{})
+	require.NoError(t, err)
+	for i := range 20 {
+		require.NoError(t, g.Submit(wl("w"+itoa(i), "team", quota.Normal, int64(1+i%3), i)))
+	}
+	var res CycleResult
+	require.NoError(t, g.CycleInto(at(30), &res))
+	require.Len(t, res.Decisions, 20)
+	first := &res.Decisions[0].Request[0]
+	require.NoError(t, g.CycleInto(at(31), &res))
+	require.Len(t, res.Decisions, 20)
+	assert.Same(t, first, &res.Decisions[0].Request[0], "the copies of the requests are where the cycle before put them")
+}
