@@ -48,8 +48,7 @@ func (g *Gate) Cycle(now time.Time) CycleResult {
 // per pending workload, of the copies of requests and the explanations of flavors the
 // decisions hold, and of what the walk remembers of them. Everything res held is
 // overwritten, its decisions and the slices in them included: keep none of them across
-// the call. It is an error, changing
-// nothing, for a nil res (ErrInvalidValue).
+// the call. It is an error, changing nothing, for a nil res (ErrInvalidValue).
 //
 // A result of an earlier cycle of the same gate also hands over what that cycle knew at
 // its end of requests of one pod set that found no placement: each still holds, and is

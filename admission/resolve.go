@@ -42,20 +42,16 @@ func quantityRoom(r *record) int {
 	return n
 }
 
-// carve returns a copy of v, in room when it has room for it (its capacity past its
-// length), which it then takes; nil for a nil v, as slices.Clone.
+// carve returns a copy of v carved out of room (carveOf), or its own when room is nil;
+// nil for a nil v, as slices.Clone.
 func carve(room *[]quota.Quantity, v []quota.Quantity) []quota.Quantity {
-	if v == nil {
+	switch {
+	case v == nil:
 		return nil
-	}
-	if room == nil || cap(*room)-len(*room) < len(v) {
+	case room == nil:
 		return slices.Clone(v)
 	}
-	n := len(*room)
-	out := (*room)[n : n+len(v) : n+len(v)]
-	*room = (*room)[:n+len(v)]
-	copy(out, v)
-	return out
+	return append(carveOf(room, len(v)), v...)
 }
 
 // elasticHeld returns what r's elastic pods hold, nil when it runs none.

@@ -220,11 +220,11 @@ func (w *walk) class(i int32) *classDecision {
 // every request the cycle hands out.
 func (w *walk) copyOf(v []quota.Quantity) []quota.Quantity {
 	if len(w.arena)+len(v) > cap(w.arena) {
+		// Room for a request per pending workload at once, rather than carveOf's
+		// doubling from a few.
 		w.arena = make([]quota.Quantity, 0, max(len(v)*w.g.pending.len(), len(v), 2*cap(w.arena)))
 	}
-	n := len(w.arena)
-	w.arena = append(w.arena, v...)
-	return w.arena[n : n+len(v) : n+len(v)]
+	return append(carveOf(&w.arena, len(v)), v...)
 }
 
 type waiter struct {
