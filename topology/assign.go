@@ -190,6 +190,12 @@ func (s *searcher) bucketsFit() bool {
 	s.fitDoms, s.fitNeed = doms, need // kept for the next call
 	for x, dm := range doms {
 		for j := range nr {
+			if need[x*nr+j] == 0 {
+				// A resource none of the domain's pods asks for cannot rule it out,
+				// even on a node whose capacity dropped below what it holds (its free
+				// quantity is negative).
+				continue
+			}
 			free := s.c.units(j, dm.l, dm.d)
 			if s.c.agg.single[dm.l] {
 				free = s.c.free[int(s.c.lv[dm.l].start[dm.d])*nr+j]

@@ -310,3 +310,51 @@ func TestIndexedMatchesScanAtScale(t *testing.T) {
 		}
 	}
 }
+
+// TestOvercommittedNodeTakesPodsOfOtherResources: a node whose CPU capacity dropped below
+// what it holds (its free CPU is negative) still takes a pod that asks only for a GPU.
+// The joint test of several kinds in one domain must not read the negative CPU as a
+// shortfall of a pod that asks none: the indexed search once refused the rack of that
+// node, and with it the whole gang, where the scan placed it.
+func TestOvercommittedNodeTakesPodsOfOtherResources(t *testing.T) {
+	nodes := []topology.Node{{
+		Name:     "n0",
+		Labels:   map[string]string{"block": "b0", "rack": "r0"},
+		Free:     topology.Resources{"cpu": -2, "gpu": 2},
+		Capacity: topology.Resources{"cpu": 2, "gpu": 3},
+	}, {
+		Name:   "n1",
+		Labels: map[string]string{"block": "b1", "rack": "r1"},
+		Free:   topology.Resources{"cpu": 5, "gpu": 3, topology.Pods: 1},
+	}}
+	c, err := topology.NewCluster([]string{"block", "rack"}, nodes)
+	require.NoError(t, err)
+	// n1 has one pod slot: the CPU pod takes it, so the GPU pod must go to n0. Each
+	// group is bound to a rack, a domain of one node, where the joint test reads the
+	// node's own free quantities.
+	inRack := topology.Constraint{Required: "rack"}
+	req := topology.Request{Root: topology.Group{Name: "gang", Children: []topology.Group{
+		{Name: "cpu", Pods: 1, Shape: topology.Resources{"cpu": 1}, Constraint: inRack},
+		{Name: "gpu", Pods: 1, Shape: topology.Resources{"gpu": 1}, Constraint: inRack},
+	}}}
+	got, err := c.Place(req, topology.Options{})
+	require.NoError(t, err)
+	require.Equal(t, topology.Placed, got.Outcome, "reasons: %v", got.Reasons)
+	var where []string
+	for _, a := range got.Placement.Assignments {
+		where = append(where, fmt.Sprintf("%s on %s ×%d", a.Group, a.Node, a.Pods))
+	}
+	require.Equal(t, []string{"cpu on n1 ×1", "gpu on n0 ×1"}, where)
+	require.Empty(t, compareModes(c, req, topology.Options{}))
+
+	// The generated case that found it: a K-of-N gang whose rack-bound GPU subgroup can
+	// only go to the overcommitted node.
+	gc := gen.BuildTopologyCase(3446123385109767306, smallMixed)
+	nodes[0].Labels["rack"], nodes[1].Labels["rack"] = "r1", "r1"
+	c, err = topology.NewCluster(gc.Levels, nodes)
+	require.NoError(t, err)
+	got, err = c.Place(gc.Request, topology.Options{})
+	require.NoError(t, err)
+	require.Equal(t, topology.Placed, got.Outcome, "reasons: %v", got.Reasons)
+	require.Empty(t, compareModes(c, gc.Request, topology.Options{}))
+}
