@@ -363,6 +363,9 @@ func (g *Gate) reconfigure(l layout, drop map[*record]bool) error {
 				r.ask = fa.base
 			}
 		}
+		if r.held != heldRunning {
+			r.noteClass()
+		}
 	}
 	g.tree = next.tree
 	g.live = state{books: next.tree, guaranteed: next.live.guaranteed, total: next.live.total, cluster: g.live.cluster, guarded: g.live.guarded}

@@ -74,11 +74,12 @@ func (g *Gate) Submit(w Workload) error {
 	return nil
 }
 
-// share makes a gang's record use the request vector and placement signature of the
-// gang submitted before it when they are equal, and remembers its own otherwise. The
-// replicas of a job and the members of a job array arrive in runs: a cycle then tells
-// them alike by a pointer, where comparing their contents would read each record's
-// own copies. Both are read only, and the gate keeps one run's at a time.
+// share makes a gang's record use the request vector and placement signature of an
+// earlier gang when they are equal: the one submitted just before it, or one of those
+// the gate's sharing tables keep. The replicas of a job and the members of a job array
+// arrive in runs, and a deep queue holds many gangs of a few shapes submitted apart: a
+// cycle then tells them alike by a pointer, where comparing their contents would read
+// each record's own copies. Both are read only.
 func (g *Gate) share(r *record) *record {
 	if r.w.Gang == nil {
 		return r // a plain workload's vector is its own Request
@@ -86,6 +87,7 @@ func (g *Gate) share(r *record) *record {
 	if slices.Equal(r.vec, g.lastVec) {
 		r.vec = g.lastVec
 	} else {
+		r.vec = g.shared.vec(r.vec)
 		g.lastVec = r.vec
 	}
 	switch {
@@ -93,6 +95,7 @@ func (g *Gate) share(r *record) *record {
 	case g.lastSig != nil && r.sig.key == g.lastSig.key && r.sig.sameNames(g.lastSig):
 		r.sig = g.lastSig
 	default:
+		r.sig = g.shared.sig(r.sig)
 		g.lastSig = r.sig
 	}
 	return r

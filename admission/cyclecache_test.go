@@ -484,3 +484,45 @@ func TestCycleIntoReusesItsRoom(t *testing.T) {
 	require.Len(t, res.Decisions, 20)
 	assert.Same(t, first, &res.Decisions[0].Request[0], "the copies of the requests are where the cycle before put them")
 }
+
+// TestClassMemoFollowsTheRecord: the class key a pending record keeps for the walk is
+// the one worked out afresh from the record after it is submitted, after a stopped
+// workload is queued again and after a new pool set renumbers the queues; and a record
+// whose vector or queue is no longer the memo's is given the key worked out afresh.
+func TestClassMemoFollowsTheRecord(t *testing.T) {
+	g := poolGate(t, 16, "team:8", "zeta:8")
+	for i := range 6 {
+		q := []string{"team", "zeta"}[i%2]
+		submit(t, g, wl("w"+itoa(i), q, []quota.Priority{quota.High, quota.Normal, quota.Low}[i%3], int64(1+i%2), i))
+	}
+	running(t, g, wl("r0", "team", quota.Low, 2, 0))
+	_, err := g.Evict("r0")
+	require.NoError(t, err)
+	fresh := func(when string) map[WorkloadID]quota.NodeID {
+		leaves := map[WorkloadID]quota.NodeID{}
+		g.pending.ascend(func(r *record) bool {
+			require.Equal(t, classKeyOf(r), r.class.key, "%s: %s", when, r.w.ID)
+			require.Equal(t, classKeyOf(r), classOf(r), "%s: %s", when, r.w.ID)
+			leaves[r.w.ID] = r.leaf
+			return true
+		})
+		require.Len(t, leaves, 7, when)
+		return leaves
+	}
+	before := fresh("submitted")
+	_, err = g.AddPool(name(t, "alpha"), quota.NewPoolConfig(4))
+	require.NoError(t, err)
+	after := fresh("after a pool was added")
+	require.NotEqual(t, before, after, "the new pool renumbers the queues")
+
+	r, ok := g.pending.get("w1")
+	require.True(t, ok)
+	c := *r
+	c.vec = []quota.Quantity{5}
+	assert.Equal(t, classKeyOf(&c), classOf(&c), "another vector")
+	assert.NotEqual(t, r.class.key, classOf(&c))
+	c = *r
+	c.leaf = r.leaf%2 + 1
+	assert.Equal(t, classKeyOf(&c), classOf(&c), "another queue")
+	assert.NotEqual(t, r.class.key, classOf(&c))
+}

@@ -141,6 +141,9 @@ type Gate struct {
 	// the next submission of an equal request shares them (see share).
 	lastVec []quota.Quantity
 	lastSig *placeSig
+	// shared keeps those of earlier gangs, for submissions of equal requests that do
+	// not follow one another.
+	shared sharing
 }
 
 // usable reports whether g was built by New or NewForPools.

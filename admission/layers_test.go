@@ -25,7 +25,7 @@ var layers = []struct {
 }{
 	{"words", []string{"errors.go", "decision.go", "enumtext.go", "event.go", "strategy.go", "authz.go", "poolref.go", "static.go",
 		"poolset_tree.go", "cost.go", "workload.go", "signature.go", "seal.go", "ask.go", "flavor.go", "elasticpods.go"}},
-	{"containers", []string{"pending.go", "capacitybook.go", "searchcache.go", "carry.go", "lowkeys.go", "lineage.go", "endindex.go"}},
+	{"containers", []string{"pending.go", "capacitybook.go", "searchcache.go", "carry.go", "lowkeys.go", "lineage.go", "endindex.go", "sharing.go"}},
 	{"state", []string{"gate.go", "state.go", "resolve.go", "elastic.go"}},
 	{"planners", []string{"plans.go", "preempt.go", "footprint.go", "nodeplan.go", "fairpreempt.go", "possible.go", "cheapest.go", "cheapnode.go", "wholenodes.go", "reserve.go"}},
 	{"decisions", []string{"decideask.go", "assign.go", "elasticplan.go", "dynamic.go"}},

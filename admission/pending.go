@@ -71,6 +71,7 @@ func (q *pendingQueue) add(r *record) {
 // enqueue queues r, which ids holds already: a running record that stopped.
 func (q *pendingQueue) enqueue(r *record) {
 	r.held = heldPending
+	r.noteClass()
 	q.order.ReplaceOrInsert(r)
 }
 

@@ -103,32 +103,12 @@ type heldRoom struct {
 	room bool
 }
 
-// classKey tells apart what decide reads of a workload: its queue, priority, request
-// and placement request (by the hashes of the last two; a hit is checked in full).
-type classKey struct {
-	leaf     quota.NodeID
-	priority quota.Priority
-	vec, sig uint64
-}
-
 // classDecision is a pending decision of a workload r, made on the working state after
 // changed admissions and evictions.
 type classDecision struct {
 	r       *record
 	d       Decision
 	changed uint64
-}
-
-// classOf returns r's class key.
-func classOf(r *record) classKey {
-	k := classKey{leaf: r.leaf, priority: r.w.Priority, vec: fnvOffset}
-	for _, x := range r.vec {
-		k.vec = (k.vec ^ uint64(x)) * fnvPrime
-	}
-	if r.sig != nil {
-		k.sig = r.sig.hash
-	}
-	return k
 }
 
 // repeat returns the decision for r when a workload of the same queue, priority,

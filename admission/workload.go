@@ -156,6 +156,9 @@ type record struct {
 	// mapped to the tree's resources), and a gang's placement request on a gate with a
 	// cluster with its signature. Planners are handed this, never the record.
 	ask
+	// class is the record's class key as it was when the record was last queued (see
+	// classMemo).
+	class classMemo
 	// admitted and placement are set while the workload runs; foot is placement
 	// compiled against the gate's cluster, for the many trial evictions of plans.
 	admitted  time.Time
@@ -355,4 +358,63 @@ func lostWork(r *record, costly []bool, now time.Time) LostWork {
 		l = l.add(sat.Mul(LostWork(x), LostWork(secs)))
 	}
 	return l
+}
+
+// classKey tells apart what decide reads of a workload: its queue, priority, request
+// and placement request (by the hashes of the last two; a hit is checked in full).
+type classKey struct {
+	leaf     quota.NodeID
+	priority quota.Priority
+	vec, sig uint64
+}
+
+// classMemo is a pending record's class key, worked out when the record was queued,
+// with the request vector and signature it was worked out from. A cycle looks up the
+// class of every pending workload; hashing each record's request and reading its
+// signature's hash cost a cache miss or two per record in a deep queue, which the memo,
+// beside the ask in the record, spares. It is a hint that classOf checks against the
+// record on every read, never a verdict: a record whose queue, priority, vector or
+// signature is not the one the memo was worked out from has its key worked out again.
+// The memo is written where a record is queued, by a mutation, never by a cycle,
+// which only reads records.
+type classMemo struct {
+	key classKey
+	vec *quota.Quantity // the vector's first element, nil for an empty vector
+	n   int
+	sig *placeSig
+}
+
+// classKeyOf works out r's class key.
+func classKeyOf(r *record) classKey {
+	k := classKey{leaf: r.leaf, priority: r.w.Priority, vec: fnvOffset}
+	for _, x := range r.vec {
+		k.vec = (k.vec ^ uint64(x)) * fnvPrime
+	}
+	if r.sig != nil {
+		k.sig = r.sig.hash
+	}
+	return k
+}
+
+// noteClass keeps r's class key in its memo.
+func (r *record) noteClass() {
+	r.class = classMemo{key: classKeyOf(r), vec: firstOf(r.vec), n: len(r.vec), sig: r.sig}
+}
+
+// classOf returns r's class key: the memo's when it was worked out from what r holds
+// now.
+func classOf(r *record) classKey {
+	if m := &r.class; m.key.leaf == r.leaf && m.key.priority == r.w.Priority && m.sig == r.sig && m.n == len(r.vec) && m.vec == firstOf(r.vec) {
+		return m.key
+	}
+	return classKeyOf(r)
+}
+
+// firstOf returns the address of v's first element, nil for an empty v: which vector a
+// memo was worked out from.
+func firstOf(v []quota.Quantity) *quota.Quantity {
+	if len(v) == 0 {
+		return nil
+	}
+	return &v[0]
 }
