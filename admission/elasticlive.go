@@ -66,6 +66,7 @@ func (g *Gate) resize(r *record, pods []elasticPod) error {
 	}
 	g.live.account(r.leaf, r, -1)
 	g.indexNodes(r, -1)
+	g.indexLow(r, -1) // its key reads the charge
 	g.recountCordoned(r)
 	r.vec, r.placement, r.foot, r.grown = vec, &place, foot, next
 	if len(pods) == 0 {
@@ -73,6 +74,7 @@ func (g *Gate) resize(r *record, pods []elasticPod) error {
 	}
 	g.live.account(r.leaf, r, +1)
 	g.indexNodes(r, +1)
+	g.indexLow(r, +1)
 	g.recountCordoned(r)
 	return nil
 }

@@ -111,7 +111,7 @@ type Gate struct {
 	// lows holds the running LOW records, the preemption candidates, in eviction order
 	// within a queue (evictsBefore). Every running LOW record is in lows, and nothing
 	// else is.
-	lows *btree.BTreeG[*record]
+	lows *btree.BTreeG[lowEntry]
 	// elastic holds the running gangs that want elastic pods or run some: the gangs a
 	// cycle may grow and a plan may shrink.
 	elastic map[*record]struct{}
@@ -266,14 +266,16 @@ func (g *Gate) indexLow(r *record, sign int) {
 		return
 	}
 	if sign > 0 {
-		g.lows.ReplaceOrInsert(r)
+		g.lows.ReplaceOrInsert(lowEntry{r: r, key: keyOf(r)})
 		return
 	}
-	g.lows.Delete(r)
+	g.lows.Delete(lowEntry{r: r})
 }
 
 // newLowIndex returns an empty index of running LOW work in eviction order.
-func newLowIndex() *btree.BTreeG[*record] { return btree.NewG(pendingDegree, evictsBefore) }
+func newLowIndex() *btree.BTreeG[lowEntry] {
+	return btree.NewG(pendingDegree, func(a, b lowEntry) bool { return evictsBefore(a.r, b.r) })
+}
 
 // evictsBefore is the eviction order of preemption candidates within a queue: lower
 // priority first, then the most recently admitted, then ID (byte order).

@@ -367,6 +367,9 @@ func (c hostCommand) Run(sut commands.SystemUnderTest) commands.Result {
 		run.problems = append(run.problems, hostPoolChange(s, c.op, before)...)
 	}
 	run.problems = append(run.problems, s.check()...)
+	if p := lowIndexExact(s.g); p != "" {
+		run.problems = append(run.problems, p)
+	}
 	run.live = map[WorkloadID]bool{}
 	for _, r := range s.g.Running() {
 		if run.live[r.Workload.ID] {

@@ -24,14 +24,30 @@ func usesOf(v []quota.Quantity) uint64 {
 	return m
 }
 
+// keyOf returns r's key.
+func keyOf(r *record) lowKey {
+	k := lowKey{leaf: r.leaf}
+	if maskable(len(r.vec)) {
+		k.uses = usesOf(r.vec)
+	}
+	return k
+}
+
 // keysOf returns the keys of rs, in order.
 func keysOf(rs []*record) []lowKey {
 	keys := make([]lowKey, len(rs))
 	for i, r := range rs {
-		keys[i].leaf = r.leaf
-		if maskable(len(r.vec)) {
-			keys[i].uses = usesOf(r.vec)
-		}
+		keys[i] = keyOf(r)
 	}
 	return keys
+}
+
+// lowEntry is a running LOW record as the gate's index of candidates holds it, with
+// its key: a cycle lists the index (thousands of records on a large cluster) once per
+// working state, and reading each record to work its key out missed the cache at every
+// one. The index keeps the key exact: a record whose queue or charge changes while it
+// runs leaves the index and enters it again.
+type lowEntry struct {
+	r   *record
+	key lowKey
 }

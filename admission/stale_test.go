@@ -582,6 +582,9 @@ func (r *staleRig) run(ops []staleOp, stats map[string]int) string {
 			stats[op.Kind.String()+" "+staleExpectNames[want]]++
 		}
 		trace = append(trace, step)
+		if p := lowIndexExact(r.g); p != "" {
+			return fmt.Sprintf("%s: %s\n%s", op.Kind, p, strings.Join(trace, "\n"))
+		}
 		if p := r.check(want, op, d, c); p != "" {
 			return fmt.Sprintf("%s on a gate of %s (fair sharing %v): %s\n%s", op.Kind, staleFlavorNames[r.flavor], r.g.FairSharing(), p,
 				strings.Join(trace, "\n"))
@@ -664,4 +667,31 @@ func staleUnseen(stats map[string]int) []string {
 		want = append(want, name+" refused")
 	}
 	return slices.DeleteFunc(want, func(k string) bool { return stats[k] > 0 })
+}
+
+// lowIndexExact returns "" when the gate's index of candidates holds exactly its
+// running LOW records, each with the key worked out from it afresh, or what differs.
+func lowIndexExact(g *Gate) string {
+	want := map[*record]bool{}
+	for r := range g.runningRecords() {
+		if r.w.Priority == quota.Low {
+			want[r] = true
+		}
+	}
+	var p string
+	n := 0
+	g.lows.Ascend(func(e lowEntry) bool {
+		n++
+		switch {
+		case !want[e.r]:
+			p = fmt.Sprintf("the index holds %s, which is no running LOW work", e.r.w.ID)
+		case e.key != keyOf(e.r):
+			p = fmt.Sprintf("the index keys %s by %+v, its record by %+v", e.r.w.ID, e.key, keyOf(e.r))
+		}
+		return p == ""
+	})
+	if p == "" && n != len(want) {
+		p = fmt.Sprintf("the index holds %d records, the gate runs %d LOW", n, len(want))
+	}
+	return p
 }

@@ -157,8 +157,8 @@ func (g *Gate) appendCordonedLows(s *state, feet []topology.Footprint) []topolog
 	if len(g.capacity.cordoned) == 0 {
 		return feet
 	}
-	g.lows.Ascend(func(c *record) bool {
-		if !s.gone[c.w.ID] && !c.foot.IsZero() && g.onCordoned(c) {
+	g.lows.Ascend(func(e lowEntry) bool {
+		if c := e.r; !s.gone[c.w.ID] && !c.foot.IsZero() && g.onCordoned(c) {
 			feet = append(feet, c.foot)
 		}
 		return true
@@ -299,16 +299,18 @@ func (g *Gate) lowOrder(s *state) []*record {
 		return s.lows
 	}
 	out := make([]*record, 0, g.lows.Len())
+	keys := make([]lowKey, 0, g.lows.Len())
 	// A cycle lists them before its first eviction, mostly: then nothing is gone, and
 	// the list reads no record (without cordoned nodes), thousands of them.
 	none := len(s.gone) == 0
-	g.lows.Ascend(func(c *record) bool {
-		if (none || !s.gone[c.w.ID]) && !g.onCordoned(c) {
-			out = append(out, c)
+	g.lows.Ascend(func(e lowEntry) bool {
+		if (none || !s.gone[e.r.w.ID]) && !g.onCordoned(e.r) {
+			out = append(out, e.r)
+			keys = append(keys, e.key)
 		}
 		return true
 	})
-	s.lows, s.lowKeys, s.lowsGone = out, keysOf(out), len(s.gone)
+	s.lows, s.lowKeys, s.lowsGone = out, keys, len(s.gone)
 	return out
 }
 
