@@ -1,6 +1,7 @@
 package forecast
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"sync"
 	"testing"
@@ -184,3 +185,68 @@ func BenchmarkForecastOne(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkForecastStands asks, on the forecast of the replay's queue (replayQueue),
+// whether the start of one workload stands after the estimate of another changes
+// (Forecast.Stands): 10,000 questions drawn once (seeded), each a workload the
+// forecast starts and the change of any workload running or waiting at now to its
+// estimate times a factor drawn uniformly from [0.5, 2]. It reports the time of one
+// answer and the share of questions answered "stands" (the rest need a forecast run
+// again, as BenchmarkForecastOne times). The forecast is made once, before the clock
+// starts: exact, and with ends grouped to the minute.
+//
+//	flock /tmp/poolgate-bench.lock go test -run '^$' -bench ForecastStands ./forecast
+func BenchmarkForecastStands(b *testing.B) {
+	g, now, est, err := replayQueue()
+	require.NoError(b, err)
+	var ids []admission.WorkloadID
+	for _, w := range g.Pending() {
+		ids = append(ids, w.ID)
+	}
+	for _, r := range g.Running() {
+		ids = append(ids, r.Workload.ID)
+	}
+	for _, res := range []time.Duration{0, time.Minute} {
+		name := "exact"
+		if res > 0 {
+			name = "resolution-1m"
+		}
+		b.Run(name, func(b *testing.B) {
+			f, err := Run(g, now, est, Options{NoWaits: true, Resolution: res})
+			require.NoError(b, err)
+			var started []admission.WorkloadID
+			for _, s := range f.Starts {
+				if !s.At.IsZero() {
+					started = append(started, s.Workload)
+				}
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			type question struct {
+				id, x admission.WorkloadID
+				d     time.Duration
+			}
+			qs := make([]question, 10_000)
+			for i := range qs {
+				x := ids[rng.IntN(len(ids))]
+				qs[i] = question{started[rng.IntN(len(started))], x, time.Duration(float64(est[x]) * (0.5 + 1.5*rng.Float64()))}
+			}
+			stands := 0
+			for _, q := range qs {
+				if f.Stands(q.id, q.x, q.d) {
+					stands++
+				}
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				q := qs[i%len(qs)]
+				sinkStands = f.Stands(q.id, q.x, q.d)
+				i++
+			}
+			b.ReportMetric(100*float64(stands)/float64(len(qs)), "stands-%")
+		})
+	}
+}
+
+// sinkStands keeps the answers of BenchmarkForecastStands.
+var sinkStands bool

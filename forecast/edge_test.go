@@ -2,6 +2,7 @@ package forecast
 
 import (
 	"errors"
+	"maps"
 	"testing"
 	"time"
 
@@ -221,4 +222,59 @@ func oneAfterAnother(t *testing.T) (func() *admission.Gate, map[admission.Worklo
 		return g
 	}
 	return build, map[admission.WorkloadID]time.Duration{"r": 20 * time.Minute, "a": time.Hour, "b": time.Hour}
+}
+
+// TestStands: on a pool of 8 GPUs, a runs all 8 until 09:30; b, then c, each of 8,
+// wait; b runs an hour, c half an hour. b starts at 09:30, c at 10:30. Each row
+// changes one estimate and says whether Stands can tell that a start stands, and,
+// where it can, a forecast run again with the change agrees.
+func TestStands(t *testing.T) {
+	g := poolGate(t, 8, admission.Options{}, "team:8")
+	running(t, g, work("a", "team", quota.Normal, 8, -30), -30)
+	submit(t, g, work("b", "team", quota.Normal, 8, -20), work("c", "team", quota.Normal, 8, -10))
+	est := map[admission.WorkloadID]time.Duration{"a": minutes(60), "b": minutes(60), "c": minutes(30)}
+	f, err := Run(g, t0, est, Options{})
+	require.NoError(t, err)
+	b, _ := f.Of("b")
+	c, _ := f.Of("c")
+	require.Equal(t, at(30), b.At)
+	require.Equal(t, at(90), c.At)
+	for _, tc := range []struct {
+		name   string
+		id, x  admission.WorkloadID
+		d      time.Duration
+		stands bool
+	}{
+		{"a ends sooner, before b's start", "b", "a", minutes(50), false},
+		{"a ends later: b waits longer", "b", "a", minutes(70), false},
+		{"a ended at b's start, and ends sooner still", "c", "a", minutes(40), false},
+		{"c starts after b: its estimate is nothing to b", "b", "c", minutes(500), true},
+		{"b's own estimate: its run begins at its start and ends after it", "b", "b", minutes(5), true},
+		{"b ends at c's start by the old estimate", "c", "b", minutes(120), false},
+		{"a workload the forecast never saw", "b", "zed", minutes(1), true},
+		{"a zero estimate ends b's run where it begins: another cycle then", "b", "b", 0, false},
+		{"no estimate", "b", "c", -1, false},
+		{"a workload without a start", "zed", "c", minutes(1), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.stands, f.Stands(tc.id, tc.x, tc.d))
+			if !tc.stands || tc.d < 0 {
+				return
+			}
+			changed := maps.Clone(est)
+			changed[tc.x] = tc.d
+			again, err := Run(g, t0, changed, Options{})
+			require.NoError(t, err)
+			was, _ := f.Of(tc.id)
+			now, _ := again.Of(tc.id)
+			assert.Equal(t, was.At, now.At)
+		})
+	}
+	// Where Stands cannot tell, the start did change in these: a forecast run again says.
+	changed := maps.Clone(est)
+	changed["a"] = minutes(50)
+	again, err := Run(g, t0, changed, Options{})
+	require.NoError(t, err)
+	b2, _ := again.Of("b")
+	assert.Equal(t, at(20), b2.At)
 }

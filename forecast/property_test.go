@@ -2,6 +2,7 @@ package forecast
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -39,7 +40,8 @@ func TestForecastIsWhatHappens(t *testing.T) {
 	}, ggen.Int64()))
 	props.TestingRun(t)
 	kinds := []string{"pools", "pools on a cluster", "tree", "evicted", "restarted", "stalled", "inadmissible",
-		"zero estimate", "fallback", "resolution", "waits", "reservations", "reserved", "for", "for stopped early"}
+		"zero estimate", "fallback", "resolution", "waits", "reservations", "reserved", "for", "for stopped early",
+		"stands", "cannot tell"}
 	// A reservation made is about one case in fifty, so a run of 300 misses it now and
 	// then: fixed seeds, each checked like the others, top the run up until it has
 	// reached every kind.
@@ -177,6 +179,48 @@ func checkForecast(t *testing.T, seed int64, seen map[string]int) string {
 	}
 	if len(o.ByQueue) > 0 || o.Default > 0 {
 		seen["fallback"]++
+	}
+	if msg := checkStands(t, rng, before, est, o, f, id, seen); msg != "" {
+		return fmt.Sprintf("seed %d: %s", seed, msg)
+	}
+	return ""
+}
+
+// checkStands changes the estimate of a random workload of the n (w0 … w{n-1}) to a
+// random one, and wherever f says a start stands, drives a copy of the gate restored
+// from snapshot with the changed estimates and finds the workload started then.
+func checkStands(t *testing.T, rng *rand.Rand, snapshot []byte, est map[admission.WorkloadID]time.Duration, o Options, f Forecast, n int, seen map[string]int) string {
+	var started []admission.WorkloadID
+	for _, s := range f.Starts {
+		if !s.At.IsZero() {
+			started = append(started, s.Workload)
+		}
+	}
+	if len(started) == 0 {
+		return ""
+	}
+	x := admission.WorkloadID("w" + itoa(rng.IntN(n)))
+	d := minutes([]int{0, 1, 5, 15, 30, 45, 60, 120, 240}[rng.IntN(9)])
+	changed := maps.Clone(est)
+	changed[x] = d
+	var h *happened
+	for range 3 {
+		id := started[rng.IntN(len(started))]
+		if !f.Stands(id, x, d) {
+			seen["cannot tell"]++
+			continue
+		}
+		seen["stands"]++
+		if h == nil {
+			restored, err := admission.Restore(snapshot)
+			require.NoError(t, err)
+			got := drive(t, restored, t0, changed, o)
+			h = &got
+		}
+		s, _ := f.Of(id)
+		if ts := h.starts[id]; len(ts) == 0 || !ts[0].Equal(s.At) {
+			return fmt.Sprintf("%s stands, by Stands, when %s runs %v; it starts at %v, not %v", id, x, d, ts, s.At)
+		}
 	}
 	return ""
 }

@@ -28,6 +28,46 @@ type Forecast struct {
 	NoEnd []admission.WorkloadID
 	// at indexes Starts by workload.
 	at map[admission.WorkloadID]int
+	// runs holds, per workload, every run the forecast followed with the end its
+	// estimate gave it (before any plan cut it short), the runs of the work running at
+	// Now included; clock is how it turned runtimes into ends. Stands reads them.
+	runs  map[admission.WorkloadID][]run
+	clock clock
+}
+
+// run is one run a forecast followed: its start, and the end its estimate gave it
+// (the zero time for work without an estimate, which never ends).
+type run struct{ start, end time.Time }
+
+// Stands reports whether the start f forecast for workload id stands when the estimate
+// of workload x becomes d, the gate, the options and every other estimate as they
+// were: whether a forecast run again would start id at the same instant, found without
+// running it. A forecast decides each cycle on the work ended by the cycle's instant,
+// and an estimate shapes nothing but the end of a run; so when every run f gave x that
+// began by id's start ends after that start by the old estimate and by d alike, every
+// cycle up to id's start decides as before. When some run of x ends at or before it by
+// either, Stands reports false: the start may change, and only a forecast run again
+// can say (Options.For asks about id alone). So does a start f does not have: work with
+// no start in f may get one from any end.
+//
+// x may be any workload: one that ran in f, one that only waited (its estimate ends
+// nothing before it starts), id itself (its own runs before its start count, as when
+// a plan evicted it), or one f never saw. A d below zero is no estimate, and reports
+// false.
+func (f Forecast) Stands(id, x admission.WorkloadID, d time.Duration) bool {
+	s, ok := f.Of(id)
+	if !ok || s.At.IsZero() || d < 0 {
+		return false
+	}
+	for _, r := range f.runs[x] {
+		if r.start.After(s.At) {
+			break // runs are in order: the rest begin later still
+		}
+		if old := r.end; !old.IsZero() && !old.After(s.At) || !f.clock.end(r.start, d).After(s.At) {
+			return false
+		}
+	}
+	return true
 }
 
 // Of returns the start of the workload id, and false when the forecast has none: the

@@ -68,6 +68,12 @@ func tourForecast(w io.Writer) {
 	if s, ok := one.Of("eval"); ok {
 		fmt.Fprintf(w, "  asked about eval alone: %s, in %d cycles\n", s.At.Format("15:04"), one.Steps)
 	}
+	// One new estimate is answered from the forecast alone when it moves no end to or
+	// before the start asked about; otherwise only a forecast run again can say.
+	fmt.Fprintf(w, "  if eval runs 30 min, does sweep still start at 10:30? %v (eval ends after it either way)\n",
+		f.Stands("sweep", "eval", 30*time.Minute))
+	fmt.Fprintf(w, "  if tune runs until 09:40, does eval still start at 10:15? %v (tune ends before it: run the forecast again)\n",
+		f.Stands("eval", "tune", 70*time.Minute))
 	tourReservations(w)
 }
 

@@ -45,6 +45,8 @@ func TestTourIsDeterministic(t *testing.T) {
 	assert.Contains(t, first, "admit to team--shared after taking back 3 elastic pods of train; 0 workloads evicted", "elastic pods go before any workload")
 	assert.Contains(t, first, "train runs 8 GPUs, 6 of them elastic", "the gang grows back when the room is free")
 	assert.Contains(t, first, "  sweep: starts at 10:30:00 after 3 cycles", "the forecast computed by hand in tourForecast's comment")
+	assert.Contains(t, first, "does sweep still start at 10:30? true", "eval ends after 10:30 by either estimate")
+	assert.Contains(t, first, "does eval still start at 10:15? false", "tune ends before 10:15 by the new estimate")
 	assert.Contains(t, first, "reserves n1 from 10:00", "a's estimate frees n1 first")
 	assert.Contains(t, first, "  short  admit to team--shared, backfilled", "a job that ends before the reservation uses its room")
 	assert.Contains(t, first, "  job-2: admit to research — nvidia.com/gpu: a100 (Fit); h100: Quota\n", "Kueue's objects decide as read")
