@@ -87,9 +87,12 @@ func FuzzDecide(f *testing.F) {
 		}
 		switch {
 		case d.Outcome == Admit && d.Reason != ReasonNone,
-			d.Outcome == Pending && d.Reason != ReasonQuota && d.Reason != ReasonFit,
+			d.Outcome == Pending && d.Reason != ReasonQuota && d.Reason != ReasonFit && d.Reason != ReasonInadmissible,
 			d.Outcome != Admit && d.Outcome != Pending:
 			t.Fatalf("decision %v / %v", d.Outcome, d.Reason)
+		case d.Reason == ReasonInadmissible && d.Barrier == BarrierNone:
+			// Work that could never run says what it cannot get past.
+			t.Fatalf("inadmissible without a barrier: %s", d.Message())
 		case d.Outcome == Pending && len(d.Plan) > 0,
 			w.Priority == quota.Low && len(d.Plan) > 0:
 			t.Fatalf("plan %v on %v", d.Plan, d)
