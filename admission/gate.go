@@ -109,8 +109,9 @@ type Gate struct {
 	bare     *topology.Cluster
 	bareSeen map[string]bareVerdict
 	// lows holds the running LOW records, the preemption candidates, in eviction order
-	// within a queue (evictsBefore). Every running LOW record is in lows, and nothing
-	// else is.
+	// within a queue (evictsBefore), each with its key (lowKeyOf) as the record is now.
+	// Every running LOW record is in lows, and nothing else is; a record whose queue or
+	// charge changes while it runs leaves and enters again.
 	lows *btree.BTreeG[lowEntry]
 	// elastic holds the running gangs that want elastic pods or run some: the gangs a
 	// cycle may grow and a plan may shrink.
@@ -266,7 +267,7 @@ func (g *Gate) indexLow(r *record, sign int) {
 		return
 	}
 	if sign > 0 {
-		g.lows.ReplaceOrInsert(lowEntry{r: r, key: keyOf(r)})
+		g.lows.ReplaceOrInsert(lowEntry{r: r, key: lowKeyOf(r)})
 		return
 	}
 	g.lows.Delete(lowEntry{r: r})

@@ -24,8 +24,8 @@ func usesOf(v []quota.Quantity) uint64 {
 	return m
 }
 
-// keyOf returns r's key.
-func keyOf(r *record) lowKey {
+// lowKeyOf returns r's key: its queue, and the resources it uses as a mask.
+func lowKeyOf(r *record) lowKey {
 	k := lowKey{leaf: r.leaf}
 	if maskable(len(r.vec)) {
 		k.uses = usesOf(r.vec)
@@ -37,7 +37,7 @@ func keyOf(r *record) lowKey {
 func keysOf(rs []*record) []lowKey {
 	keys := make([]lowKey, len(rs))
 	for i, r := range rs {
-		keys[i] = keyOf(r)
+		keys[i] = lowKeyOf(r)
 	}
 	return keys
 }

@@ -29,10 +29,7 @@ const maxShared = 4096
 
 // vec returns a kept vector equal to v, or keeps v and returns it.
 func (t *sharing) vec(v []quota.Quantity) []quota.Quantity {
-	h := uint64(fnvOffset)
-	for _, x := range v {
-		h = (h ^ uint64(x)) * fnvPrime
-	}
+	h := fnv1aVec(v)
 	if k, ok := t.vecs[h]; ok && slices.Equal(k, v) {
 		return k
 	}

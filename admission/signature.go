@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
 
@@ -100,6 +101,16 @@ func signature(r *topology.Request) *placeSig {
 
 // The 64-bit FNV-1a hash's offset basis and prime.
 const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211
+
+// fnv1aVec returns the 64-bit FNV-1a hash of v, one step per quantity: what tells a
+// request vector apart in the walk's classes and the sharing tables of Submit.
+func fnv1aVec(v []quota.Quantity) uint64 {
+	h := uint64(fnvOffset)
+	for _, x := range v {
+		h = (h ^ uint64(x)) * fnvPrime
+	}
+	return h
+}
 
 // fnv1a returns the 64-bit FNV-1a hash of s.
 func fnv1a(s string) uint64 {

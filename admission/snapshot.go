@@ -533,6 +533,7 @@ func (g *Gate) restorePending(w Workload, rec *record, state uint8) (*record, er
 	if err != nil {
 		return nil, err
 	}
+	k = g.share(k)
 	g.pending.add(k)
 	if state == waitPossible {
 		k.possible = g.possibleMark()

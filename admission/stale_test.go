@@ -685,8 +685,8 @@ func lowIndexExact(g *Gate) string {
 		switch {
 		case !want[e.r]:
 			p = fmt.Sprintf("the index holds %s, which is no running LOW work", e.r.w.ID)
-		case e.key != keyOf(e.r):
-			p = fmt.Sprintf("the index keys %s by %+v, its record by %+v", e.r.w.ID, e.key, keyOf(e.r))
+		case e.key != lowKeyOf(e.r):
+			p = fmt.Sprintf("the index keys %s by %+v, its record by %+v", e.r.w.ID, e.key, lowKeyOf(e.r))
 		}
 		return p == ""
 	})

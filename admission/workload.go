@@ -375,8 +375,9 @@ type classKey struct {
 // beside the ask in the record, spares. It is a hint that classOf checks against the
 // record on every read, never a verdict: a record whose queue, priority, vector or
 // signature is not the one the memo was worked out from has its key worked out again.
-// The memo is written where a record is queued, by a mutation, never by a cycle,
-// which only reads records.
+// The memo is written by mutations only — where a record is queued, and where a new
+// configuration resolves the queue of the work waiting — never by a cycle, which only
+// reads records.
 type classMemo struct {
 	key classKey
 	vec *quota.Quantity // the vector's first element, nil for an empty vector
@@ -386,10 +387,7 @@ type classMemo struct {
 
 // classKeyOf works out r's class key.
 func classKeyOf(r *record) classKey {
-	k := classKey{leaf: r.leaf, priority: r.w.Priority, vec: fnvOffset}
-	for _, x := range r.vec {
-		k.vec = (k.vec ^ uint64(x)) * fnvPrime
-	}
+	k := classKey{leaf: r.leaf, priority: r.w.Priority, vec: fnv1aVec(r.vec)}
 	if r.sig != nil {
 		k.sig = r.sig.hash
 	}

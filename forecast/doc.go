@@ -36,22 +36,25 @@
 // (Workload.Estimate, Gate.SetEstimate), while the forecast ends work by the estimates
 // passed to Run; a host that gives both the same gets a forecast in which reserved
 // room frees when the gate expects it to. It does not estimate runtimes, and every
-// call starts again from a snapshot: a forecast is not updated after a change.
+// call starts again from a snapshot: a forecast is not updated after a change. The
+// times are as exact as the estimates; with Options.Resolution ends are grouped,
+// trading exactness for fewer cycles. A host asking about a few workloads names them
+// (Options.For): the forecast stops at the cycle that decides the last of them, with
+// the starts the whole forecast would give them.
 //
 // # After an estimate changes
 //
-// One change can be answered from the forecast alone: a new estimate of one workload.
-// An estimate shapes nothing but the end of a run, and each cycle decides on the work
-// ended by its instant; so a start stands when every run of the changed workload that
-// began by then ends after it, by the old estimate and the new alike.
-// Forecast.Stands answers that in a few map reads, and says so exactly: where it
-// reports true, a forecast run again starts the workload at the same instant. Where
-// it reports false the start may move, and a forecast run again for that workload
-// (Options.For) says where to. The times are as
-// exact as the estimates; with Options.Resolution ends are grouped, trading exactness
-// for fewer cycles. A host asking about a few workloads names them (Options.For): the
-// forecast stops at the cycle that decides the last of them, with the starts the whole
-// forecast would give them.
+// One change can be answered from the forecast alone: a new estimate, passed to Run,
+// of one workload. Such an estimate shapes nothing but the end of a run, and each
+// cycle decides on the work ended by its instant; so a start stands when every run of
+// the changed workload that began by then ends after it, by the old estimate and the
+// new alike. Forecast.Stands answers that in a few map reads, and says so exactly:
+// where it reports true, a forecast run again with the new estimate starts the
+// workload at the same instant. Where it reports false the start may move, and a
+// forecast run again for that workload (Options.For) says where to. The gate's own
+// estimate of the workload is another input: on a gate with reservations it decides
+// where they are and what may backfill, so a host that changes it too (as it should,
+// to keep both the same) must run the forecast again.
 //
 // # Cost
 //

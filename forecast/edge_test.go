@@ -11,6 +11,7 @@ import (
 
 	"github.com/poolgate/poolgate/admission"
 	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
 )
 
 func TestInputErrors(t *testing.T) {
@@ -270,11 +271,62 @@ func TestStands(t *testing.T) {
 			assert.Equal(t, was.At, now.At)
 		})
 	}
-	// Where Stands cannot tell, the start did change in these: a forecast run again says.
+	// Where Stands cannot tell, the start may move, as it does when a ends at 09:20: a
+	// forecast run again says so.
 	changed := maps.Clone(est)
 	changed["a"] = minutes(50)
 	again, err := Run(g, t0, changed, Options{})
 	require.NoError(t, err)
 	b2, _ := again.Of("b")
 	assert.Equal(t, at(20), b2.At)
+}
+
+// TestStandsReadsTheForecastsEstimatesOnly: on a gate with reservations, a new
+// estimate passed to Run is what Stands answers for; the gate's own estimate of the
+// same workload is an input of the gate's, which moves its reservation. Two nodes of 8
+// GPUs: a holds 6 of n1 until 11:20, b all of n2 until 10:20; big (8 GPUs) has waited
+// 40 minutes and reserves n2 from 10:20, and long (2 GPUs, 2 hours) fits on n1 now.
+// a's new estimate of an hour still ends it after 09:00, so long's start stands; but
+// a gate told the same estimate reserves n1 from 09:20 instead, where long may not
+// run past it, and long waits for n2 at 10:20.
+func TestStandsReadsTheForecastsEstimatesOnly(t *testing.T) {
+	build := func(aEstimate time.Duration) *admission.Gate {
+		g, err := admission.NewForPools(poolSet(t, "team:32"), 0, admission.Options{Cluster: rackCluster(t, "r1:8,8"),
+			Reservations: admission.Reservations{After: minutes(30)}})
+		require.NoError(t, err)
+		for _, r := range []struct {
+			id, node string
+			gpus     int
+			est      time.Duration
+		}{{"a", "r1-n1", 6, aEstimate}, {"b", "r1-n2", 8, minutes(120)}} {
+			w := gangOf(t, r.id, "team", quota.Low, r.gpus, 1, -40)
+			w.Estimate = r.est
+			require.NoError(t, g.AddRunning(w, at(-40), &topology.Placement{Assignments: []topology.Assignment{
+				{Group: "workers", Node: r.node, Pods: int64(r.gpus), Shape: topology.Resources{"gpu": 1}}}}))
+		}
+		big := gangOf(t, "big", "team", quota.Low, 1, 8, -40)
+		big.Estimate = minutes(60)
+		long := gangOf(t, "long", "team", quota.Low, 1, 2, -35)
+		long.Estimate = minutes(120)
+		submit(t, g, big, long)
+		return g
+	}
+	est := map[admission.WorkloadID]time.Duration{"a": minutes(180), "b": minutes(120), "big": minutes(60), "long": minutes(120)}
+	f, err := Run(build(minutes(180)), t0, est, Options{})
+	require.NoError(t, err)
+	long, _ := f.Of("long")
+	require.Equal(t, t0, long.At)
+	require.True(t, f.Stands("long", "a", minutes(60)))
+
+	changed := maps.Clone(est)
+	changed["a"] = minutes(60)
+	again, err := Run(build(minutes(180)), t0, changed, Options{})
+	require.NoError(t, err)
+	s, _ := again.Of("long")
+	assert.Equal(t, t0, s.At, "the forecast's estimate alone: long starts as forecast")
+
+	both, err := Run(build(minutes(60)), t0, changed, Options{})
+	require.NoError(t, err)
+	s, _ = both.Of("long")
+	assert.Equal(t, at(80), s.At, "the gate's estimate too: another reservation, and long waits")
 }

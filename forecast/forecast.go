@@ -94,7 +94,7 @@ func newSimulation(g *admission.Gate, now time.Time, est map[admission.WorkloadI
 	pending, running := g.Counts()
 	s.out = Forecast{Now: now, Starts: make([]Start, 0, pending+g.NumInadmissible()),
 		at: make(map[admission.WorkloadID]int, pending+g.NumInadmissible()), clock: s.clock,
-		runs: make(map[admission.WorkloadID][]run, running)}
+		runs: make(map[admission.WorkloadID][]estimatedRun, running)}
 	var asked map[admission.WorkloadID]bool
 	if len(o.For) > 0 {
 		asked = make(map[admission.WorkloadID]bool, len(o.For))
@@ -144,12 +144,12 @@ func (s *simulation) started(w *admission.Workload, leaf string, at time.Time) t
 	d, ok := s.est.runtime(w, leaf)
 	if !ok {
 		s.noEnd[w.ID] = true
-		s.out.runs[w.ID] = append(s.out.runs[w.ID], run{start: at})
+		s.out.runs[w.ID] = append(s.out.runs[w.ID], estimatedRun{start: at})
 		return time.Time{}
 	}
 	e := s.clock.end(at, d)
 	s.ends.push(end{at: e, id: w.ID, run: n})
-	s.out.runs[w.ID] = append(s.out.runs[w.ID], run{start: at, end: e})
+	s.out.runs[w.ID] = append(s.out.runs[w.ID], estimatedRun{start: at, end: e})
 	return e
 }
 

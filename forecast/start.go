@@ -31,17 +31,19 @@ type Forecast struct {
 	// runs holds, per workload, every run the forecast followed with the end its
 	// estimate gave it (before any plan cut it short), the runs of the work running at
 	// Now included; clock is how it turned runtimes into ends. Stands reads them.
-	runs  map[admission.WorkloadID][]run
+	runs  map[admission.WorkloadID][]estimatedRun
 	clock clock
 }
 
-// run is one run a forecast followed: its start, and the end its estimate gave it
-// (the zero time for work without an estimate, which never ends).
-type run struct{ start, end time.Time }
+// estimatedRun is one run a forecast followed: its start, and the end its estimate
+// gave it (the zero time for work without an estimate, which never ends), which a
+// plan may have cut short.
+type estimatedRun struct{ start, end time.Time }
 
-// Stands reports whether the start f forecast for workload id stands when the estimate
-// of workload x becomes d, the gate, the options and every other estimate as they
-// were: whether a forecast run again would start id at the same instant, found without
+// Stands reports whether the start f forecast for workload id stands when the
+// estimate of workload x passed to Run becomes d, the gate (the estimates it holds for
+// its reservations included), the options and every other estimate as they were:
+// whether a forecast run again would start id at the same instant, found without
 // running it. A forecast decides each cycle on the work ended by the cycle's instant,
 // and an estimate shapes nothing but the end of a run; so when every run f gave x that
 // began by id's start ends after that start by the old estimate and by d alike, every

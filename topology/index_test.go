@@ -347,8 +347,9 @@ func TestOvercommittedNodeTakesPodsOfOtherResources(t *testing.T) {
 	require.Equal(t, []string{"cpu on n1 ×1", "gpu on n0 ×1"}, where)
 	require.Empty(t, compareModes(c, req, topology.Options{}))
 
-	// The generated case that found it: a K-of-N gang whose rack-bound GPU subgroup can
-	// only go to the overcommitted node.
+	// The request of the generated case that found it, a K-of-N gang whose rack-bound
+	// GPU subgroup can only go to the overcommitted node, on the same two nodes put in
+	// racks as that case had them.
 	gc := gen.BuildTopologyCase(3446123385109767306, smallMixed)
 	nodes[0].Labels["rack"], nodes[1].Labels["rack"] = "r1", "r1"
 	c, err = topology.NewCluster(gc.Levels, nodes)

@@ -41,7 +41,8 @@ func (r Result) Errors() []float64 {
 	return out
 }
 
-// Quantile returns the q-quantile of sorted xs, 0 for none.
+// Quantile returns the q-quantile of sorted xs by the nearest rank from above (the
+// element at index ⌊q·n⌋: the upper median of an even count), 0 for none.
 func Quantile(xs []float64, q float64) float64 {
 	if len(xs) == 0 {
 		return 0

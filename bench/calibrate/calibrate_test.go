@@ -120,3 +120,12 @@ func BenchmarkForecastCalibration(b *testing.B) {
 		}
 	}
 }
+
+// TestCDFCountsExactPercentsAtTheirPercent: an error of exactly 7 % (107 minutes
+// forecast against 100) counts at 7 %, though 100 × 0.07 is not 7 in floating point.
+func TestCDFCountsExactPercentsAtTheirPercent(t *testing.T) {
+	w := Wait{Forecast: 107 * time.Minute, Actual: 100 * time.Minute}
+	got := cdf([]float64{w.Err()}, 10)
+	assert.Zero(t, got[6].Y)
+	assert.Equal(t, 100.0, got[7].Y)
+}

@@ -151,7 +151,7 @@ func cdf(errs []float64, top int) []plot.Point {
 	out := make([]plot.Point, 0, top+1)
 	i := 0
 	for x := 0; x <= top; x++ {
-		for i < len(errs) && 100*errs[i] <= float64(x) {
+		for i < len(errs) && errs[i] <= float64(x)/100 {
 			i++
 		}
 		out = append(out, plot.Point{X: float64(x), Y: 100 * float64(i) / float64(len(errs))})
