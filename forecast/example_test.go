@@ -14,15 +14,7 @@ import (
 // wait. eval fits beside train at once; sweep, LOW, waits for train's room; big asks
 // more than the pool's quota and never starts. The gate is not changed.
 func ExampleRun() {
-	var pools quota.PoolSet
-	team, _ := naming.ParsePool("team")
-	pools.AddPool(team, quota.NewPoolConfig(8))
-	gate, _ := admission.NewForPools(&pools, 8, admission.Options{})
-	start := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
-	wf := func(id string, p quota.Priority, gpus int, minute int) admission.Workload {
-		return admission.Workload{ID: admission.WorkloadID(id), Queue: "team", Priority: p,
-			Request: []quota.Quantity{quota.Quantity(gpus)}, Submitted: start.Add(time.Duration(minute) * time.Minute)}
-	}
+	gate, start, wf := teamPool()
 	gate.AddRunning(wf("train", quota.High, 6, -60), start.Add(-time.Hour), nil)
 	gate.Submit(wf("eval", quota.Normal, 2, -5))
 	gate.Submit(wf("sweep", quota.Low, 6, -4))
@@ -53,15 +45,7 @@ func ExampleRun() {
 // change of it may move sweep. late starts after sweep: its estimate changes nothing
 // before.
 func ExampleForecast_Stands() {
-	var pools quota.PoolSet
-	team, _ := naming.ParsePool("team")
-	pools.AddPool(team, quota.NewPoolConfig(8))
-	gate, _ := admission.NewForPools(&pools, 8, admission.Options{})
-	start := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
-	wf := func(id string, p quota.Priority, gpus int, minute int) admission.Workload {
-		return admission.Workload{ID: admission.WorkloadID(id), Queue: "team", Priority: p,
-			Request: []quota.Quantity{quota.Quantity(gpus)}, Submitted: start.Add(time.Duration(minute) * time.Minute)}
-	}
+	gate, start, wf := teamPool()
 	gate.AddRunning(wf("train", quota.High, 6, -60), start.Add(-time.Hour), nil)
 	gate.Submit(wf("eval", quota.Normal, 2, -5))
 	gate.Submit(wf("sweep", quota.Low, 6, -4))
@@ -90,4 +74,18 @@ func ExampleForecast_Stands() {
 	// eval runs 45 minutes: false
 	// train runs 3 hours: false
 	// late runs 3 hours: true
+}
+
+// teamPool returns the examples' gate, a pool of 8 GPUs, the instant they forecast
+// from, and a maker of the pool's workloads, submitted a number of minutes from then.
+func teamPool() (*admission.Gate, time.Time, func(id string, p quota.Priority, gpus, minute int) admission.Workload) {
+	var pools quota.PoolSet
+	team, _ := naming.ParsePool("team")
+	pools.AddPool(team, quota.NewPoolConfig(8))
+	gate, _ := admission.NewForPools(&pools, 8, admission.Options{})
+	start := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	return gate, start, func(id string, p quota.Priority, gpus, minute int) admission.Workload {
+		return admission.Workload{ID: admission.WorkloadID(id), Queue: "team", Priority: p,
+			Request: []quota.Quantity{quota.Quantity(gpus)}, Submitted: start.Add(time.Duration(minute) * time.Minute)}
+	}
 }
