@@ -138,8 +138,9 @@ func TestCounts(t *testing.T) {
 }
 
 // FuzzEditedDecision: a decision edited at random — its workload, outcome, request,
-// plan or placement — is committed only when the edits left it as the gate decided it;
-// otherwise Commit refuses it with a typed error and changes nothing.
+// plan or placement — is committed only when the edits left it as the gate decided it
+// (a plan's victims by ID and by why each goes); otherwise Commit refuses it with a
+// typed error and changes nothing.
 func FuzzEditedDecision(f *testing.F) {
 	f.Add([]byte{0, 1}, "x", int64(3))
 	f.Add([]byte{2, 3, 4}, "l", int64(-1))
@@ -174,7 +175,7 @@ func FuzzEditedDecision(f *testing.F) {
 			}
 		}
 		unchanged := d.Outcome == orig.Outcome && d.Workload.same(orig.Workload) && slices.Equal(d.Request, orig.Request) &&
-			slices.EqualFunc(d.Plan, orig.Plan, func(a, b RunningWorkload) bool { return a.Workload.ID == b.Workload.ID })
+			slices.EqualFunc(d.Plan, orig.Plan, func(a, b RunningWorkload) bool { return a.Workload.ID == b.Workload.ID && a.Why == b.Why })
 		before := snapshot(g)
 		err = g.Commit(d, at(2))
 		if unchanged {
