@@ -41,7 +41,7 @@ func TestForecastIsWhatHappens(t *testing.T) {
 	props.TestingRun(t)
 	kinds := []string{"pools", "pools on a cluster", "tree", "evicted", "restarted", "stalled", "inadmissible",
 		"zero estimate", "fallback", "resolution", "waits", "reservations", "reserved", "for", "for stopped early",
-		"stands", "cannot tell"}
+		"stands", "cannot tell", "stands for one"}
 	// A reservation made is about one case in fifty, so a run of 300 misses it now and
 	// then: fixed seeds, each checked like the others, top the run up until it has
 	// reached every kind.
@@ -221,6 +221,28 @@ func checkStands(t *testing.T, rng *rand.Rand, snapshot []byte, est map[admissio
 		if ts := h.starts[id]; len(ts) == 0 || !ts[0].Equal(s.At) {
 			return fmt.Sprintf("%s stands, by Stands, when %s runs %v; it starts at %v, not %v", id, x, d, ts, s.At)
 		}
+	}
+	// A forecast asked about one workload, which stops at its start, answers alike.
+	id := started[rng.IntN(len(started))]
+	g, err := admission.Restore(snapshot)
+	require.NoError(t, err)
+	asked := o
+	asked.For = []admission.WorkloadID{id}
+	one, err := Run(g, t0, est, asked)
+	require.NoError(t, err)
+	if !one.Stands(id, x, d) {
+		return ""
+	}
+	seen["stands for one"]++
+	if h == nil {
+		restored, err := admission.Restore(snapshot)
+		require.NoError(t, err)
+		got := drive(t, restored, t0, changed, o)
+		h = &got
+	}
+	s, _ := one.Of(id)
+	if ts := h.starts[id]; len(ts) == 0 || !ts[0].Equal(s.At) {
+		return fmt.Sprintf("%s stands, by the forecast asked about it, when %s runs %v; it starts at %v, not %v", id, x, d, ts, s.At)
 	}
 	return ""
 }
