@@ -51,7 +51,9 @@
 // new alike. Forecast.Stands answers that in a few map reads, and says so exactly:
 // where it reports true, a forecast run again with the new estimate starts the
 // workload at the same instant. Where it reports false the start may move, and a
-// forecast run again for that workload (Options.For) says where to. The gate's own
+// forecast run again for that workload (Options.For) says where to.
+// Forecast.StandsUntil says it of every start at once: each start before the instant
+// it returns stands. The gate's own
 // estimate of the workload is another input: on a gate with reservations it decides
 // where they are and what may backfill, so a host that changes it too (as it should,
 // to keep both the same) must run the forecast again.

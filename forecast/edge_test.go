@@ -271,6 +271,17 @@ func TestStands(t *testing.T) {
 			assert.Equal(t, was.At, now.At)
 		})
 	}
+	// StandsUntil says it of every start at once: those before the first end of the
+	// changed workload's runs, by either estimate.
+	until, limited := f.StandsUntil("a", minutes(50))
+	assert.True(t, limited)
+	assert.Equal(t, at(20), until, "a ends at 09:20 by the new estimate")
+	until, limited = f.StandsUntil("c", minutes(500))
+	assert.True(t, limited)
+	assert.Equal(t, at(120), until, "c's run ends at 11:00 by the old estimate")
+	_, limited = f.StandsUntil("zed", minutes(1))
+	assert.False(t, limited, "a workload without runs limits nothing")
+
 	// Where Stands cannot tell, the start may move, as it does when a ends at 09:20: a
 	// forecast run again says so.
 	changed := maps.Clone(est)

@@ -41,7 +41,7 @@ func TestForecastIsWhatHappens(t *testing.T) {
 	props.TestingRun(t)
 	kinds := []string{"pools", "pools on a cluster", "tree", "evicted", "restarted", "stalled", "inadmissible",
 		"zero estimate", "fallback", "resolution", "waits", "reservations", "reserved", "for", "for stopped early",
-		"stands", "cannot tell", "stands for one"}
+		"stands", "cannot tell", "stands for one", "stands until"}
 	// A reservation made is about one case in fifty, so a run of 300 misses it now and
 	// then: fixed seeds, each checked like the others, top the run up until it has
 	// reached every kind.
@@ -220,6 +220,24 @@ func checkStands(t *testing.T, rng *rand.Rand, snapshot []byte, est map[admissio
 		s, _ := f.Of(id)
 		if ts := h.starts[id]; len(ts) == 0 || !ts[0].Equal(s.At) {
 			return fmt.Sprintf("%s stands, by Stands, when %s runs %v; it starts at %v, not %v", id, x, d, ts, s.At)
+		}
+	}
+	// Every start before StandsUntil's instant stands.
+	until, limited := f.StandsUntil(x, d)
+	for _, s := range f.Starts {
+		if s.At.IsZero() || limited && !s.At.Before(until) {
+			continue
+		}
+		seen["stands until"]++
+		if h == nil {
+			restored, err := admission.Restore(snapshot)
+			require.NoError(t, err)
+			got := drive(t, restored, t0, changed, o)
+			h = &got
+		}
+		if ts := h.starts[s.Workload]; len(ts) == 0 || !ts[0].Equal(s.At) {
+			return fmt.Sprintf("%s starts before %v (limited %v), by StandsUntil, when %s runs %v; it starts at %v, not %v",
+				s.Workload, until, limited, x, d, ts, s.At)
 		}
 	}
 	// A forecast asked about one workload, which stops at its start, answers alike.

@@ -61,15 +61,34 @@ func (f Forecast) Stands(id, x admission.WorkloadID, d time.Duration) bool {
 	if !ok || s.At.IsZero() || d < 0 {
 		return false
 	}
+	until, limited := f.StandsUntil(x, d)
+	return !limited || s.At.Before(until)
+}
+
+// StandsUntil returns the instant before which every start f forecast stands when the
+// estimate of workload x passed to Run becomes d, as Stands says of one start: the
+// first instant at which a run of x ends by either estimate, among the runs that begin
+// before it. A host showing many starts keeps those before it and asks again about
+// the rest. It reports false, with the zero time, when f gave x no run: every start
+// stands. A d below zero is no estimate: it returns f.Now and true, as nothing can be
+// said.
+func (f Forecast) StandsUntil(x admission.WorkloadID, d time.Duration) (time.Time, bool) {
+	if d < 0 {
+		return f.Now, true
+	}
+	var until time.Time
+	limited := false
 	for _, r := range f.runs[x] {
-		if r.start.After(s.At) {
+		if limited && !r.start.Before(until) {
 			break // runs are in order: the rest begin later still
 		}
-		if old := r.end; !old.IsZero() && !old.After(s.At) || !f.clock.end(r.start, d).After(s.At) {
-			return false
+		for _, e := range [...]time.Time{r.end, f.clock.end(r.start, d)} {
+			if !e.IsZero() && (!limited || e.Before(until)) {
+				until, limited = e, true
+			}
 		}
 	}
-	return true
+	return until, limited
 }
 
 // Of returns the start of the workload id, and false when the forecast has none: the
