@@ -501,7 +501,7 @@ func TestClassMemoFollowsTheRecord(t *testing.T) {
 	fresh := func(when string) map[WorkloadID]quota.NodeID {
 		leaves := map[WorkloadID]quota.NodeID{}
 		g.pending.ascend(func(r *record) bool {
-			require.Equal(t, classKeyOf(r), r.class.key, "%s: %s", when, r.w.ID)
+			require.Equal(t, classMemo{firstOf(r.vec), fnv1aVec(r.vec)}, r.class, "%s: %s", when, r.w.ID)
 			require.Equal(t, classKeyOf(r), classOf(r), "%s: %s", when, r.w.ID)
 			leaves[r.w.ID] = r.leaf
 			return true
@@ -520,9 +520,9 @@ func TestClassMemoFollowsTheRecord(t *testing.T) {
 	c := *r
 	c.vec = []quota.Quantity{5}
 	assert.Equal(t, classKeyOf(&c), classOf(&c), "another vector")
-	assert.NotEqual(t, r.class.key, classOf(&c))
+	assert.NotEqual(t, classOf(r), classOf(&c))
 	c = *r
 	c.leaf = r.leaf%2 + 1
 	assert.Equal(t, classKeyOf(&c), classOf(&c), "another queue")
-	assert.NotEqual(t, r.class.key, classOf(&c))
+	assert.NotEqual(t, classOf(r), classOf(&c))
 }

@@ -156,8 +156,8 @@ type record struct {
 	// mapped to the tree's resources), and a gang's placement request on a gate with a
 	// cluster with its signature. Planners are handed this, never the record.
 	ask
-	// class is the record's class key as it was when the record was last queued (see
-	// classMemo).
+	// class is the hash of the record's request as it was when the record was last
+	// queued (see classMemo).
 	class classMemo
 	// admitted and placement are set while the workload runs; foot is placement
 	// compiled against the gate's cluster, for the many trial evictions of plans.
@@ -368,21 +368,20 @@ type classKey struct {
 	vec, sig uint64
 }
 
-// classMemo is a pending record's class key, worked out when the record was queued,
-// with the request vector and signature it was worked out from. A cycle looks up the
-// class of every pending workload; hashing each record's request and reading its
-// signature's hash cost a cache miss or two per record in a deep queue, which the memo,
-// beside the ask in the record, spares. It is a hint that classOf checks against the
-// record on every read, never a verdict: a record whose queue, priority, vector or
-// signature is not the one the memo was worked out from has its key worked out again.
-// The memo is written by mutations only — where a record is queued, and where a new
-// configuration resolves the queue of the work waiting — never by a cycle, which only
-// reads records.
+// classMemo is a pending record's request hash, worked out when the record was queued,
+// with the request vector it was worked out from. A cycle looks up the class of every
+// pending workload; hashing each record's request cost a cache miss per record in a
+// deep queue, which the memo, beside the ask in the record, spares. It is a hint that
+// classOf checks against the record on every read, never a verdict: a record whose
+// vector is not the one the memo was worked out from has its hash worked out again,
+// and a lookup by a stale hash only misses or finds a class whose request the walk
+// then compares in full. It is two words: every copy of a record (a decision's seal
+// holds one) carries it. The memo is written by mutations only — where a record is
+// queued, and where a new configuration resolves the queue of the work waiting — never
+// by a cycle, which only reads records.
 type classMemo struct {
-	key classKey
-	vec *quota.Quantity // the vector's first element, nil for an empty vector
-	n   int
-	sig *placeSig
+	vec  *quota.Quantity // the vector's first element; nil: no memo
+	hash uint64
 }
 
 // classKeyOf works out r's class key.
@@ -394,18 +393,24 @@ func classKeyOf(r *record) classKey {
 	return k
 }
 
-// noteClass keeps r's class key in its memo.
+// noteClass keeps r's request hash in its memo.
 func (r *record) noteClass() {
-	r.class = classMemo{key: classKeyOf(r), vec: firstOf(r.vec), n: len(r.vec), sig: r.sig}
+	r.class = classMemo{vec: firstOf(r.vec), hash: fnv1aVec(r.vec)}
 }
 
-// classOf returns r's class key: the memo's when it was worked out from what r holds
-// now.
+// classOf returns r's class key, with the memo's request hash when it was worked out
+// from the vector r holds now.
 func classOf(r *record) classKey {
-	if m := &r.class; m.key.leaf == r.leaf && m.key.priority == r.w.Priority && m.sig == r.sig && m.n == len(r.vec) && m.vec == firstOf(r.vec) {
-		return m.key
+	k := classKey{leaf: r.leaf, priority: r.w.Priority}
+	if m := r.class; m.vec != nil && m.vec == firstOf(r.vec) {
+		k.vec = m.hash
+	} else {
+		k.vec = fnv1aVec(r.vec)
 	}
-	return classKeyOf(r)
+	if r.sig != nil {
+		k.sig = r.sig.hash
+	}
+	return k
 }
 
 // firstOf returns the address of v's first element, nil for an empty v: which vector a
