@@ -156,8 +156,8 @@ type record struct {
 	// mapped to the tree's resources), and a gang's placement request on a gate with a
 	// cluster with its signature. Planners are handed this, never the record.
 	ask
-	// class is the hash of the record's request as it was when the record was last
-	// queued (see classMemo).
+	// class holds the hashes of the record's request and placement request as they
+	// were when the record was last queued (see classMemo).
 	class classMemo
 	// admitted and placement are set while the workload runs; foot is placement
 	// compiled against the gate's cluster, for the many trial evictions of plans.
@@ -368,23 +368,21 @@ type classKey struct {
 	vec, sig uint64
 }
 
-// classMemo is a pending record's request hash, worked out when the record was queued,
-// with the request vector it was worked out from. A cycle looks up the class of every
-// pending workload; hashing each record's request cost a cache miss per record in a
-// deep queue, which the memo, beside the ask in the record, spares. It is a hint that
-// classOf checks against the record on every read, never a verdict: a record whose
-// vector is not the one the memo was worked out from has its hash worked out again,
-// and a lookup by a stale hash only misses or finds a class whose request the walk
-// then compares in full. It is two words: every copy of a record (a decision's seal
-// holds one) carries it. The memo is written by mutations only — where a record is
-// queued, and where a new configuration resolves the queue of the work waiting — never
-// by a cycle, which only reads records.
-type classMemo struct {
-	vec  *quota.Quantity // the vector's first element; nil: no memo
-	hash uint64
-}
+// classMemo is a pending record's class key less its queue and priority: the hashes of
+// its request and of its placement request, worked out when the record was queued. A
+// cycle looks up the class of every pending workload, and hashing each record's
+// request, or reading its signature's hash, cost a cache miss or two per record in a
+// deep queue; the memo sits in the record beside its ask, two words, since every copy
+// of a record (a decision's seal holds one) carries it. A pending record's request and
+// placement request do not change while it waits (see the package's design notes), and
+// the memo is worked out again where a record is queued and where a new configuration
+// resolves the queue of the work waiting. It is a hint all the same, never a verdict:
+// a lookup by a stale key only misses, or finds a class whose request and placement
+// request the walk compares in full before it takes its decision. The memo is written
+// by mutations only, never by a cycle, which only reads records.
+type classMemo struct{ vec, sig uint64 }
 
-// classKeyOf works out r's class key.
+// classKeyOf works out r's class key from the record.
 func classKeyOf(r *record) classKey {
 	k := classKey{leaf: r.leaf, priority: r.w.Priority, vec: fnv1aVec(r.vec)}
 	if r.sig != nil {
@@ -393,31 +391,13 @@ func classKeyOf(r *record) classKey {
 	return k
 }
 
-// noteClass keeps r's request hash in its memo.
+// noteClass keeps r's hashes in its memo.
 func (r *record) noteClass() {
-	r.class = classMemo{vec: firstOf(r.vec), hash: fnv1aVec(r.vec)}
+	k := classKeyOf(r)
+	r.class = classMemo{vec: k.vec, sig: k.sig}
 }
 
-// classOf returns r's class key, with the memo's request hash when it was worked out
-// from the vector r holds now.
+// classOf returns r's class key as the memo keeps it, for a pending record.
 func classOf(r *record) classKey {
-	k := classKey{leaf: r.leaf, priority: r.w.Priority}
-	if m := r.class; m.vec != nil && m.vec == firstOf(r.vec) {
-		k.vec = m.hash
-	} else {
-		k.vec = fnv1aVec(r.vec)
-	}
-	if r.sig != nil {
-		k.sig = r.sig.hash
-	}
-	return k
-}
-
-// firstOf returns the address of v's first element, nil for an empty v: which vector a
-// memo was worked out from.
-func firstOf(v []quota.Quantity) *quota.Quantity {
-	if len(v) == 0 {
-		return nil
-	}
-	return &v[0]
+	return classKey{leaf: r.leaf, priority: r.w.Priority, vec: r.class.vec, sig: r.class.sig}
 }
