@@ -75,28 +75,18 @@ func (g *Gate) Submit(w Workload) error {
 }
 
 // share makes a gang's record use the request vector and placement signature of an
-// earlier gang when they are equal: the one submitted just before it, or one of those
-// the gate's sharing tables keep. The replicas of a job and the members of a job array
-// arrive in runs, and a deep queue holds many gangs of a few shapes submitted apart: a
-// cycle then tells them alike by a pointer, where comparing their contents would read
-// each record's own copies. Both are read only.
+// earlier gang when they are equal, as the gate's sharing tables keep them. The
+// replicas of a job and the members of a job array arrive in runs, and a deep queue
+// holds many gangs of a few shapes submitted apart: a cycle then tells them alike by a
+// pointer, where comparing their contents would read each record's own copies. Both
+// are read only.
 func (g *Gate) share(r *record) *record {
 	if r.w.Gang == nil {
 		return r // a plain workload's vector is its own Request
 	}
-	if slices.Equal(r.vec, g.lastVec) {
-		r.vec = g.lastVec
-	} else {
-		r.vec = g.shared.vec(r.vec)
-		g.lastVec = r.vec
-	}
-	switch {
-	case r.sig == nil:
-	case g.lastSig != nil && r.sig.key == g.lastSig.key && r.sig.sameNames(g.lastSig):
-		r.sig = g.lastSig
-	default:
+	r.vec = g.shared.vec(r.vec)
+	if r.sig != nil {
 		r.sig = g.shared.sig(r.sig)
-		g.lastSig = r.sig
 	}
 	return r
 }

@@ -138,12 +138,8 @@ type Gate struct {
 	// queueGen are, and a finding that work is inadmissible while configGen is. Only
 	// changed (change.go) counts them.
 	usageGen, queueGen, configGen uint64
-	// lastVec and lastSig are what the last gang submitted was charged and placed by:
-	// the next submission of an equal request shares them (see share).
-	lastVec []quota.Quantity
-	lastSig *placeSig
-	// shared keeps those of earlier gangs, for submissions of equal requests that do
-	// not follow one another.
+	// shared keeps the request vectors and placement signatures of the gangs
+	// submitted lately, which later submissions of equal requests share (see share).
 	shared sharing
 }
 
