@@ -89,15 +89,18 @@ func (g *Gate) takeOverOptimistic(s *state, p *plans, from map[optKey]*optimisti
 	}
 }
 
-// spares returns the copies of the cluster s made, but for those of the states handed
-// over to the next cycle, which must not be written over.
-func spares(s *state, kept map[optKey]*optimistic) []*topology.Cluster {
-	if len(kept) == 0 {
+// spares returns the copies of the cluster s made, but for those of the states and the
+// future handed over to the next cycle, which must not be written over.
+func spares(s *state, kept map[optKey]*optimistic, f *future) []*topology.Cluster {
+	if len(kept) == 0 && f == nil {
 		return s.made
 	}
-	carried := make(map[*topology.Cluster]bool, len(kept))
+	carried := make(map[*topology.Cluster]bool, len(kept)+1)
 	for _, o := range kept {
 		carried[o.cluster] = true
+	}
+	if f != nil {
+		carried[f.cluster] = true
 	}
 	return slices.DeleteFunc(s.made, func(c *topology.Cluster) bool { return carried[c] })
 }

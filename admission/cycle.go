@@ -74,15 +74,17 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	// of the cluster are written over.
 	var gained, guardedGained []topology.Node
 	var placed, removed topology.Footprint
-	handed, handedStates, reserved := res.carry, res.states, res.reserved
+	handed, handedStates, reserved, handedFuture := res.carry, res.states, res.reserved, res.future
 	hinted := keep && res.gate == g.self
 	carried := hinted && g.live.cluster != nil
 	carryStates := carried && len(handedStates.states) > 0 && handedStates.configAt == g.configGen
-	if carryStates {
-		carryStates = false
+	carryFuture := carried && handedFuture != nil && handedFuture.configAt == g.configGen
+	if carryStates || carryFuture {
+		diffed := false
 		if !g.fair && len(g.elastic) == 0 {
-			placed, removed, carryStates = g.live.cluster.UsageSince(handed.cluster)
+			placed, removed, diffed = g.live.cluster.UsageSince(handed.cluster)
 		}
+		carryStates, carryFuture = carryStates && diffed, carryFuture && diffed
 	}
 	if carried {
 		// The nodes that gained room are looked for only where there are verdicts to
@@ -143,6 +145,12 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 			s.made = append(s.made, o.cluster)
 		}
 	}
+	switch {
+	case carryFuture && g.keepsFuture(s):
+		w.future, w.ends = g.takeOverFuture(s, handedFuture, placed, removed)
+	case handedFuture != nil:
+		handedFuture.reset(s)
+	}
 	defer func() {
 		if w.hold != nil {
 			res.reserved = reservedBy{id: w.hold.gang.w.ID, start: w.hold.r.Start}
@@ -160,7 +168,11 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 			clear(w.classes) // the decisions they hold reach records and clusters of this cycle
 			res.classes, res.same, res.explain = w.classes[:0], w.same, s.explaining
 			kept := g.carryOptimistic(s, &w.p)
-			res.clusters = spares(s, kept)
+			res.future = w.future.handOver(now, res.configGen, w.ends)
+			if res.future == nil && w.future != nil {
+				w.future.reset(s)
+			}
+			res.clusters = spares(s, kept, res.future)
 			res.carry = s.search.handOver(handed)
 			res.carry.cluster, res.carry.guardedOn, res.carry.withinAt = s.cluster, s.guarded, res.configGen
 			res.states = carriedStates{states: kept, configAt: res.configGen}

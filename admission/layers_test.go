@@ -27,7 +27,7 @@ var layers = []struct {
 		"poolset_tree.go", "cost.go", "workload.go", "signature.go", "seal.go", "ask.go", "flavor.go", "elasticpods.go"}},
 	{"containers", []string{"pending.go", "capacitybook.go", "searchcache.go", "carry.go", "lowkeys.go", "lineage.go", "endindex.go", "sharing.go"}},
 	{"state", []string{"gate.go", "state.go", "resolve.go", "elastic.go"}},
-	{"planners", []string{"plans.go", "preempt.go", "footprint.go", "nodeplan.go", "fairpreempt.go", "possible.go", "cheapest.go", "cheapnode.go", "wholenodes.go", "reserve.go"}},
+	{"planners", []string{"plans.go", "preempt.go", "footprint.go", "nodeplan.go", "fairpreempt.go", "possible.go", "cheapest.go", "cheapnode.go", "wholenodes.go", "ends.go", "future.go", "reserve.go"}},
 	{"decisions", []string{"decideask.go", "assign.go", "elasticplan.go", "dynamic.go"}},
 	{"cycles", []string{"elasticcycle.go", "walk.go", "fairwalk.go", "carryplans.go", "cycle.go"}},
 	{"mutations", []string{"change.go", "eventlog.go", "aside.go", "commit.go", "apply.go", "nodes.go", "capacity.go", "pools.go",

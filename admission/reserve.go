@@ -2,7 +2,6 @@ package admission
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/poolgate/poolgate/quota"
@@ -23,101 +22,6 @@ type hold struct {
 	on    bool
 }
 
-// ending is when a running workload with an estimate ends; its pods are r.foot.
-type ending struct {
-	at time.Time
-	r  *record
-}
-
-// endings reads, in order, the ends of the gate's running work with an estimate
-// (Workload.Estimate) and pods, as a cycle at s.now sees them: at its admission plus
-// its estimate, at s.now for work past it, earliest first, ends at one instant in ID
-// order. The gate keeps the running work in the order it ends (Gate.ends); a cycle
-// reads from it only as many ends as its reservations need — a gang mostly needs the
-// first few — and reads each once (the gate's running work does not change while the
-// cycle runs). The work past its estimate, which all ends at s.now, is read first and
-// sorted again, by ID.
-type endings struct {
-	g    *Gate
-	s    *state
-	read []ending // the ends read so far, in order
-	// next is the first entry not read yet, when hasNext; started says the past was
-	// read; done that every end was.
-	next                   endEntry
-	hasNext, started, done bool
-	// kept holds, for upTo, the ends of read[:scanned] that s has not evicted, as s
-	// was when it had evicted goneAt workloads: the cycle only adds to what it evicted,
-	// so kept is extended until it evicts more.
-	kept    []ending
-	scanned int
-	goneAt  int
-}
-
-// upTo returns the first n ends of work that s has not evicted, or all of them when
-// fewer are left. The slice is valid until the next call.
-func (e *endings) upTo(n int) []ending {
-	if len(e.s.gone) == 0 {
-		// Nothing evicted: every end read is kept.
-		for len(e.read) < n && e.more(max(n-len(e.read), 16)) {
-		}
-		return e.read[:min(n, len(e.read))]
-	}
-	if e.goneAt != len(e.s.gone) {
-		e.kept, e.scanned, e.goneAt = e.kept[:0], 0, len(e.s.gone)
-	}
-	for ; len(e.kept) < n; e.scanned++ {
-		if e.scanned == len(e.read) && !e.more(max(n-len(e.kept), 16)) {
-			break
-		}
-		if x := e.read[e.scanned]; !e.s.gone[x.r.w.ID] {
-			e.kept = append(e.kept, x)
-		}
-	}
-	return e.kept[:min(n, len(e.kept))]
-}
-
-// more reads at least n more ends from the gate's index, and reports whether it read
-// any.
-func (e *endings) more(n int) bool {
-	if e.done {
-		return false
-	}
-	before := len(e.read)
-	if !e.started {
-		e.started = true
-		e.g.ends.ascend(func(x endEntry) bool {
-			if x.at.After(e.s.now) {
-				e.next, e.hasNext = x, true
-				return false
-			}
-			if x.placed {
-				e.read = append(e.read, ending{e.s.now, x.r})
-			}
-			return true
-		})
-		slices.SortFunc(e.read, func(x, y ending) int { return strings.Compare(string(x.r.w.ID), string(y.r.w.ID)) })
-		if !e.hasNext {
-			e.done = true
-			return len(e.read) > before
-		}
-	}
-	want := len(e.read) + n
-	from := e.next
-	e.hasNext = false
-	e.g.ends.ascendFrom(from, func(x endEntry) bool {
-		if len(e.read) >= want {
-			e.next, e.hasNext = x, true
-			return false
-		}
-		if x.placed {
-			e.read = append(e.read, ending{x.at, x.r})
-		}
-		return true
-	})
-	e.done = !e.hasNext
-	return len(e.read) > before
-}
-
 // reservation works out where and when the waiting gang a, left without quota or a
 // placement on s, starts if no new work takes what the running work frees: of the
 // ends e reads, those of work s has not evicted, and the reservation's start is the
@@ -131,7 +35,11 @@ func (e *endings) more(n int) bool {
 // and is with those at it — only the ends at it are searched, two tries and a few
 // instead of a search over all the ends; otherwise the whole search runs. Both find
 // the least number of ends, so the reservation is the same.
-func (g *Gate) reservation(s *state, a *ask, e *endings, hint time.Time) (Reservation, bool) {
+//
+// f, when not nil, is the cycle's future (see future): the tries move its copy of the
+// cluster, from as many ends as it has off already, and leave it with the ends of the
+// last try off; without one they move a copy of their own, from none.
+func (g *Gate) reservation(s *state, a *ask, e *endings, hint time.Time, f *future) (Reservation, bool) {
 	// ends are the first ends read, which the tries below take off; read reads at
 	// least n (all there are when fewer), never fewer than it read before: a try may
 	// have taken off more than n.
@@ -149,17 +57,37 @@ func (g *Gate) reservation(s *state, a *ask, e *endings, hint time.Time) (Reserv
 	// of the books and of the cluster moves from one k to the next, ends taken off or
 	// given back, instead of a copy per try.
 	books := s.baseTree().Draft()
-	c := s.copyOf(s.cluster)
-	defer s.done(c)
-	at := 0 // ends[:at] are gone from books and c
-	var feet []topology.Footprint
 	var usage usageByQueue
+	var c *topology.Cluster
+	at := 0 // ends[:at] are gone from books and c
+	switch {
+	case f == nil:
+		c = s.copyOf(s.cluster)
+		defer s.done(c)
+	case f.usable(s, read):
+		c, at = f.cluster, len(f.off)
+		for _, o := range f.off {
+			usage.add(o.leaf, o.vec)
+		}
+		for j, leaf := range usage.leaves {
+			_ = books.Remove(leaf, usage.sums[j])
+		}
+	default:
+		f.reset(s)
+		c = s.copyOf(s.cluster)
+		f.cluster = c
+	}
+	if f != nil {
+		f.used = true
+	}
+	var feet []topology.Footprint
 	moveTo := func(k int) {
 		feet = feet[:0]
 		usage.reset()
 		for i := min(at, k); i < max(at, k); i++ {
-			usage.add(ends[i].r.leaf, ends[i].r.vec)
-			feet = append(feet, ends[i].r.foot)
+			r := ends[i].x.r
+			usage.add(r.leaf, r.vec)
+			feet = append(feet, r.foot)
 		}
 		// The ends' usage goes or comes back queue by queue, in one step each: the
 		// tree's walk up from a queue is paid once, not once per end.
@@ -170,16 +98,20 @@ func (g *Gate) reservation(s *state, a *ask, e *endings, hint time.Time) (Reserv
 				_ = books.Add(leaf, usage.sums[j])
 			}
 		}
+		var err error
 		if k > at {
-			_ = c.RemoveFootprints(feet)
+			err = c.RemoveFootprints(feet)
 		} else {
-			_ = c.ApplyFootprints(feet)
+			err = c.ApplyFootprints(feet)
+		}
+		if f != nil {
+			f.follow(ends, at, k, err)
 		}
 		at = k
 	}
 	placedAfter := func(k int) (topology.Placement, bool) {
 		moveTo(k)
-		if f, _ := books.Fits(a.leaf, a.vec); !f.OK {
+		if fit, _ := books.Fits(a.leaf, a.vec); !fit.OK {
 			return topology.Placement{}, false
 		}
 		res := s.placeOn(c, a.place)
@@ -190,7 +122,7 @@ func (g *Gate) reservation(s *state, a *ask, e *endings, hint time.Time) (Reserv
 	var p topology.Placement
 	lo, hi, known := 1, 1, false
 	if !hint.IsZero() {
-		lo, hi, p, known = bracket(read, hint, placedAfter)
+		lo, hi, p, known = bracket(read, at, hint, placedAfter)
 	}
 	for !known {
 		q, ok := placedAfter(hi)
@@ -266,12 +198,14 @@ func (u *usageByQueue) add(leaf quota.NodeID, vec []quota.Quantity) {
 // ends that places the gang lies — with every end before hint gone it is not placed,
 // with those at hint too it is — the numbers of ends just past the earlier ones (lo)
 // and up to the last at hint (hi), and the placement with hi gone; known false when
-// they are not.
-func bracket(read func(int) []ending, hint time.Time, placedAfter func(int) (topology.Placement, bool)) (lo, hi int, p topology.Placement, known bool) {
-	n := 1
+// they are not. The first from ends are read already: it reads on from there, in
+// steps that double, until an end after hint.
+func bracket(read func(int) []ending, from int, hint time.Time, placedAfter func(int) (topology.Placement, bool)) (lo, hi int, p topology.Placement, known bool) {
+	n, step := max(from, 1), 1
 	ends := read(n)
 	for len(ends) >= n && !ends[n-1].at.After(hint) {
-		n *= 2
+		n += step
+		step *= 2
 		ends = read(n)
 	}
 	i0, _ := slices.BinarySearchFunc(ends, hint, func(x ending, t time.Time) int { return x.at.Compare(t) })

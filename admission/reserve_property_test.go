@@ -143,7 +143,7 @@ func TestPropertyBackfillNeverDelaysTheReservation(t *testing.T) {
 // a cycle into a fresh result, reservations and their placements included.
 func TestPropertyCarriedReservationsMatch(t *testing.T) {
 	props := gopter.NewProperties(gen.Params(t, 150))
-	hinted, evicting := 0, 0
+	hinted, evicting, futures, takenOver := 0, 0, 0, 0
 	props.Property("a carried reservation is the one found afresh", prop.ForAll(func(seed int64) string {
 		r := rand.New(rand.NewSource(seed))
 		g, nodes, err := reservingGate(t, 3+r.Intn(6))
@@ -168,12 +168,23 @@ func TestPropertyCarriedReservationsMatch(t *testing.T) {
 			return err.Error()
 		}
 		var carried CycleResult
+		var last *future
 		now := at(15)
 		for step := range 16 {
 			fresh := g.Cycle(now)
 			if err := g.CycleInto(now, &carried); err != nil {
 				return err.Error()
 			}
+			if bad := futureMismatch(g, &carried); bad != "" {
+				return fmt.Sprintf("step %d: %s", step, bad)
+			}
+			if carried.future != nil {
+				futures++
+				if carried.future == last {
+					takenOver++
+				}
+			}
+			last = carried.future
 			if len(fresh.Decisions) != len(carried.Decisions) {
 				return fmt.Sprintf("step %d: %d decisions afresh, %d carried", step, len(fresh.Decisions), len(carried.Decisions))
 			}
@@ -222,9 +233,11 @@ func TestPropertyCarriedReservationsMatch(t *testing.T) {
 		return ""
 	}, ggen.Int64()))
 	props.TestingRun(t)
-	t.Logf("%d reservations made with a hint from the cycle before, %d cycles evicted work", hinted, evicting)
+	t.Logf("%d reservations made with a hint from the cycle before, %d cycles evicted work; %d futures handed over, %d of them taken over from the cycle before",
+		hinted, evicting, futures, takenOver)
 	require.Positive(t, hinted)
 	require.Positive(t, evicting)
+	require.Positive(t, takenOver)
 }
 
 // TestPropertyReservationsCacheChangesNoDecision: on random clusters where a gang

@@ -44,6 +44,10 @@ type walk struct {
 	// state changes.
 	ends   *endings
 	noRoom map[classKey]noRoom
+	// future is the copy of the working cluster that reservations move (see future),
+	// handed over by the cycle before or made by the first reservation; nil on a walk
+	// that does not keep one (fair sharing, elastic gangs, no cache).
+	future *future
 	// reserved is the reservation the cycle before run into the same result made, a
 	// hint for the same gang's (Gate.reservation).
 	reserved reservedBy
@@ -395,6 +399,9 @@ func (w *walk) admit(r *record, chosen *ask, d *Decision, victims []*record) {
 		w.s.lineage.add(r.w.ID, ids)
 	}
 	if len(d.shrinks) > 0 || d.Grown != nil {
+		if w.future != nil {
+			w.future.broken = true // it does not follow elastic pods
+		}
 		w.g.admitElastic(w.s, &w.p, r, d, victims)
 		return
 	}
@@ -409,6 +416,7 @@ func (w *walk) admit(r *record, chosen *ask, d *Decision, victims []*record) {
 	}
 	from := s.search.changed
 	w.p.step(a, foot, victims, from)
+	w.future.step(foot, victims)
 	s.admit(a, foot, victims)
 	w.p.advance(from)
 }
@@ -424,11 +432,14 @@ func (w *walk) reservation(r *record) (Reservation, bool) {
 	if w.ends == nil {
 		w.ends = &endings{g: w.g, s: w.s}
 	}
+	if w.future == nil && w.g.keepsFuture(w.s) {
+		w.future = &future{}
+	}
 	var hint time.Time
 	if w.reserved.id == r.w.ID {
 		hint = w.reserved.start
 	}
-	res, ok := w.g.reservation(w.s, &r.ask, w.ends, hint)
+	res, ok := w.g.reservation(w.s, &r.ask, w.ends, hint, w.future)
 	if !ok {
 		if w.noRoom == nil {
 			w.noRoom = map[classKey]noRoom{}
@@ -489,6 +500,9 @@ type CycleResult struct {
 	// reserved is the reservation the cycle made, for the next cycle run into the
 	// result (a hint, checked before it is used).
 	reserved reservedBy
+	// future is the copy of the cluster the cycle's reservations moved, for the next
+	// cycle run into the result (see future).
+	future *future
 }
 
 // reservedBy is a reservation's gang and start.
