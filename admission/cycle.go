@@ -126,6 +126,7 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	}
 	s.search.reasons = res.reasons[:0]
 	requests, classes, same := res.requests[:0], res.classes[:0], res.same
+	waiting, backfill := res.waiting[:0], res.backfill[:0]
 	clear(same)
 	if s.explaining = res.explain; s.explaining != nil {
 		s.explaining.rewind()
@@ -133,7 +134,7 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		s.explaining = new(explainArena)
 	}
 	*res = CycleResult{Now: now, Decisions: decisions, sealed: seals, gate: g.self, usageGen: g.usageGen, queueGen: g.queueGen, configGen: g.configGen}
-	w := walk{g: g, s: s, p: newPlans(s.search), res: res, arena: requests, classes: classes, same: same}
+	w := walk{g: g, s: s, p: newPlans(s.search), res: res, arena: requests, classes: classes, same: same, waiting: waiting, backfill: backfill}
 	if hinted {
 		w.reserved = reserved
 	}
@@ -167,6 +168,9 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		if keep {
 			clear(w.classes) // the decisions they hold reach records and clusters of this cycle
 			res.classes, res.same, res.explain = w.classes[:0], w.same, s.explaining
+			clear(w.waiting) // as the classes: they reach records of this cycle
+			clear(w.backfill)
+			res.waiting, res.backfill = w.waiting[:0], w.backfill[:0]
 			kept := g.carryOptimistic(s, &w.p)
 			res.future = w.future.handOver(now, res.configGen, w.ends)
 			if res.future == nil && w.future != nil {
@@ -181,6 +185,7 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	if g.fair {
 		w.tournament()
 		w.backfillHeld()
+		w.settleHold()
 		res.grows, res.Grows = g.growRunning(s, res.Decisions)
 		return
 	}
@@ -196,5 +201,6 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		w.reconsider(nil)
 	}
 	w.backfillHeld()
+	w.settleHold()
 	res.grows, res.Grows = g.growRunning(s, res.Decisions)
 }

@@ -37,6 +37,9 @@ type walk struct {
 	hold        *hold
 	backfill    []waiter
 	backfilling bool
+	// holdOn is whether the hold is to be on for the workload being decided: the
+	// walk switches it when a decision reads the state (settleHold).
+	holdOn bool
 	// ends reads the running work's ends a reservation starts after, once per cycle
 	// and as far as reservations need (nil until a gang tries to reserve). noRoom
 	// holds, per kind of request, a gang that found no reservation and the working
@@ -60,6 +63,7 @@ func (w *walk) backfillHeld() {
 		return
 	}
 	w.backfilling = true
+	w.settleHold()
 	var held []topology.Node // the held nodes, as the walk left them
 	for _, n := range w.hold.nodes {
 		if node, ok := w.s.cluster.Node(n); ok {
@@ -75,13 +79,40 @@ func (w *walk) backfillHeld() {
 	}
 }
 
+// settleHold switches the hold as the workload being decided wants it (holdOn), when it
+// is not so already, and the cycle's states with it.
+func (w *walk) settleHold() {
+	if w.hold == nil || w.hold.on == w.holdOn {
+		return
+	}
+	from := w.s.search.changed
+	if w.holdOn {
+		w.hold.apply(w.s)
+	} else {
+		w.hold.release(w.s)
+	}
+	w.p.followHold(w.hold, from)
+}
+
+// counts returns the search cache's counts of changes and of evictions as they are
+// with the hold as the workload being decided wants it: the hold flips their lowest
+// bit (searchCache.switchHold), and the walk switches it only when a decision reads
+// the state.
+func (w *walk) counts() (changed, freed uint64) {
+	changed, freed = w.s.search.changed, w.s.search.freed
+	if w.hold != nil && w.hold.on != w.holdOn {
+		changed, freed = changed^1, freed^1
+	}
+	return changed, freed
+}
+
 // heldNothingFor reports whether x, LOW work that waited with the room held, still
 // waits with it back, known without a search (as the cycle's verdicts are, and not
 // without them): nothing was evicted since it was decided, so no room came free but
 // the hold's; it waits for the tree or for a placement of pods of one kind; and none
 // of the held nodes has room for one of its pods.
 func (w *walk) heldNothingFor(x waiter, held []topology.Node, roomy map[uint64]heldRoom) bool {
-	if w.s.search.off || x.freed|1 != w.s.search.freed|1 {
+	if _, freed := w.counts(); w.s.search.off || x.freed|1 != freed|1 {
 		return false
 	}
 	switch x.waits {
@@ -91,10 +122,10 @@ func (w *walk) heldNothingFor(x waiter, held []topology.Node, roomy map[uint64]h
 		// Room on the held nodes only shrinks while the pass admits: what one look
 		// found for a request holds for the pass. Work of one shape carries equal
 		// keys, not one signature: the memo is by key.
-		h, ok := roomy[x.sig.hash]
-		if !ok || h.key != x.sig.key {
-			h = heldRoom{key: x.sig.key, room: slices.ContainsFunc(held, func(n topology.Node) bool { return roomFor(n, x.sig) })}
-			roomy[x.sig.hash] = h
+		h, ok := roomy[x.hash]
+		if !ok || h.key != x.key {
+			h = heldRoom{key: x.key, room: slices.ContainsFunc(held, func(n topology.Node) bool { return roomFor(n, x.sig) })}
+			roomy[x.hash] = h
 		}
 		return !h.room
 	}
@@ -138,7 +169,7 @@ func (w *walk) repeat(r *record, d *Decision) bool {
 		}
 	}
 	c := &w.classes[i]
-	if c.changed != w.s.search.changed || !sameVec(c.r.vec, r.vec) || c.r.sig != r.sig && (c.r.sig == nil || r.sig == nil || c.r.sig.key != r.sig.key) {
+	if changed, _ := w.counts(); c.changed != changed || !sameVec(c.r.vec, r.vec) || c.r.sig != r.sig && (c.r.sig == nil || r.sig == nil || c.r.sig.key != r.sig.key) {
 		return false
 	}
 	var reasons []topology.Reason
@@ -219,6 +250,10 @@ type waiter struct {
 	// given back is all that can change it (see heldNothingFor), and its request.
 	waits waitsFor
 	sig   *placeSig
+	// hash and key are sig's, read while the record is at hand: the pass that
+	// decides it again reads no signature it need not.
+	hash uint64
+	key  string
 }
 
 // waitsFor is what backfilling work waits for: something the hold's room cannot
@@ -234,7 +269,8 @@ const (
 // backfillWaiter returns the waiter of r, LOW work that may backfill, left pending
 // by d with the room held.
 func (w *walk) backfillWaiter(r *record, d *Decision) waiter {
-	x := waiter{r: r, at: len(w.res.Decisions) - 1, freed: w.s.search.freed}
+	_, freed := w.counts()
+	x := waiter{r: r, at: len(w.res.Decisions) - 1, freed: freed}
 	if r.fl != nil || r.el != nil {
 		return x
 	}
@@ -243,7 +279,7 @@ func (w *walk) backfillWaiter(r *record, d *Decision) waiter {
 		x.waits = waitsTree
 	case ReasonPlacement:
 		if r.sig != nil && r.sig.frame != "" {
-			x.waits, x.sig = waitsRoom, r.sig
+			x.waits, x.sig, x.hash, x.key = waitsRoom, r.sig, r.sig.hash, r.sig.key
 		}
 	}
 	return x
@@ -275,20 +311,16 @@ func (w *walk) decide(r *record, at int) {
 			// back at the end of the walk if it still waits (backfill): LOW work never
 			// evicts, so its order among LOW work is all that moves, and the walk switches
 			// the hold once instead of at every such workload.
-			var lets, toggled bool
+			// The switch is made when a decision reads the state, not before one that
+			// repeats a class's (most do): until then the counts are read as they would
+			// be after it (counts).
+			var lets bool
 			lets, backfills = w.hold.lets(r, s.now)
 			deferred = lets && backfills && r.w.Priority == quota.Low && !w.backfilling
-			from := s.search.changed
-			if lets && !deferred {
-				toggled = w.hold.release(s)
-			} else {
-				toggled = w.hold.apply(s)
-			}
-			if toggled {
-				w.p.followHold(w.hold, from)
-			}
+			w.holdOn = !lets || deferred
 		}
 		if !w.repeat(r, d) {
+			w.settleHold()
 			before := s.searches
 			victims, chosen = g.decide(s, &w.p, r, d)
 			d.Searches = s.searches - before
@@ -323,7 +355,8 @@ func (w *walk) decide(r *record, at int) {
 				w.blocked[r.leaf] = r.w.ID
 			}
 			if r.w.Priority.Guaranteed() && (d.Reason == ReasonFit || d.Reason == ReasonPlacement) {
-				w.waiting = append(w.waiting, waiter{r: r, at: len(w.res.Decisions) - 1, freed: s.search.freed})
+				_, freed := w.counts()
+				w.waiting = append(w.waiting, waiter{r: r, at: len(w.res.Decisions) - 1, freed: freed})
 			}
 		}
 	}
@@ -357,20 +390,21 @@ func (w *walk) reconsider(admitted func(d *Decision)) {
 		again := false
 		kept := w.waiting[:0]
 		for _, x := range w.waiting {
-			if roomKept(x.freed, w.s.search.freed) {
+			if _, freed := w.counts(); roomKept(x.freed, freed) {
 				kept = append(kept, x)
 				continue
 			}
-			before := w.s.search.freed
+			_, before := w.counts()
 			w.decide(x.r, x.at)
+			_, freed := w.counts()
 			if d := &w.res.Decisions[x.at]; d.Outcome == Admit {
-				again = again || w.s.search.freed != before
+				again = again || freed != before
 				if admitted != nil {
 					admitted(d)
 				}
 				continue
 			}
-			x.freed = w.s.search.freed
+			x.freed = freed
 			kept = append(kept, x)
 		}
 		w.waiting = kept
@@ -481,10 +515,12 @@ type CycleResult struct {
 	// sealed holds what the cycle decided, one per decision, for Apply.
 	sealed []sealed
 	// classes, same and explain are the room of the walk's remembered decisions and of
-	// its explanations, for the next CycleInto: nothing outlives a cycle in them.
-	classes []classDecision
-	same    map[classKey]int32
-	explain *explainArena
+	// its explanations, and waiting and backfill of the work its walk decides again,
+	// for the next CycleInto: nothing outlives a cycle in them.
+	classes           []classDecision
+	same              map[classKey]int32
+	explain           *explainArena
+	waiting, backfill []waiter
 	// requests and reasons hold the copies of the requests and the explanations the
 	// decisions hand out, a few allocations a cycle; CycleInto reuses them.
 	requests []quota.Quantity
