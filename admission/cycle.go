@@ -74,7 +74,11 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	// of the cluster are written over.
 	var gained, guardedGained []topology.Node
 	var placed, removed topology.Footprint
-	handed, handedStates, reserved, handedFuture := res.carry, res.states, res.reserved, res.future
+	handed, handedStates, reserved := res.carry, res.states, res.reserved
+	handedFuture := res.future
+	if handedFuture != nil && handedFuture.gen != res.futureGen {
+		handedFuture = nil // a copy of a result whose future moved on: not this result's
+	}
 	hinted := keep && res.gate == g.self
 	carried := hinted && g.live.cluster != nil
 	carryStates := carried && len(handedStates.states) > 0 && handedStates.configAt == g.configGen
@@ -150,6 +154,7 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	case carryFuture && g.keepsFuture(s):
 		w.future, w.ends = g.takeOverFuture(s, handedFuture, placed, removed)
 	case handedFuture != nil:
+		handedFuture.gen++
 		handedFuture.reset(s)
 	}
 	defer func() {
@@ -168,13 +173,17 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		if keep {
 			clear(w.classes) // the decisions they hold reach records and clusters of this cycle
 			res.classes, res.same, res.explain = w.classes[:0], w.same, s.explaining
-			clear(w.waiting) // as the classes: they reach records of this cycle
-			clear(w.backfill)
+			// As the classes: they reach records of this cycle, above their length too
+			// (the walk filters them in place).
+			clear(w.waiting[:cap(w.waiting)])
+			clear(w.backfill[:cap(w.backfill)])
 			res.waiting, res.backfill = w.waiting[:0], w.backfill[:0]
 			kept := g.carryOptimistic(s, &w.p)
 			res.future = w.future.handOver(now, res.configGen, w.ends)
 			if res.future == nil && w.future != nil {
 				w.future.reset(s)
+			} else if res.future != nil {
+				res.futureGen = res.future.gen
 			}
 			res.clusters = spares(s, kept, res.future)
 			res.carry = s.search.handOver(handed)

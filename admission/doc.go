@@ -252,7 +252,11 @@
 // the cluster that moves from one try to the next. A cycle run into the result of the
 // one before (CycleInto) tries the same gang's last start first: when that is still
 // where the fewest ends place it, only the ends at that instant are searched; the
-// reservation is the same either way. The hold's cordons follow onto the node
+// reservation is the same either way. That copy of the cluster, with the first ends'
+// pods off, is itself handed on: the cycle keeps it in step with its admissions and
+// evictions, and the next one puts back the ends that went, takes off those that
+// came and takes the pods placed and removed in between, a few footprints where a
+// fresh copy took a thousand ends off. The hold's cordons follow onto the node
 // planner's states instead of dropping them, and those states are handed to the next
 // cycle as without a reservation. The verdicts the cycle keeps on work that cannot run
 // are kept apart for the two sides of the hold, so that switching it back and forth,

@@ -19,9 +19,10 @@ import (
 // (Gate.takeOverFuture) by the ends that came and went and the pods placed and removed
 // in between: a few footprints where a fresh copy took a thousand.
 //
-// The hold's cordons are not mirrored on the copy: a cycle works out a reservation only
-// while it holds no room (the hold comes of its first), and it gives the room back
-// before it ends, so the copy's cordons are the working state's whenever it is read.
+// The hold's cordons are not mirrored on the copy: the cycle's first reservation makes
+// its hold, no reservation is worked out after it, and the cycle gives the held room
+// back before it ends, so the copy's cordons are the working state's whenever it is
+// read.
 type future struct {
 	// cluster is the copy; nil until a reservation needs it.
 	cluster *topology.Cluster
@@ -35,6 +36,12 @@ type future struct {
 	carried, used, broken bool
 	// configAt is the gate's configuration count when it was handed over.
 	configAt uint64
+	// gen counts the hand-overs and take-overs of the future; the result it was
+	// handed in holds the count then (CycleResult.futureGen). A copy of that result
+	// holds the same pointer: a cycle run into the copy after another cycle took the
+	// future over, or into a result the future no longer belongs to, finds a count
+	// that moved on, and leaves the future alone.
+	gen uint64
 	// spare, cur and read are room kept from one cycle to the next: the list of ends
 	// off that a take-over builds, the index's ends it reads, and the ends the cycle's
 	// reader holds. Thousands of each, every cycle, were a good part of what the
@@ -67,9 +74,9 @@ func offEndOf(x endEntry) offEnd {
 
 // usable reports whether f's copy can serve s's reservation as it is: it has one, no
 // step failed on it, and its ends are still the first ends the cycle reads (read: at
-// least n of them, all when fewer) that it has not evicted. The check reads the ends,
-// not the records: the first and the last must be those f took off, which they are
-// by construction (the test is a guard).
+// least n of them, all when fewer) that it has not evicted. The check compares the
+// records of the first and the last end, which must be those f took off: they are by
+// construction, and the test is a guard that falls back to a fresh copy.
 func (f *future) usable(s *state, read func(n int) []ending) bool {
 	if f.cluster == nil || f.broken {
 		return false
@@ -142,9 +149,14 @@ func (f *future) handOver(now time.Time, configAt uint64, e *endings) *future {
 	if f == nil || f.cluster == nil || f.broken || !f.used || len(f.off) == 0 || !f.off[len(f.off)-1].x.at.After(now) {
 		return nil
 	}
+	// The room kept for the next cycle holds no record of this one past its use.
+	clear(f.cur[:cap(f.cur)])
+	clear(f.spare[:cap(f.spare)])
 	if e != nil {
 		f.read = e.read[:0]
+		clear(f.read[:cap(f.read)])
 	}
+	f.gen++
 	// The ends past their estimate lead, in ID order; in the index's order they are by
 	// end, then ID.
 	past, _ := slices.BinarySearchFunc(f.off, now, func(o offEnd, t time.Time) int {
@@ -180,12 +192,15 @@ func compareEnds(a, b endEntry) int {
 // that came — work admitted since, or whose end moved before bound — go after. The
 // bound is after now (handOver), so the ends up to it hold every end past its
 // estimate, and are the first ends the cycle reads.
+//
+// A future that cannot serve is returned reset, its room kept, with no reader.
 func (g *Gate) takeOverFuture(s *state, f *future, placed, removed topology.Footprint) (*future, *endings) {
-	bound := f.off[len(f.off)-1].x
-	if !bound.at.After(s.now) {
+	f.gen++
+	if f.cluster == nil || len(f.off) == 0 || !f.off[len(f.off)-1].x.at.After(s.now) {
 		f.reset(s)
-		return nil, nil
+		return f, nil
 	}
+	bound := f.off[len(f.off)-1].x
 	e := &endings{g: g, s: s, started: true, done: true}
 	cur := f.cur[:0]
 	g.ends.ascend(func(x endEntry) bool {
@@ -225,7 +240,7 @@ func (g *Gate) takeOverFuture(s *state, f *future, placed, removed topology.Foot
 	ok = ok && (len(take) == 0 || c.RemoveFootprints(take) == nil)
 	if !ok {
 		f.reset(s)
-		return nil, nil
+		return f, nil
 	}
 	// In the cycle's order, the ends past their estimate lead, at now, in ID order.
 	past, _ := slices.BinarySearchFunc(off, s.now, func(o offEnd, t time.Time) int {

@@ -2,7 +2,12 @@ package admission
 
 import (
 	"fmt"
+	"testing"
+	"time"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
 
@@ -64,4 +69,34 @@ func evictedBy(res *CycleResult, id WorkloadID) bool {
 		}
 	}
 	return false
+}
+
+// TestCopiedResultLeavesTheFutureAlone: a host keeps a copy of a cycle's result (results
+// are values) and runs a later cycle into the original, which takes the future over and
+// drops it; a cycle run into the copy then leaves that future alone, and decides as a
+// fresh cycle does. (It once took the dropped future over and panicked on its empty
+// list of ends.)
+func TestCopiedResultLeavesTheFutureAlone(t *testing.T) {
+	g, _, err := reservingGate(t, 3)
+	require.NoError(t, err)
+	require.NoError(t, runningPods(t, g, "E", quota.Normal, "n1", 4, 20*time.Minute))
+	require.NoError(t, runningPods(t, g, "Y", quota.Normal, "n1", 4, 0))
+	require.NoError(t, runningPods(t, g, "A", quota.Normal, "n0", 4, 40*time.Minute))
+	require.NoError(t, runningPods(t, g, "Z", quota.Normal, "n2", 8, 0))
+	require.NoError(t, g.Submit(Workload{ID: "big", Queue: "team", Gang: podGang(t, 1, 8), Submitted: at(0), Estimate: time.Hour}))
+	var res CycleResult
+	require.NoError(t, g.CycleInto(at(15), &res))
+	require.NotNil(t, res.future, "the reservation's copy is handed over")
+	saved := res
+	_, err = g.Release("A") // big now fits: no reservation moves the future, which is dropped
+	require.NoError(t, err)
+	require.NoError(t, g.CycleInto(at(16), &res))
+	require.Nil(t, res.future)
+	require.NoError(t, g.CycleInto(at(17), &saved))
+	fresh := g.Cycle(at(17))
+	require.Len(t, saved.Decisions, len(fresh.Decisions))
+	for i := range fresh.Decisions {
+		require.Equal(t, fresh.Decisions[i].Outcome, saved.Decisions[i].Outcome, fresh.Decisions[i].Workload.ID)
+		require.True(t, samePlacement(fresh.Decisions[i].Placement, saved.Decisions[i].Placement))
+	}
 }

@@ -537,8 +537,10 @@ type CycleResult struct {
 	// result (a hint, checked before it is used).
 	reserved reservedBy
 	// future is the copy of the cluster the cycle's reservations moved, for the next
-	// cycle run into the result (see future).
-	future *future
+	// cycle run into the result (see future), and futureGen its count of hand-overs
+	// then (future.gen).
+	future    *future
+	futureGen uint64
 }
 
 // reservedBy is a reservation's gang and start.
