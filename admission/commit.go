@@ -88,7 +88,26 @@ func (g *Gate) share(r *record) *record {
 	if r.sig != nil {
 		r.sig = g.shared.sig(r.sig)
 	}
+	if r.fl != nil {
+		g.shareSteps(r.fl.first)
+	}
 	return r
+}
+
+// shareSteps shares the charges and placement signatures of a menu's flavor steps as
+// share does a gang's own: a deep queue of work with a menu holds one of each per
+// flavor and workload, read by every cycle, and the signatures' keys (the whole
+// restricted request written out) were most of what the collector had to walk.
+func (g *Gate) shareSteps(steps []flavorStep) {
+	for i := range steps {
+		if a := steps[i].eval; a != nil {
+			a.vec = g.shared.vec(a.vec)
+			if a.sig != nil {
+				a.sig = g.shared.sig(a.sig)
+			}
+		}
+		g.shareSteps(steps[i].next)
+	}
 }
 
 // Withdraw takes the pending workload id out of the queue (the host cancelled it, or

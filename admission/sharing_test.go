@@ -44,7 +44,7 @@ func TestSharingTables(t *testing.T) {
 	renamed := &placeSig{key: string([]byte(key)), names: []string{"b"}, namesHash: 2}
 	got := s.sig(renamed)
 	assert.Same(t, renamed, got, "other names: its own signature")
-	assert.Equal(t, unsafe.StringData(first.key), unsafe.StringData(got.key), "with the kept key's string")
+	assert.Same(t, unsafe.StringData(first.key), unsafe.StringData(got.key), "with the kept key's string")
 	same := &placeSig{key: string([]byte(key)), names: []string{"a"}, namesHash: 1}
 	assert.Same(t, first, s.sig(same))
 
@@ -56,4 +56,32 @@ func TestSharingTables(t *testing.T) {
 	}
 	assert.LessOrEqual(t, len(s.vecs), maxShared)
 	assert.NotSame(t, &v[0], &s.vec([]quota.Quantity{1, 2})[0], "a full table started again")
+}
+
+// TestFlavorStepsSubmittedApartShare: the menus of gangs with the same request,
+// submitted apart, share each flavor step's charge and the key of its placement
+// signature (the gangs' names differ, so each keeps its own names), as their own
+// vectors and signatures do; a gang of another request shares none of them.
+func TestFlavorStepsSubmittedApartShare(t *testing.T) {
+	g := flavorGate(t, twoModels(t), flavorQueue("train", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 16, "gpu@a100": 16}))
+	a, b, c := flavorWork(t, "a", "train", quota.Normal, 2, 4, 1, ""), flavorWork(t, "b", "train", quota.Normal, 1, 2, 2, ""), flavorWork(t, "c", "train", quota.Normal, 2, 4, 3, "")
+	c.Gang.Name = "other"
+	submit(t, g, a, b, c)
+	steps := func(id WorkloadID) []flavorStep {
+		r, ok := g.pending.get(id)
+		require.True(t, ok, id)
+		require.NotNil(t, r.fl, id)
+		require.Len(t, r.fl.first, 2, id)
+		return r.fl.first
+	}
+	sa, sb, sc := steps("a"), steps("b"), steps("c")
+	for i := range sa {
+		ea, eb, ec := sa[i].eval, sb[i].eval, sc[i].eval
+		assert.Same(t, &ea.vec[0], &ec.vec[0], "step %d: one charge", i)
+		// Same and NotSame compare the pointers; Equal would compare the first bytes.
+		assert.Same(t, unsafe.StringData(ea.sig.key), unsafe.StringData(ec.sig.key), "step %d: one key", i)
+		assert.NotSame(t, ea.sig, ec.sig, "step %d: names of their own", i)
+		assert.NotSame(t, unsafe.StringData(ea.sig.key), unsafe.StringData(eb.sig.key), "step %d: another request", i)
+		assert.NotSame(t, &ea.vec[0], &eb.vec[0])
+	}
 }
