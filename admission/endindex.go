@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"strings"
 	"time"
 
 	"github.com/google/btree"
@@ -31,11 +32,14 @@ func entryOf(r *record) endEntry {
 }
 
 // endsBefore orders entries by their end, then ID.
-func endsBefore(a, b endEntry) bool {
+func endsBefore(a, b endEntry) bool { return compareEnds(a, b) < 0 }
+
+// compareEnds is endsBefore as a comparison: by end, then ID.
+func compareEnds(a, b endEntry) int {
 	if c := a.at.Compare(b.at); c != 0 {
-		return c < 0
+		return c
 	}
-	return a.id < b.id
+	return strings.Compare(string(a.id), string(b.id))
 }
 
 // set adds (on) or removes r, when it has an estimate.

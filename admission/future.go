@@ -156,23 +156,10 @@ func (f *future) handOver(now time.Time, configAt uint64, e *endings) *future {
 	f.gen++
 	// The ends past their estimate lead, in ID order; in the index's order they are by
 	// end, then ID.
-	past, _ := slices.BinarySearchFunc(f.off, now, func(o offEnd, t time.Time) int {
-		if o.x.at.After(t) {
-			return 1
-		}
-		return -1
-	})
+	past := pastEnds(f.off, now)
 	slices.SortFunc(f.off[:past], func(a, b offEnd) int { return compareEnds(a.x, b.x) })
 	f.used, f.carried, f.configAt = false, true, configAt
 	return f
-}
-
-// compareEnds orders entries as the gate's index does: by end, then ID.
-func compareEnds(a, b endEntry) int {
-	if c := a.at.Compare(b.at); c != 0 {
-		return c
-	}
-	return strings.Compare(string(a.id), string(b.id))
 }
 
 // takeOverFuture makes f, handed over by the cycle before (handOver), the future of s,
@@ -240,12 +227,7 @@ func (g *Gate) takeOverFuture(s *state, f *future, placed, removed topology.Foot
 		return f, nil
 	}
 	// In the cycle's order, the ends past their estimate lead, at now, in ID order.
-	past, _ := slices.BinarySearchFunc(off, s.now, func(o offEnd, t time.Time) int {
-		if o.x.at.After(t) {
-			return 1
-		}
-		return -1
-	})
+	past := pastEnds(off, s.now)
 	slices.SortFunc(off[:past], func(a, b offEnd) int { return strings.Compare(string(a.x.id), string(b.x.id)) })
 	e.read = slices.Grow(f.read[:0], len(off))
 	for k, o := range off {
@@ -257,4 +239,16 @@ func (g *Gate) takeOverFuture(s *state, f *future, placed, removed topology.Foot
 	}
 	f.off, f.spare, f.read = off, f.off[:0], nil
 	return f, e
+}
+
+// pastEnds returns how many of off's leading ends are due by now: those past their
+// estimate, which lead the list in either order it is kept in.
+func pastEnds(off []offEnd, now time.Time) int {
+	n, _ := slices.BinarySearchFunc(off, now, func(o offEnd, t time.Time) int {
+		if o.x.at.After(t) {
+			return 1
+		}
+		return -1
+	})
+	return n
 }
