@@ -9,7 +9,9 @@ import (
 // pending queue with their original submit time. It carries out what the cycle decided,
 // never what the host's copy of the result says now. It is an error, changing nothing,
 // for a result of another gate or one computed before the gate last changed, applied
-// ones included (ErrStaleDecision: run the cycle again), and for one whose decisions
+// ones included, or a copy of a result that a later cycle was run into (CycleInto),
+// whose decisions that cycle may have written over (ErrStaleDecision: run the cycle
+// again), and for one whose decisions
 // were changed, added, dropped or reordered (ErrEditedDecision).
 func (g *Gate) Apply(c CycleResult) error {
 	switch {
@@ -17,6 +19,8 @@ func (g *Gate) Apply(c CycleResult) error {
 		return errUnusable()
 	case c.gate != g.self:
 		return inputErr(ErrStaleDecision, "cycle", c.Now.String(), "was not run on this gate")
+	case c.baton != nil && !c.owns():
+		return inputErr(ErrStaleDecision, "cycle", c.Now.String(), "was written over: a later cycle was run into a copy of it")
 	case c.usageGen != g.usageGen || c.queueGen != g.queueGen:
 		return inputErr(ErrStaleDecision, "cycle", c.Now.String(), "was run before the gate last changed; run it again")
 	case len(c.Decisions) != len(c.sealed):

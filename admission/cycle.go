@@ -50,6 +50,12 @@ func (g *Gate) Cycle(now time.Time) CycleResult {
 // overwritten, its decisions and the slices in them included: keep none of them across
 // the call. It is an error, changing nothing, for a nil res (ErrInvalidValue).
 //
+// A result is a value, and a copy of it shares its storage: the call takes the storage
+// over for res alone. A copy of res made before the call is left behind: a cycle run
+// into the copy starts from nothing, as into a new result, and decides as Cycle does,
+// and Apply refuses the copy (ErrStaleDecision), whose decisions the call may have
+// written over.
+//
 // A result of an earlier cycle of the same gate also hands over what that cycle knew at
 // its end of requests of one pod set that found no placement: each still holds, and is
 // not searched again, while no node that the request may use has gained room for one
@@ -74,11 +80,19 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	// of the cluster are written over.
 	var gained, guardedGained []topology.Node
 	var placed, removed topology.Footprint
+	var bat *baton
+	if keep {
+		if !res.owns() {
+			// A result never run into, or a copy of one that a later cycle was run
+			// into: what it holds is that cycle's, if anything.
+			*res = CycleResult{baton: new(baton)}
+		}
+		// Before anything is written: every copy of res is left behind.
+		bat = res.baton
+		bat.gen++
+	}
 	handed, handedStates, reserved := res.carry, res.states, res.reserved
 	handedFuture := res.future
-	if handedFuture != nil && handedFuture.gen != res.futureGen {
-		handedFuture = nil // a copy of a result whose future moved on: not this result's
-	}
 	hinted := keep && res.gate == g.self
 	carried := hinted && g.live.cluster != nil
 	carryStates := carried && len(handedStates.states) > 0 && handedStates.configAt == g.configGen
@@ -138,6 +152,9 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		s.explaining = new(explainArena)
 	}
 	*res = CycleResult{Now: now, Decisions: decisions, sealed: seals, gate: g.self, usageGen: g.usageGen, queueGen: g.queueGen, configGen: g.configGen}
+	if bat != nil {
+		res.baton, res.batonGen = bat, bat.gen
+	}
 	w := walk{g: g, s: s, p: newPlans(s.search), res: res, arena: requests, classes: classes, same: same, waiting: waiting, backfill: backfill}
 	if hinted {
 		w.reserved = reserved
@@ -154,7 +171,6 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 	case carryFuture && g.keepsFuture(s):
 		w.future, w.ends = g.takeOverFuture(s, handedFuture, placed, removed)
 	case handedFuture != nil:
-		handedFuture.gen++
 		handedFuture.reset(s)
 	}
 	defer func() {
@@ -182,8 +198,6 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 			res.future = w.future.handOver(now, res.configGen, w.ends)
 			if res.future == nil && w.future != nil {
 				w.future.reset(s)
-			} else if res.future != nil {
-				res.futureGen = res.future.gen
 			}
 			res.clusters = spares(s, kept, res.future)
 			res.carry = s.search.handOver(handed)

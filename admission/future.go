@@ -36,12 +36,6 @@ type future struct {
 	carried, used, broken bool
 	// configAt is the gate's configuration count when it was handed over.
 	configAt uint64
-	// gen counts the hand-overs and take-overs of the future; the result it was
-	// handed in holds the count then (CycleResult.futureGen). A copy of that result
-	// holds the same pointer: a cycle run into the copy after another cycle took the
-	// future over, or into a result the future no longer belongs to, finds a count
-	// that moved on, and leaves the future alone.
-	gen uint64
 	// spare, cur and read are room kept from one cycle to the next: the list of ends
 	// off that a take-over builds, the index's ends it reads, and the ends the cycle's
 	// reader holds. Thousands of each, every cycle, were a good part of what the
@@ -153,7 +147,6 @@ func (f *future) handOver(now time.Time, configAt uint64, e *endings) *future {
 	if e != nil {
 		f.read = e.read[:0]
 	}
-	f.gen++
 	// The ends past their estimate lead, in ID order; in the index's order they are by
 	// end, then ID.
 	past := pastEnds(f.off, now)
@@ -179,7 +172,6 @@ func (f *future) handOver(now time.Time, configAt uint64, e *endings) *future {
 //
 // A future that cannot serve is returned reset, its room kept, with no reader.
 func (g *Gate) takeOverFuture(s *state, f *future, placed, removed topology.Footprint) (*future, *endings) {
-	f.gen++
 	if f.cluster == nil || len(f.off) == 0 || !f.off[len(f.off)-1].x.at.After(s.now) {
 		f.reset(s)
 		return f, nil

@@ -537,11 +537,26 @@ type CycleResult struct {
 	// result (a hint, checked before it is used).
 	reserved reservedBy
 	// future is the copy of the cluster the cycle's reservations moved, for the next
-	// cycle run into the result (see future), and futureGen its count of hand-overs
-	// then (future.gen).
-	future    *future
-	futureGen uint64
+	// cycle run into the result (see future).
+	future *future
+	// baton says whether the storage and the carried state above are this result's:
+	// they are while baton.gen is batonGen (see baton).
+	baton    *baton
+	batonGen uint64
 }
+
+// baton tells the one result that owns a cycle's storage and what it carries from its
+// copies. Results are values, and a copy shares the original's storage, its copies of
+// the cluster and the states it hands over. A cycle run into a result counts the baton
+// on before it writes anything, and its result holds the new count: every copy made
+// before then holds an older one, and a cycle run into such a copy starts from nothing
+// (the storage is another cycle's now), and Apply refuses it (its decisions may have
+// been written over).
+type baton struct{ gen uint64 }
+
+// owns reports whether res holds its storage and carried state: a result a cycle was
+// run into, and no later cycle into a copy of it.
+func (res *CycleResult) owns() bool { return res.baton != nil && res.baton.gen == res.batonGen }
 
 // reservedBy is a reservation's gang and start.
 type reservedBy struct {
