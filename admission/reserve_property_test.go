@@ -3,6 +3,7 @@ package admission
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"testing"
 	"time"
 
@@ -136,6 +137,76 @@ func TestPropertyBackfillNeverDelaysTheReservation(t *testing.T) {
 	require.Positive(t, backfilled)
 }
 
+// reservingScenario returns a reserving gate (reservingGate) of 3 to 8 nodes that run
+// HIGH/NORMAL and LOW work of one to three GPUs, with estimates, and a pending gang of a
+// whole node: the IDs of the running work, and an error when the gate cannot be built.
+func reservingScenario(t *testing.T, r *rand.Rand) (*Gate, []topology.Node, []WorkloadID, error) {
+	g, nodes, err := reservingGate(t, 3+r.Intn(6))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	shape := topology.Resources{"gpu": 1, "cpu": 100}
+	var ids []WorkloadID
+	for i, n := range nodes {
+		for j := range 1 + r.Intn(4) {
+			gpus := int64(1 + r.Intn(3))
+			w := Workload{ID: WorkloadID(fmt.Sprintf("run%d-%d", i, j)), Queue: "team", Priority: quota.Priority(-r.Intn(2)), Gang: podGang(t, int(gpus), 1),
+				Submitted: at(0), Estimate: time.Duration(10+r.Intn(120)) * time.Minute}
+			p := &topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: n.Name, Pods: gpus, Shape: shape}}}
+			if err := g.AddRunning(w, at(0), p); err != nil {
+				continue // the node is full
+			}
+			ids = append(ids, w.ID)
+		}
+	}
+	err = g.Submit(Workload{ID: "big", Queue: "team", Gang: podGang(t, 1, 8), Submitted: at(0), Estimate: time.Hour})
+	return g, nodes, ids, err
+}
+
+// changeReserving changes one thing of a reservingScenario's gate, as between two
+// cycles, at now (the step-th change): an estimate, an end, an arrival (HIGH work
+// among them evicts LOW work), a node cordoned or given back.
+func changeReserving(t *testing.T, r *rand.Rand, g *Gate, nodes []topology.Node, ids []WorkloadID, step int, now time.Time) {
+	switch r.Intn(6) {
+	case 4:
+		n := nodes[r.Intn(len(nodes))].Name
+		if r.Intn(2) == 0 {
+			_ = g.CordonNode(n)
+		} else {
+			_ = g.UncordonNode(n)
+		}
+	case 0, 3:
+		// Often shorter than before: the gang may start earlier than it was told.
+		_ = g.SetEstimate(ids[r.Intn(len(ids))], time.Duration(r.Intn(150))*time.Minute)
+	case 1:
+		_, _ = g.Release(ids[r.Intn(len(ids))])
+	default:
+		_ = g.Submit(Workload{ID: WorkloadID(fmt.Sprintf("s%d", step)), Queue: "team", Priority: quota.Priority(1 - r.Intn(3)),
+			Gang: podGang(t, 1, 1+r.Intn(3)), Submitted: now, Estimate: time.Duration(5+r.Intn(150)) * time.Minute})
+	}
+}
+
+// sameCycle returns what differs between the decisions of two cycles on one state,
+// "" when nothing does but their explanations (a carried cycle may answer from the
+// failures of the one before): outcomes, reasons, placements, reservations, victims.
+func sameCycle(want, got CycleResult) string {
+	if len(want.Decisions) != len(got.Decisions) {
+		return fmt.Sprintf("%d decisions afresh, %d carried", len(want.Decisions), len(got.Decisions))
+	}
+	for i := range want.Decisions {
+		a, b := want.Decisions[i], got.Decisions[i]
+		if a.Workload.ID != b.Workload.ID || a.Outcome != b.Outcome || a.Reason != b.Reason || !samePlacement(a.Placement, b.Placement) ||
+			(a.Reservation == nil) != (b.Reservation == nil) ||
+			a.Reservation != nil && (!a.Reservation.Start.Equal(b.Reservation.Start) || !samePlacement(&a.Reservation.Placement, &b.Reservation.Placement)) {
+			return fmt.Sprintf("afresh %s %+v, carried %s %+v", a, a.Reservation, b, b.Reservation)
+		}
+		if !slices.EqualFunc(a.Plan, b.Plan, func(x, y RunningWorkload) bool { return x.Workload.ID == y.Workload.ID }) {
+			return fmt.Sprintf("%s: %d victims afresh, %d carried", a.Workload.ID, len(a.Plan), len(b.Plan))
+		}
+	}
+	return ""
+}
+
 // TestPropertyCarriedReservationsMatch: a cycle run into the result of the one before
 // starts its search for a gang's reservation from the start that cycle found (a
 // hint); whatever changed in between — work ended, estimates changed, work submitted,
@@ -146,25 +217,8 @@ func TestPropertyCarriedReservationsMatch(t *testing.T) {
 	hinted, evicting, futures, takenOver := 0, 0, 0, 0
 	props.Property("a carried reservation is the one found afresh", prop.ForAll(func(seed int64) string {
 		r := rand.New(rand.NewSource(seed))
-		g, nodes, err := reservingGate(t, 3+r.Intn(6))
+		g, nodes, ids, err := reservingScenario(t, r)
 		if err != nil {
-			return err.Error()
-		}
-		shape := topology.Resources{"gpu": 1, "cpu": 100}
-		var ids []WorkloadID
-		for i, n := range nodes {
-			for j := range 1 + r.Intn(4) {
-				gpus := int64(1 + r.Intn(3))
-				w := Workload{ID: WorkloadID(fmt.Sprintf("run%d-%d", i, j)), Queue: "team", Priority: quota.Priority(-r.Intn(2)), Gang: podGang(t, int(gpus), 1),
-					Submitted: at(0), Estimate: time.Duration(10+r.Intn(120)) * time.Minute}
-				p := &topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: n.Name, Pods: gpus, Shape: shape}}}
-				if err := g.AddRunning(w, at(0), p); err != nil {
-					continue // the node is full
-				}
-				ids = append(ids, w.ID)
-			}
-		}
-		if err := g.Submit(Workload{ID: "big", Queue: "team", Gang: podGang(t, 1, 8), Submitted: at(0), Estimate: time.Hour}); err != nil {
 			return err.Error()
 		}
 		var carried CycleResult
@@ -185,19 +239,11 @@ func TestPropertyCarriedReservationsMatch(t *testing.T) {
 				}
 			}
 			last = carried.future
-			if len(fresh.Decisions) != len(carried.Decisions) {
-				return fmt.Sprintf("step %d: %d decisions afresh, %d carried", step, len(fresh.Decisions), len(carried.Decisions))
+			if bad := sameCycle(fresh, carried); bad != "" {
+				return fmt.Sprintf("step %d: %s", step, bad)
 			}
-			for i := range fresh.Decisions {
-				a, b := fresh.Decisions[i], carried.Decisions[i]
-				// The explanations may differ: a carried cycle answers from the failures
-				// of the one before. What is decided may not.
-				if a.Workload.ID != b.Workload.ID || a.Outcome != b.Outcome || a.Reason != b.Reason || !samePlacement(a.Placement, b.Placement) ||
-					(a.Reservation == nil) != (b.Reservation == nil) ||
-					a.Reservation != nil && (!a.Reservation.Start.Equal(b.Reservation.Start) || !samePlacement(&a.Reservation.Placement, &b.Reservation.Placement)) {
-					return fmt.Sprintf("step %d: afresh %s %+v, carried %s %+v", step, a, a.Reservation, b, b.Reservation)
-				}
-				if a.Reservation != nil && step > 0 {
+			for _, d := range fresh.Decisions {
+				if d.Reservation != nil && step > 0 {
 					hinted++
 				}
 			}
@@ -207,28 +253,8 @@ func TestPropertyCarriedReservationsMatch(t *testing.T) {
 			if err := g.Apply(carried); err != nil {
 				return err.Error()
 			}
-			// Something changes before the next cycle: an estimate, an end, an arrival
-			// (HIGH work among them evicts LOW work), a node cordoned or given back.
 			now = now.Add(time.Duration(1+r.Intn(10)) * time.Minute)
-			switch r.Intn(6) {
-			case 4:
-				n := nodes[r.Intn(len(nodes))].Name
-				if r.Intn(2) == 0 {
-					_ = g.CordonNode(n)
-				} else {
-					_ = g.UncordonNode(n)
-				}
-			case 0, 3:
-				// Often shorter than before: the gang may start earlier than it was told.
-				id := ids[r.Intn(len(ids))]
-				_ = g.SetEstimate(id, time.Duration(r.Intn(150))*time.Minute)
-			case 1:
-				id := ids[r.Intn(len(ids))]
-				_, _ = g.Release(id)
-			default:
-				_ = g.Submit(Workload{ID: WorkloadID(fmt.Sprintf("s%d", step)), Queue: "team", Priority: quota.Priority(1 - r.Intn(3)),
-					Gang: podGang(t, 1, 1+r.Intn(3)), Submitted: now, Estimate: time.Duration(5+r.Intn(150)) * time.Minute})
-			}
+			changeReserving(t, r, g, nodes, ids, step, now)
 		}
 		return ""
 	}, ggen.Int64()))
