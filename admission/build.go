@@ -54,17 +54,28 @@ type Options struct {
 	LeastLostWork bool
 	// Reservations keeps room for gangs that wait long (see the package documentation):
 	// in each cycle the first gang in the walk left without a placement after waiting
-	// Reservations.After since it was submitted reserves where the running work's
+	// its policy's time since it was submitted reserves where the running work's
 	// estimates (Workload.Estimate) free room for it first, and the cycle's later work
 	// of its priority or below may use that room only if it ends by its estimate before
-	// then (backfill). Off when After is 0.
+	// then (backfill). Off when no time of the policy is positive.
 	Reservations Reservations
 }
 
-// Reservations is the policy of reservations (Options.Reservations).
+// Reservations is the policy of reservations (Options.Reservations): how long a gang
+// waits before it reserves. The most specific time given applies — its queue's, else
+// its priority's, else After — and 0 means the gang never reserves. A platform that
+// keeps room only for its most urgent gangs sets Priorities alone, say HIGH after five
+// minutes; one whose training queue runs the large gangs sets Queues alone.
 type Reservations struct {
-	// After is how long a gang waits before it reserves; 0 turns reservations off.
+	// After is how long a gang waits before it reserves, where neither Priorities nor
+	// Queues says otherwise.
 	After time.Duration
+	// Priorities sets the time of the gangs of each priority it names (quota.High,
+	// quota.Normal, quota.Low).
+	Priorities map[quota.Priority]time.Duration
+	// Queues sets the time of the gangs of single queues, whatever their priority,
+	// keyed as Options.Strategies is and kept by name in the same way.
+	Queues map[string]time.Duration
 }
 
 // NewForPools returns a gate for the pools of one node set, on the tree described in
@@ -173,7 +184,10 @@ func newGate(l layout, book capacityBook, o Options) (*Gate, error) {
 		return nil, inputErr(ErrInvalidValue, "options.reservations.after", o.Reservations.After.String(), "must not be negative")
 	}
 	g.minRuntimes, g.minFallback, g.leastLost = map[string]MinRuntime{}, o.MinRuntime, o.LeastLostWork
-	g.reserveAfter = o.Reservations.After
+	g.reserveAfter, g.reserveQueues = o.Reservations.After, map[string]time.Duration{}
+	if err := g.setReservePriorities(o.Reservations.Priorities); err != nil {
+		return nil, err
+	}
 	if len(o.CostResources) > 0 {
 		g.costNames = slices.Clone(o.CostResources)
 		for i, name := range g.costNames {
@@ -190,6 +204,9 @@ func newGate(l layout, book capacityBook, o Options) (*Gate, error) {
 		return nil, err
 	}
 	if err := g.setMinRuntimes(o.MinRuntimes); err != nil {
+		return nil, err
+	}
+	if err := g.setReserveQueues(o.Reservations.Queues); err != nil {
 		return nil, err
 	}
 	g.notePatience()
@@ -240,6 +257,7 @@ func (g *Gate) install(l layout) {
 			pool = p
 		}
 		g.leaves[n-1] = leafInfo{pool: pool, exempt: l.exempt[name], closed: l.closed[name], strategy: g.strategyOf(name), minRun: g.minRuntimeOf(name)}
+		g.leaves[n-1].reserve, g.leaves[n-1].reserveOwn = g.reserveQueues[name]
 	}
 	for from, to := range l.alias {
 		if n, ok := t.Node(to); ok {
@@ -301,7 +319,7 @@ func (g *Gate) reconfigure(l layout, drop map[*record]bool) error {
 		return inputErr(ErrInvalidConfig, "tree.resources", joinNames(got), "must be the gate's resources "+joinNames(g.resources))
 	}
 	next := &Gate{resources: g.resources, strategies: g.strategies, fallback: g.fallback, capacity: g.capacity,
-		minRuntimes: g.minRuntimes, minFallback: g.minFallback, costNames: g.costNames}
+		minRuntimes: g.minRuntimes, minFallback: g.minFallback, costNames: g.costNames, reserveQueues: g.reserveQueues}
 	next.install(l)
 	leaves := make(map[*record]quota.NodeID, len(g.ids))
 	for _, r := range g.records() {

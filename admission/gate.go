@@ -85,8 +85,12 @@ type Gate struct {
 	// leastLost turns on plans that lose the least work (Options.LeastLostWork).
 	leastLost bool
 	// reserveAfter is how long a gang waits before it reserves room
-	// (Options.Reservations); 0 when none do.
-	reserveAfter time.Duration
+	// (Options.Reservations), 0 for never, where neither reservePriorities (by priority,
+	// Low first, when set) nor the gang's queue (leafInfo.reserve, kept by name in
+	// reserveQueues) says otherwise.
+	reserveAfter      time.Duration
+	reservePriorities [3]reserveTime
+	reserveQueues     map[string]time.Duration
 	// clock is the latest time the gate has been told of — an admission, a checkpoint,
 	// a cycle applied — at which Decide judges lost work and minimum runtimes.
 	clock time.Time
@@ -166,6 +170,16 @@ type leafInfo struct {
 	strategy Strategy
 	// minRun is the queue's minimum runtime of LOW work before it may be evicted.
 	minRun MinRuntime
+	// reserve is how long the queue's gangs wait before they reserve, when reserveOwn
+	// says the queue has a time of its own (Reservations.Queues).
+	reserve    time.Duration
+	reserveOwn bool
+}
+
+// reserveTime is a time of the reservations' policy, and whether it was given.
+type reserveTime struct {
+	after time.Duration
+	set   bool
 }
 
 // exemptOn reports whether HIGH/NORMAL work here is not held to the nominal quota of

@@ -302,7 +302,20 @@ func (h *hold) onHeldNodes(p *topology.Placement) bool {
 }
 
 // reserves reports whether r, left pending for a placement, may reserve: a gang that
-// has waited at least the policy's time by now.
+// has waited at least the policy's time by now (reserveAfter).
 func (g *Gate) reserves(r *record, now time.Time) bool {
-	return g.reserveAfter > 0 && r.place != nil && !now.Before(r.w.Submitted.Add(g.reserveAfter))
+	after := g.reserveAfterOf(r)
+	return after > 0 && r.place != nil && !now.Before(r.w.Submitted.Add(after))
+}
+
+// reserveAfterOf returns how long r waits before it reserves, 0 for never: its queue's
+// time, else its priority's, else the gate's.
+func (g *Gate) reserveAfterOf(r *record) time.Duration {
+	if l := &g.leaves[r.leaf-1]; l.reserveOwn {
+		return l.reserve
+	}
+	if p := g.reservePriorities[r.w.Priority-quota.Low]; p.set {
+		return p.after
+	}
+	return g.reserveAfter
 }

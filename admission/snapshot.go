@@ -140,9 +140,10 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 // runtimes have a patience, 7 since the gate keeps which LOW work evicted which
 // workload while it holds both, and which workloads a plan evicted (a running
 // workload's own list of whom its admission evicted stays; from versions 4 to 6 the
-// lineage and the victims are read off those lists). Restore reads 3 to 6 too
+// lineage and the victims are read off those lists), 8 since the policy of
+// reservations has times per priority and per queue. Restore reads 3 to 7 too
 // (testdata/snapshots holds one of each).
-const snapshotVersion = 7
+const snapshotVersion = 8
 
 // writeCosts writes what the gate counts lost work and minimum runtimes by.
 func writeCosts(w *wire.Writer, g *Gate) {
@@ -161,6 +162,16 @@ func writeCosts(w *wire.Writer, g *Gate) {
 	w.Bool(g.leastLost)
 	writeTime(w, g.clock)
 	w.Int(int64(g.reserveAfter))
+	for _, p := range g.reservePriorities {
+		w.Bool(p.set)
+		w.Int(int64(p.after))
+	}
+	queues := slices.Sorted(maps.Keys(g.reserveQueues))
+	w.Uint(uint64(len(queues)))
+	for _, n := range queues {
+		w.String(n)
+		w.Int(int64(g.reserveQueues[n]))
+	}
 }
 
 // costs is what writeCosts wrote.
@@ -171,11 +182,15 @@ type costs struct {
 	leastLost bool
 	clock     time.Time
 	reserve   time.Duration
+	// reserveBy and reserveQueues are the reservations' times per priority and per
+	// queue (Reservations.Priorities and Queues).
+	reserveBy     [3]reserveTime
+	reserveQueues map[string]time.Duration
 }
 
 // readCosts reads what writeCosts wrote.
 func readCosts(r *wire.Reader, version uint64) costs {
-	c := costs{fallback: readMinRuntime(r, version), byQueue: map[string]MinRuntime{}}
+	c := costs{fallback: readMinRuntime(r, version), byQueue: map[string]MinRuntime{}, reserveQueues: map[string]time.Duration{}}
 	for range r.Len(2) {
 		name := r.String()
 		c.byQueue[name] = readMinRuntime(r, version)
@@ -192,6 +207,15 @@ func readCosts(r *wire.Reader, version uint64) costs {
 	c.clock = readTime(r)
 	if version >= 5 {
 		c.reserve = time.Duration(r.Int())
+	}
+	if version >= 8 {
+		for i := range c.reserveBy {
+			c.reserveBy[i] = reserveTime{set: r.Bool(), after: time.Duration(r.Int())}
+		}
+		for range r.Len(2) {
+			name := r.String()
+			c.reserveQueues[name] = time.Duration(r.Int())
+		}
 	}
 	return c
 }
@@ -289,7 +313,7 @@ func (g *Gate) bareTree() *quota.Tree {
 // *InputError matching ErrForeignSnapshot, ErrSnapshotVersion or ErrCorruptSnapshot,
 // and no gate is built.
 func Restore(data []byte) (*Gate, error) {
-	r, version, err := wire.NewReader(data, gateMagic, 3, 4, 5, 6, snapshotVersion)
+	r, version, err := wire.NewReader(data, gateMagic, 3, 4, 5, 6, 7, snapshotVersion)
 	if err != nil {
 		return nil, snapshotErr(err)
 	}
@@ -358,12 +382,20 @@ func readGate(r *wire.Reader, version uint64) (*Gate, error) {
 		}
 	}
 	o.FairSharing = r.Bool()
-	c := costs{byQueue: map[string]MinRuntime{}}
+	c := costs{byQueue: map[string]MinRuntime{}, reserveQueues: map[string]time.Duration{}}
 	if version >= 4 {
 		c = readCosts(r, version)
 	}
 	o.MinRuntime, o.CostResources, o.LeastLostWork = c.fallback, c.names, c.leastLost
 	o.Reservations.After = c.reserve
+	for i, p := range c.reserveBy {
+		if p.set {
+			if o.Reservations.Priorities == nil {
+				o.Reservations.Priorities = map[quota.Priority]time.Duration{}
+			}
+			o.Reservations.Priorities[quota.Low+quota.Priority(i)] = p.after
+		}
+	}
 	var lowered map[string]topology.Resources
 	o.Cluster, lowered = readCluster(r)
 	if r.Err() != nil {
@@ -384,12 +416,14 @@ func readGate(r *wire.Reader, version uint64) (*Gate, error) {
 		r.Fail(err.Error())
 		return nil, r.Err()
 	}
-	g.strategies, g.minRuntimes, g.clock = strategies, c.byQueue, c.clock
+	g.strategies, g.minRuntimes, g.reserveQueues, g.clock = strategies, c.byQueue, c.reserveQueues, c.clock
 	g.notePatience()
 	for _, n := range g.tree.Nodes() {
 		if g.tree.Kind(n) == quota.KindQueue {
-			g.leaves[n-1].strategy = g.strategyOf(g.tree.Name(n))
-			g.leaves[n-1].minRun = g.minRuntimeOf(g.tree.Name(n))
+			name := g.tree.Name(n)
+			g.leaves[n-1].strategy = g.strategyOf(name)
+			g.leaves[n-1].minRun = g.minRuntimeOf(name)
+			g.leaves[n-1].reserve, g.leaves[n-1].reserveOwn = g.reserveQueues[name]
 		}
 	}
 	d := readGangTable(r, g, version)

@@ -278,12 +278,12 @@ func lineageSnapshot(tb testing.TB) []byte {
 	return data
 }
 
-// TestRestoreEarlierVersions: snapshots written by versions 3 to 6 of the form (made by
+// TestRestoreEarlierVersions: snapshots written by versions 3 to 7 of the form (made by
 // the package as it was then, in testdata/snapshots: w of a reclaimed a's quota from x
 // of b, and z waits) restore. From version 4 on, running work kept whom its admission
 // evicted, and the lineage is read off it: x may not evict w, and a plan evicted x.
 func TestRestoreEarlierVersions(t *testing.T) {
-	for v := 3; v <= 6; v++ {
+	for v := 3; v <= 7; v++ {
 		t.Run(strconv.Itoa(v), func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("testdata", "snapshots", "gate-v"+strconv.Itoa(v)+".snap"))
 			require.NoError(t, err)
