@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -64,7 +65,9 @@ func podPlacement(e *elasticGang, pods []elasticPod, from *topology.Placement) t
 		if i < 0 {
 			var shape topology.Resources
 			if k := slices.IndexFunc(from.Assignments, func(a topology.Assignment) bool { return a.Group == e.groups[pod.leaf] }); k >= 0 {
-				shape = from.Assignments[k].Shape
+				// Its own map: the placement goes to the host (Shrink.Pods, the events
+				// of pods stopped and grown), whose writes must not reach from's.
+				shape = maps.Clone(from.Assignments[k].Shape)
 			}
 			p.Assignments = append(p.Assignments, topology.Assignment{Group: e.groups[pod.leaf], Node: pod.node, Shape: shape})
 			i = len(p.Assignments) - 1

@@ -104,6 +104,8 @@ func (g *Gate) resolve(w Workload) (record, error) {
 		return record{}, inputErr(ErrInvalidValue, "workload.id", "", "must not be empty")
 	case !w.Priority.IsValid():
 		return record{}, inputErr(ErrInvalidValue, "workload.priority", w.Priority.String(), "must be HIGH, NORMAL or LOW")
+	case w.Estimate < 0:
+		return record{}, inputErr(ErrInvalidValue, "workload.estimate", w.Estimate.String(), "must not be negative")
 	}
 	leaf, err := g.leafOf(w.Queue)
 	if err != nil {

@@ -367,8 +367,14 @@ func (w *walk) decide(r *record, at int) {
 		vec = chosen.vec
 	}
 	d.Workload, d.Request = r.w, w.copyOf(vec)
-	if d.Workload.Gang == nil && r.fl == nil {
+	switch {
+	case d.Workload.Gang != nil:
+	case r.fl == nil:
 		d.Workload.Request = d.Request
+	default:
+		// Charged per pair of the flavors chosen, asked per resource: the request is
+		// not the charge, and the host gets its own copy of each.
+		d.Workload.Request = w.copyOf(r.w.Request)
 	}
 	sl := seal(d, r)
 	if chosen != nil {

@@ -42,7 +42,7 @@ type Workload struct {
 	// unknown. Only reservations read it (Options.Reservations): running work frees its
 	// room at its admission plus its estimate, and work that ends by its estimate before
 	// a reservation starts may use the reserved room. Work without one is taken to run
-	// for ever there.
+	// for ever there. A negative estimate is refused (ErrInvalidValue).
 	Estimate time.Duration
 	// Flavors, on a gate with flavors, names the flavor of each resource asked for
 	// (resource → flavor) of work that runs: the gate sets it on what it admits
