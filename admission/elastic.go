@@ -93,6 +93,18 @@ func (g *Gate) splitGrown(r *record, at time.Time) error {
 	if len(pods) == 0 {
 		return nil
 	}
+	// The gang runs no more elastic pods of a group than it wants (Gang.Extra): the
+	// gate would otherwise hold, and hand back, pods no PodGroup lists.
+	placed := make([]int64, len(r.el.groups))
+	for _, p := range pods {
+		placed[p.leaf]++
+	}
+	for l, n := range placed {
+		if want := wantOf(r.el, l); n > want {
+			return inputErr(ErrInvalidValue, "placement", string(r.w.ID), "places "+strconv.FormatInt(n, 10)+" elastic pods of group "+
+				strconv.Quote(r.el.groups[l])+", above the "+strconv.FormatInt(want, 10)+" the gang wants (Gang.Extra)")
+		}
+	}
 	gr := &grown{min: r.vec, minPlace: minPlace, pods: pods}
 	r.grown = gr
 	r.vec = g.withPods(gr.min, r.el, pods)

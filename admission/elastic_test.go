@@ -330,6 +330,29 @@ func TestElasticAddRunningCharges(t *testing.T) {
 	assert.Equal(t, int64(4), gpusFree(g, "n1"))
 }
 
+// TestElasticAddRunningRefusesPodsAboveExtra: a placement with more elastic pods of a
+// group than the gang wants (Gang.Extra) is refused with a typed error naming the
+// placement, and changes nothing.
+func TestElasticAddRunningRefusesPodsAboveExtra(t *testing.T) {
+	g, err := NewForPools(poolSet(t, "team:12"), 0, Options{Cluster: rackCluster(t)})
+	require.NoError(t, err)
+	before, err := g.MarshalBinary()
+	require.NoError(t, err)
+	shape := topology.Resources{"gpu": 1, "cpu": 100}
+	p := &topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: "n1", Pods: 5, Elastic: 3, Shape: shape}}}
+	err = g.AddRunning(elasticWorkload(t, "el", "team", quota.High, 2, 2, 1), at(1), p)
+	require.ErrorIs(t, err, ErrInvalidValue)
+	var in *InputError
+	require.ErrorAs(t, err, &in)
+	assert.Equal(t, "placement", in.Field)
+	assert.Contains(t, err.Error(), "places 3 elastic pods of group \"job\", above the 2 the gang wants")
+	after, err := g.MarshalBinary()
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+	p.Assignments[0].Pods, p.Assignments[0].Elastic = 4, 2
+	require.NoError(t, g.AddRunning(elasticWorkload(t, "el", "team", quota.High, 2, 2, 1), at(1), p), "as many as it wants")
+}
+
 // TestElasticPodsLostWithANode: a node that fails takes only elastic pods of a gang
 // whose minimum runs elsewhere: the gang runs on without them, and the host hears of
 // it; a gang with its minimum there is lost as any work is.

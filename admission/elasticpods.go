@@ -26,6 +26,14 @@ func (e *elasticGang) wants() bool {
 	return e != nil && slices.ContainsFunc(e.want, func(n int64) bool { return n > 0 })
 }
 
+// wantOf returns the elastic pods e wants of leaf l: none for a gang without any.
+func wantOf(e *elasticGang, l int) int64 {
+	if l >= len(e.want) {
+		return 0
+	}
+	return e.want[l]
+}
+
 // leafOf returns the leaf whose group is named group, or −1.
 func (e *elasticGang) leafOf(group string) int { return slices.Index(e.groups, group) }
 
