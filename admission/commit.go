@@ -130,8 +130,11 @@ func (g *Gate) Withdraw(id WorkloadID) (Workload, error) {
 // that runs already when the gate is built or reconfigured. Its request is charged to
 // the tree as it is, over quota or not. On a gate with a cluster, placement says where
 // a gang's pods are (it is taken off the free capacity); nil leaves the cluster as it
-// is. It is an error for malformed input, an ID the gate holds, a placement the cluster
-// cannot take, or a usage that would overflow.
+// is. It is an error for malformed input, an ID the gate holds, a usage that would
+// overflow, or a placement the cluster cannot take or that places the gang otherwise
+// than it could be placed (topology.Cluster.Satisfies: each group at its minimum, its
+// pods of their shape, on nodes that its selectors and the flavors it runs on allow;
+// elastic pods up to Gang.Extra).
 func (g *Gate) AddRunning(w Workload, admitted time.Time, placement *topology.Placement) error {
 	r, err := g.resolve(w)
 	if err != nil {
@@ -146,6 +149,15 @@ func (g *Gate) AddRunning(w Workload, admitted time.Time, placement *topology.Pl
 	if r.fl != nil {
 		if err := g.runOn(&r, w.Flavors); err != nil {
 			return err
+		}
+	}
+	if placement != nil && r.place != nil {
+		// What runs is where the host says, but only where the gang could be: its
+		// groups at their minimum, its pods of their shapes on nodes their selectors
+		// (and the flavors they run on) allow. Else the books and the nodes would tell
+		// two stories.
+		if err := g.live.cluster.Satisfies(*r.place, *placement); err != nil {
+			return wrapped(inputErr(ErrInvalidValue, "placement", string(w.ID), err.Error()), err)
 		}
 	}
 	k := keep(r)

@@ -521,11 +521,22 @@ func (w flavorWorld) running(run worldRun, flavors bool) (Workload, *topology.Pl
 	}
 	var pl topology.Placement
 	for _, n := range w.Nodes {
-		if k := strings.Count(" "+strings.Join(run.On, " ")+" ", " "+n.Name+" "); k > 0 {
+		if k := countOf(run.On, n.Name); k > 0 {
 			pl.Assignments = append(pl.Assignments, topology.Assignment{Group: run.ID, Node: n.Name, Pods: int64(k), Shape: shape})
 		}
 	}
 	return wl, &pl, nil
+}
+
+// countOf returns how many times name is in names.
+func countOf(names []string, name string) int {
+	n := 0
+	for _, x := range names {
+		if x == name {
+			n++
+		}
+	}
+	return n
 }
 
 // workload is an ask as a workload, submitted at minute 100+n.

@@ -302,7 +302,9 @@ func TestPendingGangDecidedWithItsOwnCompiledGang(t *testing.T) {
 // whose GPUs, on a node that offers GPUs without limit, add up to more than a node can
 // count is refused, and nothing changes: had the node taken them, their release would
 // not give them back, and a capacity set later would leave it short of every GPU it
-// has, losing all its work for good.
+// has, losing all its work for good. Such pods are not of the gang's shape (a gang that
+// asks as much is refused by its quota first), and that is what refuses them; the
+// node's own rule is topology's (TestUnlimitedNodeCountsWhatIsPlaced).
 func TestPlacementTheNodeCannotCountIsRefused(t *testing.T) {
 	unlimited := topology.Node{Name: "n1", Labels: map[string]string{"rack": "r1", "hostname": "n1"},
 		Free: topology.Resources{"gpu": topology.Unlimited, "cpu": 64000}}
@@ -319,7 +321,7 @@ func TestPlacementTheNodeCannotCountIsRefused(t *testing.T) {
 	err = g.AddRunning(w, at(1), &pl)
 	assert.ErrorIs(t, err, ErrInvalidValue)
 	assert.ErrorIs(t, err, topology.ErrInvalidPlacement, "topology's rule shows through")
-	assert.ErrorContains(t, err, "more can be counted on a node that offers it without limit")
+	assert.ErrorContains(t, err, "must be the group's pod shape")
 	assert.Equal(t, before, snapshot(g))
 	if err == nil {
 		_, err := g.Release("huge")

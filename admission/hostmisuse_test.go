@@ -405,3 +405,45 @@ func TestNegativeEstimatesAreRefused(t *testing.T) {
 	require.ErrorIs(t, runningPods(t, g, "negrun", quota.Low, "n1", 1, -time.Hour), ErrInvalidValue)
 	assert.Equal(t, before, snapshotOf(t, g))
 }
+
+// TestAddRunningTakesOnlyWhereTheGangCouldBe: running work recorded with a placement
+// must be placed as its gang could be — each group at its minimum, pods of its shape,
+// on nodes its selectors and the flavors it runs on allow — or it is refused with a
+// typed error naming the placement, and nothing changes: else the books would charge
+// one flavor for pods that hold another's nodes.
+func TestAddRunningTakesOnlyWhereTheGangCouldBe(t *testing.T) {
+	g := flavorGate(t, twoModels(t), flavorQueue("qa", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 16, "gpu@a100": 16}))
+	// Where the gate itself would place two pods of 4 GPUs on H100: the group's name
+	// and shape as a placement says them.
+	d, err := g.DecideAt(Workload{ID: "probe", Queue: "qa", Gang: flavorGang(t, 2, 4, ""), Submitted: at(0)}, at(0))
+	require.NoError(t, err)
+	require.True(t, d.Admitted(), d.Message())
+	probe := d.Placement.Assignments[0]
+	on := func(node string, pods int64) *topology.Placement {
+		return &topology.Placement{Assignments: []topology.Assignment{{Group: probe.Group, Node: node, Pods: pods, Shape: probe.Shape}}}
+	}
+	work := func(id, flavor string) Workload {
+		return Workload{ID: WorkloadID(id), Queue: "qa", Gang: flavorGang(t, 2, 4, ""), Submitted: at(0), Flavors: map[string]string{"gpu": flavor}}
+	}
+	before := snapshotOf(t, g)
+	for name, c := range map[string]struct {
+		w    Workload
+		pl   *topology.Placement
+		says string
+	}{
+		"H100 quota, A100 nodes": {work("x", "h100"), on("a1", 2), `does not match the selector`},
+		"one pod of two":         {work("x", "h100"), on("h1", 1), `must hold none of its pods or its minimum, 2`},
+		"another shape":          {work("x", "h100"), &topology.Placement{Assignments: []topology.Assignment{{Group: probe.Group, Node: "h1", Pods: 2, Shape: topology.Resources{"gpu": 8}}}}, "must be the group's pod shape"},
+	} {
+		err := g.AddRunning(c.w, at(0), c.pl)
+		require.ErrorIs(t, err, ErrInvalidValue, name)
+		require.ErrorIs(t, err, topology.ErrInvalidPlacement, name)
+		var in *InputError
+		require.ErrorAs(t, err, &in, name)
+		assert.Equal(t, "placement", in.Field, name)
+		assert.ErrorContains(t, err, c.says, name)
+		assert.Equal(t, before, snapshotOf(t, g), name)
+	}
+	require.NoError(t, g.AddRunning(work("x", "h100"), at(0), on("h1", 2)), "where its gang could be")
+	require.NoError(t, g.AddRunning(work("y", "a100"), at(0), on("a1", 2)))
+}

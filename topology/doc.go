@@ -17,6 +17,9 @@
 // placement still fits compiles it once and asks [Cluster.HoldsFootprint], a read. A
 // gang that runs grows with [Cluster.PlaceElastic]: its elastic pods beside the
 // placement it holds, inside the domains that placement records, where they still fit.
+// A placement a host reports, of work that runs already, is checked against its request
+// with [Cluster.Satisfies]: its groups at their minimum, its pods of their shape, on
+// nodes their selectors allow.
 //
 // [Cluster.FromGang] turns a compiled gang of package gang (a KAI PodGroup) into a
 // Request, and [ToGang] reads the placement back in the gang's terms: pods per node by

@@ -132,6 +132,19 @@ func FuzzPlace(f *testing.F) {
 		if err := validate(levels, nodes, req, res.Placement); err != nil {
 			t.Fatalf("invalid placement: %v\n%s", err, res.Placement)
 		}
+		if err := c.Satisfies(req, res.Placement); err != nil {
+			t.Fatalf("a placement Place found does not satisfy the request: %v\n%s", err, res.Placement)
+		}
+		// A placement told wrong is refused or taken, never a panic.
+		if n := len(res.Placement.Assignments); n > 0 {
+			wrong := res.Placement
+			wrong.Assignments = append([]topology.Assignment(nil), wrong.Assignments[:n-1]...)
+			_ = c.Satisfies(req, wrong)
+			wrong.Assignments = append(wrong.Assignments, topology.Assignment{Group: res.Placement.Assignments[n-1].Group, Node: "nowhere", Pods: -1})
+			if c.Satisfies(req, wrong) == nil {
+				t.Fatalf("a placement on no node satisfies the request")
+			}
+		}
 		before := c.Nodes()
 		if err := c.Apply(res.Placement); err != nil {
 			t.Fatalf("apply: %v", err)

@@ -42,6 +42,11 @@ func TestPropertySound(t *testing.T) {
 			if err := validate(c.Levels, c.Nodes, c.Request, res.Placement); err != nil {
 				return err.Error() + "\n" + res.Placement.String()
 			}
+			// What the validator takes, the cluster's own check of a placement told by
+			// a host takes too (it checks no constraint and no capacity).
+			if err := build(t, c).Satisfies(c.Request, res.Placement); err != nil {
+				return "Satisfies: " + err.Error() + "\n" + res.Placement.String()
+			}
 		}
 		return ""
 	}, gen.TopologyCases(smallMixed)))

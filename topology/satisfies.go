@@ -1,0 +1,108 @@
+package topology
+
+import "strconv"
+
+// Satisfies checks that p places r's pods on c, as a host reports a gang that already
+// runs: every assignment names a leaf group of r and a node of c, its pods are of the
+// group's shape and the node matches the group's selector; each leaf holds, apart from
+// its elastic pods, none of its pods or exactly its minimum; and the leaves so placed
+// give every group its children's count (Group.Need) up to the root. The domains of
+// constraints are not checked: a gang that runs is where it is, met preference or not.
+// It returns nil, or an error matching ErrInvalidPlacement that names the assignment or
+// group and the rule; a request that is not valid is an error matching
+// ErrInvalidRequest.
+func (c *Cluster) Satisfies(r Request, p Placement) error {
+	if c == nil {
+		return placementErr("cluster", "", "is nil")
+	}
+	leaves := map[string]*Group{}
+	if err := indexLeaves(&r.Root, leaves); err != nil {
+		return err
+	}
+	placed := make(map[string]int64, len(leaves))
+	for i, a := range p.Assignments {
+		field := "assignments[" + strconv.Itoa(i) + "]"
+		leaf, ok := leaves[a.Group]
+		switch {
+		case !ok:
+			return placementErr(field+".group", strconv.Quote(a.Group), "is no leaf group of the request")
+		case a.Pods <= 0 || a.Elastic < 0 || a.Elastic > a.Pods:
+			return placementErr(field+".pods", strconv.FormatInt(a.Pods, 10), "must be positive, and at least its elastic pods ("+strconv.FormatInt(a.Elastic, 10)+")")
+		case !sameShape(a.Shape, leaf.Shape):
+			return placementErr(field+".shape", a.Shape.String(), "must be the group's pod shape "+leaf.Shape.String())
+		}
+		i, ok := c.nodeIdx[a.Node]
+		if !ok || c.flags.s[i]&flagGone != 0 {
+			return placementErr(field+".node", strconv.Quote(a.Node), "is no node of the cluster")
+		}
+		if len(leaf.Selector) > 0 {
+			sel, err := compileSelector(leaf.Selector, "group "+strconv.Quote(a.Group)+" selector")
+			if err != nil {
+				return err
+			}
+			if !sel.matches(c.labels.s[i]) {
+				return placementErr(field+".node", strconv.Quote(a.Node), "does not match the selector of group "+strconv.Quote(a.Group)+": "+leaf.Selector.Key())
+			}
+		}
+		placed[a.Group] += a.Pods - a.Elastic
+	}
+	for name, n := range placed {
+		if want := leaves[name].Pods; n != want {
+			return placementErr("group "+strconv.Quote(name), strconv.FormatInt(n, 10)+" pods", "must hold none of its pods or its minimum, "+strconv.FormatInt(want, 10))
+		}
+	}
+	if !groupPlaced(&r.Root, placed) {
+		return placementErr("root", strconv.Quote(r.Root.Name), "is not placed: the leaves placed do not give every group the children it needs")
+	}
+	return nil
+}
+
+// indexLeaves maps the name of every leaf under g to it, and refuses a request whose
+// leaves repeat a name.
+func indexLeaves(g *Group, leaves map[string]*Group) error {
+	if len(g.Children) == 0 {
+		if _, ok := leaves[g.Name]; ok {
+			return requestErr("group", strconv.Quote(g.Name), "names two leaves")
+		}
+		leaves[g.Name] = g
+		return nil
+	}
+	for i := range g.Children {
+		if err := indexLeaves(&g.Children[i], leaves); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// groupPlaced reports whether g is placed: a leaf with its pods placed, or an inner
+// group with Need (every one, when 0) of its children placed.
+func groupPlaced(g *Group, placed map[string]int64) bool {
+	if len(g.Children) == 0 {
+		return placed[g.Name] > 0
+	}
+	n := 0
+	for i := range g.Children {
+		if groupPlaced(&g.Children[i], placed) {
+			n++
+		}
+	}
+	if g.Need == 0 {
+		return n == len(g.Children)
+	}
+	return n >= g.Need
+}
+
+// sameShape reports whether a and b ask for the same of every resource, an absent one
+// asking for 0.
+func sameShape(a, b Resources) bool { return asksOf(a, b) && asksOf(b, a) }
+
+// asksOf reports whether every amount a asks for is b's, absent meaning 0.
+func asksOf(a, b Resources) bool {
+	for k, x := range a {
+		if b[k] != x {
+			return false
+		}
+	}
+	return true
+}
