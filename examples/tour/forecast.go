@@ -98,7 +98,10 @@ func tourReservations(w io.Writer) {
 		fmt.Fprintln(w, err)
 		return
 	}
-	g, err := admission.NewForPools(&pools, 0, admission.Options{Cluster: cluster, Reservations: admission.Reservations{After: 30 * time.Minute}})
+	// Gangs reserve after 30 minutes of waiting, LOW ones never: a host sets a time per
+	// priority (Reservations.Priorities) or per queue (Reservations.Queues).
+	policy := admission.Reservations{After: 30 * time.Minute, Priorities: map[quota.Priority]time.Duration{quota.Low: 0}}
+	g, err := admission.NewForPools(&pools, 0, admission.Options{Cluster: cluster, Reservations: policy})
 	if err != nil {
 		fmt.Fprintln(w, err)
 		return
@@ -136,9 +139,10 @@ func tourReservations(w io.Writer) {
 			return
 		}
 	}
-	fmt.Fprintln(w, "\n  With reservations after 30 minutes of waiting, on two nodes of 8 GPUs: a (6 GPUs on n1) runs")
-	fmt.Fprintln(w, "  until 10:00 and b (8 on n2) until 11:00 by their estimates; big (one pod of 8 GPUs) waits since")
-	fmt.Fprintln(w, "  09:00, long (2 GPUs, 2 h) and short (2 GPUs, 10 min) since 09:05. The cycle at 09:40:")
+	fmt.Fprintln(w, "\n  With reservations after 30 minutes of waiting (never for LOW gangs), on two nodes of 8 GPUs:")
+	fmt.Fprintln(w, "  a (6 GPUs on n1) runs until 10:00 and b (8 on n2) until 11:00 by their estimates; big (one pod")
+	fmt.Fprintln(w, "  of 8 GPUs) waits since 09:00, long (2 GPUs, 2 h) and short (2 GPUs, 10 min) since 09:05.")
+	fmt.Fprintln(w, "  The cycle at 09:40:")
 	c := g.Cycle(minute(40))
 	for _, d := range c.Decisions {
 		switch {
