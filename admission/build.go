@@ -3,7 +3,6 @@ package admission
 import (
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
@@ -59,23 +58,6 @@ type Options struct {
 	// of its priority or below may use that room only if it ends by its estimate before
 	// then (backfill). Off when no time of the policy is positive.
 	Reservations Reservations
-}
-
-// Reservations is the policy of reservations (Options.Reservations): how long a gang
-// waits before it reserves. The most specific time given applies — its queue's, else
-// its priority's, else After — and 0 means the gang never reserves. A platform that
-// keeps room only for its most urgent gangs sets Priorities alone, say HIGH after five
-// minutes; one whose training queue runs the large gangs sets Queues alone.
-type Reservations struct {
-	// After is how long a gang waits before it reserves, where neither Priorities nor
-	// Queues says otherwise.
-	After time.Duration
-	// Priorities sets the time of the gangs of each priority it names (quota.High,
-	// quota.Normal, quota.Low).
-	Priorities map[quota.Priority]time.Duration
-	// Queues sets the time of the gangs of single queues, whatever their priority,
-	// keyed as Options.Strategies is and kept by name in the same way.
-	Queues map[string]time.Duration
 }
 
 // NewForPools returns a gate for the pools of one node set, on the tree described in
@@ -180,14 +162,7 @@ func newGate(l layout, book capacityBook, o Options) (*Gate, error) {
 	if !o.MinRuntime.valid() {
 		return nil, inputErr(ErrInvalidValue, "options.minRuntime", o.MinRuntime.String(), minRuntimeRule)
 	}
-	if o.Reservations.After < 0 {
-		return nil, inputErr(ErrInvalidValue, "options.reservations.after", o.Reservations.After.String(), "must not be negative")
-	}
 	g.minRuntimes, g.minFallback, g.leastLost = map[string]MinRuntime{}, o.MinRuntime, o.LeastLostWork
-	g.reserveAfter, g.reserveQueues = o.Reservations.After, map[string]time.Duration{}
-	if err := g.setReservePriorities(o.Reservations.Priorities); err != nil {
-		return nil, err
-	}
 	if len(o.CostResources) > 0 {
 		g.costNames = slices.Clone(o.CostResources)
 		for i, name := range g.costNames {
@@ -206,7 +181,7 @@ func newGate(l layout, book capacityBook, o Options) (*Gate, error) {
 	if err := g.setMinRuntimes(o.MinRuntimes); err != nil {
 		return nil, err
 	}
-	if err := g.setReserveQueues(o.Reservations.Queues); err != nil {
+	if err := g.setReservations("options.reservations", o.Reservations); err != nil {
 		return nil, err
 	}
 	g.notePatience()

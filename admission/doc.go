@@ -233,8 +233,8 @@
 // Opt-in (Options.Reservations): in each cycle, the first gang in the walk left
 // waiting for quota or a placement after waiting its policy's time since it was
 // submitted — its queue's (Reservations.Queues), else its priority's
-// (Reservations.Priorities), else Reservations.After; never when that is 0 —
-// reserves room: where it would first be placed if the running work ended by
+// (Reservations.Priorities), else Reservations.After; never when that is 0; the
+// policy changes at run time with SetReservations — reserves room: where it would first be placed if the running work ended by
 // its estimates (Workload.Estimate, SetEstimate; work without one never ends there),
 // and from when (Decision.Reservation). The cycle then holds the reserved nodes from
 // its later work of the gang's priority or below — they are cordoned on the cycle's

@@ -31,7 +31,7 @@ var layers = []struct {
 	{"decisions", []string{"decideask.go", "assign.go", "elasticplan.go", "dynamic.go"}},
 	{"cycles", []string{"elasticcycle.go", "walk.go", "fairwalk.go", "carryplans.go", "cycle.go"}},
 	{"mutations", []string{"change.go", "eventlog.go", "aside.go", "commit.go", "apply.go", "nodes.go", "capacity.go", "pools.go",
-		"strategies.go", "build.go", "reads.go", "usage.go", "snapshot.go", "elasticlive.go", "estimate.go"}},
+		"strategies.go", "reservepolicy.go", "build.go", "reads.go", "usage.go", "snapshot.go", "elasticlive.go", "estimate.go"}},
 }
 
 // doc.go holds no code; it is in no layer.

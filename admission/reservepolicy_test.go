@@ -124,3 +124,46 @@ func TestReservationPolicyOutlivesChanges(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, reservesAt(t, m, "other", quota.Normal, 3))
 }
+
+// TestSetReservationsAtRuntime: a policy set on a running gate applies from the next
+// cycle, makes results held from before stale, and is read back as set, a copy; a bad
+// one is refused with a typed error naming the field and changes nothing.
+func TestSetReservationsAtRuntime(t *testing.T) {
+	g, err := policyGate(t, Reservations{})
+	require.NoError(t, err)
+	held := g.Cycle(at(10))
+	require.NoError(t, g.SetReservations(Reservations{Priorities: map[quota.Priority]time.Duration{quota.High: 5 * time.Minute},
+		Queues: map[string]time.Duration{"other": 0}}))
+	require.ErrorIs(t, g.Apply(held), ErrStaleDecision, "a result held from before the policy changed")
+	got := g.Reservations()
+	assert.Equal(t, Reservations{Priorities: map[quota.Priority]time.Duration{quota.High: 5 * time.Minute},
+		Queues: map[string]time.Duration{"other--shared": 0}}, got)
+	got.Priorities[quota.High], got.Queues["other--shared"] = time.Hour, time.Hour
+	assert.Equal(t, 5*time.Minute, g.Reservations().Priorities[quota.High], "the policy read back is the caller's copy")
+
+	before := snapshotOf(t, g)
+	for _, bad := range []struct {
+		r     Reservations
+		field string
+	}{
+		{Reservations{After: -time.Second}, "reservations.after"},
+		{Reservations{After: time.Minute, Priorities: map[quota.Priority]time.Duration{quota.Normal: -1}}, "reservations.priorities[NORMAL]"},
+		{Reservations{After: time.Minute, Queues: map[string]time.Duration{"team": time.Minute, "nope": time.Minute}}, "reservations.queues[nope]"},
+	} {
+		err := g.SetReservations(bad.r)
+		var in *InputError
+		require.ErrorAs(t, err, &in)
+		assert.Equal(t, bad.field, in.Field)
+		assert.Equal(t, before, snapshotOf(t, g), "a policy refused changes nothing")
+	}
+	assert.True(t, reservesAt(t, g, "team", quota.High, 10), "HIGH reserves after 5 minutes")
+
+	// Setting a policy without queues drops the queues' own times.
+	k, err := policyGate(t, Reservations{Queues: map[string]time.Duration{"team": time.Minute}})
+	require.NoError(t, err)
+	require.NoError(t, k.SetReservations(Reservations{After: time.Hour}))
+	assert.False(t, reservesAt(t, k, "team", quota.Normal, 10), "team's minute is gone")
+	var zero *Gate
+	assert.Error(t, zero.SetReservations(Reservations{}))
+	assert.Equal(t, Reservations{}, zero.Reservations())
+}

@@ -3,7 +3,6 @@ package admission
 import (
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/poolgate/poolgate/quota"
 )
@@ -32,38 +31,6 @@ func (g *Gate) setMinRuntimes(byQueue map[string]MinRuntime) error {
 		g.minRuntimes[name] = m
 		g.leaves[n-1].minRun = m
 	})
-}
-
-// setReserveQueues sets the reservations' times of Reservations.Queues (see
-// setByQueue).
-func (g *Gate) setReserveQueues(byQueue map[string]time.Duration) error {
-	return setByQueue(g, "options.reservations.queues", byQueue, func(field string, d time.Duration) error {
-		if d < 0 {
-			return inputErr(ErrInvalidValue, field, d.String(), "must not be negative")
-		}
-		return nil
-	}, func(name string, n quota.NodeID, d time.Duration) {
-		g.reserveQueues[name] = d
-		g.leaves[n-1].reserve, g.leaves[n-1].reserveOwn = d, true
-	})
-}
-
-// setReservePriorities sets the reservations' times of Reservations.Priorities,
-// checking every entry, in priority order, before it sets any.
-func (g *Gate) setReservePriorities(byPriority map[quota.Priority]time.Duration) error {
-	for _, p := range slices.Sorted(maps.Keys(byPriority)) {
-		field := "options.reservations.priorities[" + p.String() + "]"
-		switch d := byPriority[p]; {
-		case !p.IsValid():
-			return inputErr(ErrInvalidValue, field, d.String(), "names no priority: HIGH, NORMAL or LOW")
-		case d < 0:
-			return inputErr(ErrInvalidValue, field, d.String(), "must not be negative")
-		}
-	}
-	for p, d := range byPriority {
-		g.reservePriorities[p-quota.Low] = reserveTime{after: d, set: true}
-	}
-	return nil
 }
 
 // setByQueue sets a per-queue setting of the constructor's options, field, from
