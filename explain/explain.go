@@ -2,6 +2,7 @@ package explain
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -168,8 +169,11 @@ func ReadCycle(c admission.CycleResult) *Cycle {
 // unchanged since; work set aside as inadmissible is explained by its recorded
 // decision. See Explain.
 func (x *Cycle) Explain(g *admission.Gate, id admission.WorkloadID, o Options) (Explanation, error) {
-	if g == nil {
+	switch {
+	case g == nil:
 		return Explanation{}, errNilGate
+	case x == nil:
+		return Explanation{}, errNilCycle
 	}
 	at, ok := x.at[id]
 	if !ok {
@@ -193,8 +197,11 @@ func lowHolds(g *admission.Gate, f quota.Fit) bool {
 	return u.Total[f.Resource].Sub(u.Guaranteed[f.Resource]) >= f.Shortfall
 }
 
-// errNilGate refuses a nil gate.
-var errNilGate = errors.New("explain: nil gate")
+// errNilGate refuses a nil gate, errNilCycle a nil Cycle.
+var (
+	errNilGate  = errors.New("explain: nil gate")
+	errNilCycle = errors.New("explain: nil cycle: read one with ReadCycle")
+)
 
 // explainAside explains d, the decision of work set aside as inadmissible.
 func explainAside(g *admission.Gate, d admission.Decision, now time.Time, o Options) Explanation {
@@ -289,7 +296,37 @@ func DryRun(g *admission.Gate, w admission.Workload, now time.Time, o Options) (
 // explanationOf starts the explanation of decision d at now.
 func explanationOf(d admission.Decision, now time.Time) Explanation {
 	return Explanation{Workload: d.Workload.ID, Queue: d.Queue, Priority: d.Workload.Priority,
-		Waited: now.Sub(d.Workload.Submitted), Decision: d}
+		Waited: now.Sub(d.Workload.Submitted), Decision: ownDecision(d)}
+}
+
+// ownDecision returns d with gangs of its own: the gate hands out the Gang it holds (a
+// host must not change it), and an explanation shares nothing with the gate, nor with
+// the workload a dry run was given.
+func ownDecision(d admission.Decision) admission.Decision {
+	d.Workload.Gang = ownGang(d.Workload.Gang)
+	if len(d.Plan) > 0 {
+		d.Plan = slices.Clone(d.Plan)
+		for i := range d.Plan {
+			d.Plan[i].Workload.Gang = ownGang(d.Plan[i].Workload.Gang)
+		}
+	}
+	return d
+}
+
+// ownGang returns a copy of g with its own requests and elastic pods; the compiled
+// PodGroup, which has no method that changes it, is shared. Nil for nil.
+func ownGang(g *admission.Gang) *admission.Gang {
+	if g == nil {
+		return nil
+	}
+	c := *g
+	c.Requests.Resources = slices.Clone(g.Requests.Resources)
+	c.Requests.PerPod = make([][]int64, len(g.Requests.PerPod))
+	for i, pod := range g.Requests.PerPod {
+		c.Requests.PerPod[i] = slices.Clone(pod)
+	}
+	c.Extra = slices.Clone(g.Extra)
+	return &c
 }
 
 // classify sets e's cause from d, the workload's decision in a cycle that admits n
@@ -315,7 +352,7 @@ func classify(e *Explanation, d, alone admission.Decision, n int, first admissio
 		}
 	default:
 		e.Text = sentence(alone)
-		e.Decision = alone
+		e.Decision = ownDecision(alone)
 		switch alone.Reason {
 		case admission.ReasonQuota:
 			e.Cause, e.Culprit = CauseQuota, alone.Queue

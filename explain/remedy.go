@@ -2,6 +2,7 @@ package explain
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,7 +66,10 @@ func (r Remedy) String() string {
 		}
 		return strings.Join(parts, ", then ")
 	case RemedyShrink:
-		if r.Shape.Request != nil {
+		switch {
+		case r.Shape == nil:
+			return "ask a smaller shape instead"
+		case len(r.Shape.Request) > 0:
 			return "ask " + r.Shape.Request[0].String() + " " + r.Shape.Resource + " instead"
 		}
 		return "ask " + strconv.FormatInt(r.Shape.PerPod, 10) + " " + r.Shape.Resource + " per pod instead"
@@ -75,6 +79,13 @@ func (r Remedy) String() string {
 	}
 	return "nothing short of waiting"
 }
+
+// ErrInvalidRemedy is the error of ApplyRemedy for a remedy it cannot carry out as
+// written, such as a shrink that names no shape.
+var ErrInvalidRemedy = errors.New("explain: invalid remedy")
+
+// errShapeless refuses a shrink without a shape.
+var errShapeless = fmt.Errorf("%w: a shrink names no shape (Remedy.Shape)", ErrInvalidRemedy)
 
 // ApplyRemedy carries out r on g — evicts its victims, makes its raises — and returns
 // the workload w as the remedy would have it: w itself, or its smaller shape under a new
@@ -97,7 +108,7 @@ func ApplyRemedy(g *admission.Gate, w admission.Workload, r Remedy) (admission.W
 		}
 	case RemedyShrink:
 		if r.Shape == nil {
-			return w, errors.New("explain: a shrink without a shape")
+			return w, errShapeless
 		}
 		return shrunk(w, *r.Shape), nil
 	}
@@ -117,7 +128,7 @@ func shrunk(w admission.Workload, s Shape) admission.Workload {
 	g.Requests.PerPod = make([][]int64, len(w.Gang.Requests.PerPod))
 	for i, pod := range w.Gang.Requests.PerPod {
 		g.Requests.PerPod[i] = slices.Clone(pod)
-		if k >= 0 {
+		if k >= 0 && k < len(pod) {
 			g.Requests.PerPod[i][k] = min(pod[k], s.PerPod)
 		}
 	}

@@ -1,8 +1,10 @@
 package forecast
 
 import (
+	"cmp"
 	"errors"
 	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -340,4 +342,44 @@ func TestStandsReadsTheForecastsEstimatesOnly(t *testing.T) {
 	require.NoError(t, err)
 	s, _ = both.Of("long")
 	assert.Equal(t, at(80), s.At, "the gate's estimate too: another reservation, and long waits")
+}
+
+// TestOfReadsStartsAsTheCallerHoldsThem: a caller that sorts Starts for display, or
+// keeps some of them, still gets each start it kept from Of, the right one, and none
+// for a start it dropped; Stands follows. (Of once indexed the slice by the order Run
+// wrote it: it panicked on a trimmed slice and answered for another workload on a
+// sorted one.)
+func TestOfReadsStartsAsTheCallerHoldsThem(t *testing.T) {
+	g := poolGate(t, 8, admission.Options{}, "team:8")
+	require.NoError(t, g.AddRunning(work("r1", "team", quota.Normal, 4, -30), at(-30), nil))
+	require.NoError(t, g.AddRunning(work("r2", "team", quota.Normal, 4, -10), at(-10), nil))
+	submit(t, g, work("p1", "team", quota.High, 6, -5), work("p2", "team", quota.Normal, 2, -4),
+		work("p3", "team", quota.Normal, 4, -3), work("p4", "team", quota.Low, 8, -20))
+	f, err := Run(g, t0, map[admission.WorkloadID]time.Duration{
+		"r1": time.Hour, "r2": 20 * time.Minute, "p1": 30 * time.Minute, "p2": 15 * time.Minute, "p3": 10 * time.Minute},
+		Options{Default: time.Hour})
+	require.NoError(t, err)
+	want := map[admission.WorkloadID]Start{}
+	for _, s := range f.Starts {
+		want[s.Workload] = s
+	}
+	require.Len(t, want, 4)
+
+	sorted := f
+	sorted.Starts = slices.Clone(f.Starts)
+	slices.SortFunc(sorted.Starts, func(a, b Start) int { return cmp.Compare(b.Workload, a.Workload) })
+	for id, s := range want {
+		got, ok := sorted.Of(id)
+		require.True(t, ok, id)
+		assert.Equal(t, s, got, id)
+	}
+
+	trimmed := f
+	trimmed.Starts = []Start{want["p1"]}
+	got, ok := trimmed.Of("p1")
+	require.True(t, ok)
+	assert.Equal(t, want["p1"], got)
+	_, ok = trimmed.Of("p4")
+	assert.False(t, ok, "a start the caller dropped")
+	assert.False(t, trimmed.Stands("p4", "p1", time.Minute))
 }

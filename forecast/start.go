@@ -92,13 +92,22 @@ func (f Forecast) StandsUntil(x admission.WorkloadID, d time.Duration) (time.Tim
 }
 
 // Of returns the start of the workload id, and false when the forecast has none: the
-// workload was neither pending at Now nor evicted on the way.
+// workload was neither pending at Now nor evicted on the way. It reads Starts as the
+// caller holds it: a caller that sorted or trimmed the slice finds the starts it kept.
 func (f Forecast) Of(id admission.WorkloadID) (Start, bool) {
 	i, ok := f.at[id]
 	if !ok {
 		return Start{}, false
 	}
-	return f.Starts[i], true
+	if i < len(f.Starts) && f.Starts[i].Workload == id {
+		return f.Starts[i], true
+	}
+	for _, st := range f.Starts {
+		if st.Workload == id {
+			return st, true
+		}
+	}
+	return Start{}, false
 }
 
 // Start is the forecast of one workload: when it starts, the runs it gets, and why it

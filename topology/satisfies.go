@@ -1,6 +1,10 @@
 package topology
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/poolgate/poolgate/internal/sat"
+)
 
 // Satisfies checks that p places r's pods on c, as a host reports a gang that already
 // runs: every assignment names a leaf group of r and a node of c, its pods are of the
@@ -9,16 +13,20 @@ import "strconv"
 // give every group its children's count (Group.Need) up to the root. The domains of
 // constraints are not checked: a gang that runs is where it is, met preference or not.
 // It returns nil, or an error matching ErrInvalidPlacement that names the assignment or
-// group and the rule; a request that is not valid is an error matching
-// ErrInvalidRequest.
+// group and the rule; a request that Place would refuse is an error matching
+// ErrInvalidRequest, and a Cluster not made by NewCluster one matching
+// ErrInvalidCluster.
 func (c *Cluster) Satisfies(r Request, p Placement) error {
-	if c == nil {
-		return placementErr("cluster", "", "is nil")
-	}
-	leaves := map[string]*Group{}
-	if err := indexLeaves(&r.Root, leaves); err != nil {
+	if err := c.built(); err != nil {
 		return err
 	}
+	// The request is checked as Place checks it: a placement of no valid request
+	// satisfies nothing.
+	if _, err := c.compile(r); err != nil {
+		return err
+	}
+	leaves := map[string]*Group{}
+	indexLeaves(&r.Root, leaves)
 	placed := make(map[string]int64, len(leaves))
 	for i, a := range p.Assignments {
 		field := "assignments[" + strconv.Itoa(i) + "]"
@@ -44,7 +52,7 @@ func (c *Cluster) Satisfies(r Request, p Placement) error {
 				return placementErr(field+".node", strconv.Quote(a.Node), "does not match the selector of group "+strconv.Quote(a.Group)+": "+leaf.Selector.Key())
 			}
 		}
-		placed[a.Group] += a.Pods - a.Elastic
+		placed[a.Group] = sat.Add(placed[a.Group], a.Pods-a.Elastic)
 	}
 	for name, n := range placed {
 		if want := leaves[name].Pods; n != want {
@@ -57,22 +65,16 @@ func (c *Cluster) Satisfies(r Request, p Placement) error {
 	return nil
 }
 
-// indexLeaves maps the name of every leaf under g to it, and refuses a request whose
-// leaves repeat a name.
-func indexLeaves(g *Group, leaves map[string]*Group) error {
+// indexLeaves maps the name of every leaf under g to it; a valid request names each
+// group once.
+func indexLeaves(g *Group, leaves map[string]*Group) {
 	if len(g.Children) == 0 {
-		if _, ok := leaves[g.Name]; ok {
-			return requestErr("group", strconv.Quote(g.Name), "names two leaves")
-		}
 		leaves[g.Name] = g
-		return nil
+		return
 	}
 	for i := range g.Children {
-		if err := indexLeaves(&g.Children[i], leaves); err != nil {
-			return err
-		}
+		indexLeaves(&g.Children[i], leaves)
 	}
-	return nil
 }
 
 // groupPlaced reports whether g is placed: a leaf with its pods placed, or an inner

@@ -71,5 +71,38 @@ func TestSatisfiesTable(t *testing.T) {
 	twice := topology.Request{Root: topology.Group{Name: "job", Children: []topology.Group{worker("w1"), worker("w1")}}}
 	require.ErrorIs(t, c.Satisfies(twice, topology.Placement{}), topology.ErrInvalidRequest)
 	var nilCluster *topology.Cluster
-	require.ErrorIs(t, nilCluster.Satisfies(req, topology.Placement{}), topology.ErrInvalidPlacement)
+	require.ErrorIs(t, nilCluster.Satisfies(req, topology.Placement{}), topology.ErrInvalidCluster)
+}
+
+// TestSatisfiesRefusesWhatPlaceRefuses: a request Place refuses is refused by
+// Satisfies alike, whatever the placement; and pods that add up past the int64 range
+// are no minimum.
+func TestSatisfiesRefusesWhatPlaceRefuses(t *testing.T) {
+	c := mk(t, []string{"rack"}, "r1 n1 gpu=8")
+	gpu := topology.Resources{"gpu": 1}
+	on := func(g string, s topology.Resources) topology.Placement {
+		return topology.Placement{Assignments: []topology.Assignment{{Group: g, Node: "n1", Pods: 1, Shape: s}}}
+	}
+	for name, tc := range map[string]struct {
+		r topology.Request
+		p topology.Placement
+	}{
+		"negative need":         {topology.Request{Root: topology.Group{Name: "job", Need: -1, Children: []topology.Group{{Name: "a", Pods: 1, Shape: gpu}}}}, topology.Placement{}},
+		"need above children":   {topology.Request{Root: topology.Group{Name: "job", Need: 5, Children: []topology.Group{{Name: "a", Pods: 1, Shape: gpu}}}}, on("a", gpu)},
+		"negative shape":        {topology.Request{Root: topology.Group{Name: "a", Pods: 1, Shape: topology.Resources{"gpu": -4}}}, on("a", topology.Resources{"gpu": -4})},
+		"leaf of zero pods":     {topology.Request{Root: topology.Group{Name: "job", Need: 1, Children: []topology.Group{{Name: "a", Shape: gpu}, {Name: "b", Pods: 1, Shape: gpu}}}}, on("b", gpu)},
+		"inner named as leaf":   {topology.Request{Root: topology.Group{Name: "a", Children: []topology.Group{{Name: "a", Pods: 1, Shape: gpu}}}}, on("a", gpu)},
+		"two leaves alike":      {topology.Request{Root: topology.Group{Name: "job", Children: []topology.Group{{Name: "a", Pods: 1, Shape: gpu}, {Name: "a", Pods: 1, Shape: gpu}}}}, on("a", gpu)},
+		"unknown level":         {topology.Request{Root: topology.Group{Name: "a", Pods: 1, Shape: gpu, Constraint: topology.Constraint{Required: "zone"}}}, on("a", gpu)},
+		"shape that lists pods": {topology.Request{Root: topology.Group{Name: "a", Pods: 1, Shape: topology.Resources{"pods": 1}}}, on("a", topology.Resources{"pods": 1})},
+	} {
+		_, err := c.Place(tc.r, topology.Options{})
+		require.ErrorIs(t, err, topology.ErrInvalidRequest, name)
+		assert.ErrorIs(t, c.Satisfies(tc.r, tc.p), topology.ErrInvalidRequest, name)
+	}
+
+	const most = int64(1<<63 - 1)
+	wrap := topology.Placement{Assignments: []topology.Assignment{
+		{Group: "a", Node: "n1", Pods: most, Shape: gpu}, {Group: "a", Node: "n1", Pods: most, Shape: gpu}, {Group: "a", Node: "n1", Pods: 4, Shape: gpu}}}
+	require.ErrorIs(t, c.Satisfies(topology.Request{Root: topology.Group{Name: "a", Pods: 2, Shape: gpu}}, wrap), topology.ErrInvalidPlacement)
 }

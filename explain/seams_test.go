@@ -1,0 +1,83 @@
+package explain_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/poolgate/poolgate/admission"
+	"github.com/poolgate/poolgate/explain"
+	"github.com/poolgate/poolgate/internal/gatetest"
+	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
+)
+
+// gangGate is a pool on two racks of three 8-GPU nodes, with a LOW gang of one 8-GPU pod
+// on r1-n1 and a HIGH one on r2-n1, and the LOW gang g of three 8-GPU pods in one rack
+// waiting.
+func gangGate(t *testing.T) *admission.Gate {
+	c := gatetest.RackCluster(t, "r1:8,8,8", "r2:8,8,8")
+	g, err := admission.NewForPools(gatetest.PoolSet(t, "team:48"), 0, admission.Options{Cluster: c})
+	require.NoError(t, err)
+	for _, r := range []struct {
+		id, node string
+		p        quota.Priority
+	}{{"low", "r1-n1", quota.Low}, {"high", "r2-n1", quota.High}} {
+		pl := topology.Placement{Assignments: []topology.Assignment{{Group: "workers", Node: r.node, Pods: 1, Shape: topology.Resources{"gpu": 8}}}}
+		require.NoError(t, g.AddRunning(gatetest.RackGang(t, r.id, "team", r.p, 1, 8, 1), gatetest.At(1), &pl))
+	}
+	gatetest.Submit(t, g, gatetest.RackGang(t, "g", "team", quota.Low, 3, 8, 2))
+	return g
+}
+
+// TestExplanationSharesNoGang: an explanation's decision holds gangs of its own; a
+// host that writes over them changes neither the gate nor the next explanation, and a
+// dry run's explanation does not follow later writes to the workload it was given.
+// (It once held the gate's own Gang, whose requests a snapshot then carried.)
+func TestExplanationSharesNoGang(t *testing.T) {
+	g := gangGate(t)
+	before, err := g.MarshalBinary()
+	require.NoError(t, err)
+	e, err := explain.Explain(g, "g", gatetest.At(30), explain.Options{})
+	require.NoError(t, err)
+	first := e.String()
+	e.Decision.Workload.Gang.Requests.PerPod[0][0] = 999
+	after, err := g.MarshalBinary()
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "the gate changed")
+	again, err := explain.Explain(g, "g", gatetest.At(30), explain.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, first, again.String(), "the next explanation changed")
+
+	w := gatetest.RackGang(t, "dry", "team", quota.Low, 3, 8, 3)
+	d, err := explain.DryRun(g, w, gatetest.At(30), explain.Options{NoRemedies: true})
+	require.NoError(t, err)
+	w.Gang.Requests.PerPod[0][0] = 1
+	assert.Equal(t, int64(8), d.Decision.Workload.Gang.Requests.PerPod[0][0], "the dry run's explanation followed the workload")
+}
+
+// TestMalformedRemediesDoNotPanic: a shrink a host builds without a shape, or with an
+// empty request, reads as text; ApplyRemedy refuses the shapeless one with a typed
+// error and shrinks a gang whose per-pod requests are shorter than its resources
+// without reading past them; a nil Cycle explains nothing, with an error.
+func TestMalformedRemediesDoNotPanic(t *testing.T) {
+	for _, r := range []explain.Remedy{
+		{Kind: explain.RemedyShrink},
+		{Kind: explain.RemedyShrink, Shape: &explain.Shape{Resource: "gpu", Request: []quota.Quantity{}}},
+	} {
+		assert.NotEmpty(t, r.String())
+	}
+	g := gangGate(t)
+	w := gatetest.RackGang(t, "g", "team", quota.Low, 3, 8, 2)
+	_, err := explain.ApplyRemedy(g, w, explain.Remedy{Kind: explain.RemedyShrink})
+	require.ErrorIs(t, err, explain.ErrInvalidRemedy)
+	w.Gang.Requests.PerPod = [][]int64{{}}
+	got, err := explain.ApplyRemedy(g, w, explain.Remedy{Kind: explain.RemedyShrink, Shape: &explain.Shape{Resource: "gpu", PerPod: 4}})
+	require.NoError(t, err)
+	assert.Equal(t, [][]int64{{}}, got.Gang.Requests.PerPod)
+
+	var x *explain.Cycle
+	_, err = x.Explain(g, "g", explain.Options{})
+	assert.Error(t, err)
+}
