@@ -11,8 +11,8 @@ import (
 // for a result of another gate or one computed before the gate last changed, applied
 // ones included, or a copy of a result that a later cycle was run into (CycleInto),
 // whose decisions that cycle may have written over (ErrStaleDecision: run the cycle
-// again), and for one whose decisions
-// were changed, added, dropped or reordered (ErrEditedDecision).
+// again), and for one whose decisions were changed, added, dropped or reordered
+// (ErrEditedDecision).
 func (g *Gate) Apply(c CycleResult) error {
 	switch {
 	case !g.usable():
