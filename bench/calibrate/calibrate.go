@@ -54,11 +54,16 @@ func Quantile(xs []float64, q float64) float64 {
 // forecasts its queue every every of its simulated time while work waits (see the
 // package documentation).
 func Run(trace string, copies int, noisy bool, every time.Duration) (Result, error) {
-	out := Result{Trace: trace, Copies: copies, Noisy: noisy}
 	tr, err := replay.LoadTrace(trace)
 	if err != nil {
-		return out, err
+		return Result{Trace: trace, Copies: copies, Noisy: noisy}, err
 	}
+	return RunTrace(tr, copies, noisy, every)
+}
+
+// RunTrace is Run on a trace of the caller's (replay.ParseNodes, replay.ParsePods).
+func RunTrace(tr replay.Trace, copies int, noisy bool, every time.Duration) (Result, error) {
+	out := Result{Trace: tr.Name, Copies: copies, Noisy: noisy}
 	sim, err := replay.New(replay.Config{Copies: copies, SkipChecks: true}, tr.Nodes, tr.Pods)
 	if err != nil {
 		return out, err

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/poolgate/poolgate/bench/internal/plot"
+	"github.com/poolgate/poolgate/bench/replay"
 )
 
 func TestErrorsAndQuantiles(t *testing.T) {
@@ -128,4 +129,32 @@ func TestCDFCountsExactPercentsAtTheirPercent(t *testing.T) {
 	got := cdf([]float64{w.Err()}, 10)
 	assert.Zero(t, got[6].Y)
 	assert.Equal(t, 100.0, got[7].Y)
+}
+
+// TestRunTraceOnAQueueWorkedByHand: one node of 8 GPUs and three best-effort (LOW) pods
+// of 8 GPUs, which may borrow past their pool's half of the node, that each run an
+// hour, submitted a minute apart (60 ms in the squeezed replay). The
+// first runs at once; the forecast made while the other two wait, with exact
+// estimates, starts them at its end and an hour later, as they do: two judged waits
+// over ten minutes, each forecast exactly.
+func TestRunTraceOnAQueueWorkedByHand(t *testing.T) {
+	nodes, err := replay.ParseNodes(strings.NewReader("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,8,V100M32\n"))
+	require.NoError(t, err)
+	pods, err := replay.ParsePods(strings.NewReader("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n" +
+		"p0,1000,1024,8,1000,,BE,Running,0,3600,0\n" +
+		"p1,1000,1024,8,1000,,BE,Running,60000,63600,60000\n" +
+		"p2,1000,1024,8,1000,,BE,Running,120000,123600,120000\n"))
+	require.NoError(t, err)
+	r, err := RunTrace(replay.Trace{Name: "by-hand", Nodes: nodes, Pods: pods}, 1, false, 10*time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, "by-hand", r.Trace)
+	assert.Positive(t, r.Forecasts)
+	assert.Equal(t, 2, r.Judged)
+	assert.Zero(t, r.NoStart)
+	require.Len(t, r.Waits, 2)
+	for _, w := range r.Waits {
+		assert.Equal(t, w.Actual, w.Forecast, "exact estimates, no arrivals: the forecast is the start")
+		assert.Greater(t, w.Actual, 10*time.Minute)
+	}
+	assert.Zero(t, Quantile(r.Errors(), 0.9))
 }
