@@ -133,7 +133,8 @@ func TestCDFCountsExactPercentsAtTheirPercent(t *testing.T) {
 
 // TestRunTraceOnAQueueWorkedByHand: one node of 8 GPUs and three best-effort (LOW) pods
 // of 8 GPUs, which may borrow past their pool's half of the node, that each run an
-// hour, submitted a minute apart (60 ms in the squeezed replay). The
+// hour, submitted a minute apart in the replay (1,000 minutes in the trace, whose
+// arrivals the replay squeezes 1,000×). The
 // first runs at once; the forecast made while the other two wait, with exact
 // estimates, starts them at its end and an hour later, as they do: two judged waits
 // over ten minutes, each forecast exactly.
