@@ -20,6 +20,9 @@ func (g *Gate) SetCapacity(capacity quota.Quantity) error {
 	case capacity < 0:
 		return inputErr(ErrInvalidValue, "capacity", capacity.String(), "must not be negative")
 	}
+	if capacity == g.capacity.given {
+		return nil // nothing changes: held decisions stay good, work set aside stays aside
+	}
 	g.capacity.given = capacity
 	g.capacity.capTree(g.tree)
 	g.changed(changeConfig)

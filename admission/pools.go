@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"bytes"
 	"slices"
 
 	"github.com/poolgate/poolgate/naming"
@@ -156,9 +157,19 @@ func (g *Gate) editPools(edit func(p *quota.PoolSet) ([]quota.Event, error)) (Po
 		return PoolChange{}, err
 	}
 	p := g.ledgered()
+	was, err := p.MarshalBinary()
+	if err != nil {
+		return PoolChange{}, err
+	}
 	evs, err := edit(p)
 	if err != nil {
 		return PoolChange{}, err
+	}
+	if now, err := p.MarshalBinary(); err == nil && bytes.Equal(was, now) {
+		// An edit that sets what is set already, or a Reconcile with nothing to
+		// archive, changes nothing: decisions held stay good, and work set aside stays
+		// aside, however often a host runs it.
+		return PoolChange{Events: evs}, nil
 	}
 	l, err := poolLayout(p, g.poolGPU(), g.capacity.totals())
 	if err != nil {

@@ -217,3 +217,46 @@ func TestWorkThatCanNeverRunWaitsAside(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, g.Inadmissible())
 }
+
+// TestPoolChangesThatChangeNothing: a Reconcile with nothing to archive, an edit that
+// sets what is set already, and a capacity set to what it is change nothing: no event,
+// work set aside stays aside, the snapshot is the same, and a decision held across
+// them commits. A host runs Reconcile on its own schedule; each run once readmitted
+// the work set aside and made every held decision stale.
+func TestPoolChangesThatChangeNothing(t *testing.T) {
+	g := poolGate(t, 10, "team:6", "team--a:2", "solo:4")
+	g.RecordEvents(true)
+	submit(t, g, wl("big", "team--a", quota.Normal, 3, 0)) // above team--a's nominal 2
+	cycle(t, g, 1)
+	require.Equal(t, 1, g.NumInadmissible())
+	submit(t, g, wl("held", "team", quota.Normal, 1, 2))
+	d, err := g.Decide(g.Pending()[0])
+	require.NoError(t, err)
+	require.True(t, d.Admitted())
+	g.TakeEvents()
+	before, err := g.MarshalBinary()
+	require.NoError(t, err)
+
+	ch, err := g.Reconcile()
+	require.NoError(t, err)
+	assert.Empty(t, ch.Events, "nothing was DELETING")
+	_, err = g.UpdateSubpool(mustName("team--a"), 2)
+	require.NoError(t, err)
+	_, err = g.SetPoolQuota(mustName("solo"), 4)
+	require.NoError(t, err)
+	_, err = g.SetPoolStatus(mustName("solo"), quota.Online)
+	require.NoError(t, err)
+	require.NoError(t, g.SetCapacity(10))
+
+	assert.Empty(t, g.TakeEvents())
+	assert.Equal(t, 1, g.NumInadmissible(), "work set aside stays aside")
+	after, err := g.MarshalBinary()
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+	require.NoError(t, g.Commit(d, at(3)), "a decision held across them")
+
+	// One that changes something still does all it did.
+	_, err = g.UpdateSubpool(mustName("team--a"), 3)
+	require.NoError(t, err)
+	assert.Zero(t, g.NumInadmissible(), "big fits team--a's new quota and waits again")
+}
