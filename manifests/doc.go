@@ -28,6 +28,11 @@
 // that lets every namespace submit) is read, not reported. A field set to null is
 // absent, as Kubernetes reads it.
 //
+// Input is UTF-8, as JSON is; bytes that are not are refused, never read as another
+// character. Names are what an API server takes: a Cohort's, ClusterQueue's or
+// LocalQueue's a Kubernetes object name (a DNS-1123 subdomain), a namespace a DNS-1123
+// label, a ResourceFlavor's poolgate's pool-name rule.
+//
 // Quantities are read exactly (ParseQuantity): cpu in millicores, every other
 // resource in whole base units, a fair-sharing weight in thousandths. A value that is
 // not whole in its unit is refused where Kubernetes would round it.

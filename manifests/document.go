@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // A JSON document as the readers walk it: values in the order the input gives them,
@@ -50,6 +52,19 @@ type value struct {
 // parseJSON reads data as exactly one JSON value. Its error is the reason, for a
 // *ReadError of class ErrSyntax.
 func parseJSON(data []byte) (*value, string) {
+	// JSON is UTF-8; the decoder would turn every byte that is not into U+FFFD, and
+	// a name read so would not be the name written.
+	if !utf8.Valid(data) {
+		at := 0
+		for at < len(data) {
+			r, n := utf8.DecodeRune(data[at:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			at += n
+		}
+		return nil, "is not UTF-8 (byte " + strconv.Itoa(at) + ")"
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	v, why := parseValue(dec, 0)
@@ -84,6 +99,9 @@ func parseValue(dec *json.Decoder, depth int) (*value, string) {
 	if tok == json.Delim('{') {
 		v.kind = jsonObject
 	}
+	// An object's keys are told apart by a scan while they are few, by a set past
+	// that: a hostile object of many keys costs linear time, not quadratic.
+	var seen map[string]bool
 	for dec.More() {
 		if v.kind == jsonObject {
 			tok, err := dec.Token()
@@ -91,10 +109,8 @@ func parseValue(dec *json.Decoder, depth int) (*value, string) {
 				return nil, syntaxReason(dec, err)
 			}
 			key, _ := tok.(string)
-			for _, k := range v.keys {
-				if k == key {
-					return nil, "repeats the key " + strconv.Quote(key) + " in an object"
-				}
+			if repeats(v.keys, &seen, key) {
+				return nil, "repeats the key " + strconv.Quote(key) + " in an object"
 			}
 			v.keys = append(v.keys, key)
 		}
@@ -109,6 +125,28 @@ func parseValue(dec *json.Decoder, depth int) (*value, string) {
 	}
 	v.taken = make([]bool, len(v.keys))
 	return v, ""
+}
+
+// fewKeys is how many keys an object's members are compared with one by one.
+const fewKeys = 16
+
+// repeats reports whether key is among keys, an object's keys so far, building seen,
+// the set of them, once they are more than fewKeys.
+func repeats(keys []string, seen *map[string]bool, key string) bool {
+	if len(keys) < fewKeys {
+		return slices.Contains(keys, key)
+	}
+	if *seen == nil {
+		*seen = make(map[string]bool, 2*len(keys))
+		for _, k := range keys {
+			(*seen)[k] = true
+		}
+	}
+	if (*seen)[key] {
+		return true
+	}
+	(*seen)[key] = true
+	return false
 }
 
 func syntaxReason(dec *json.Decoder, err error) string {

@@ -117,6 +117,11 @@ func (r *kueueReader) read(o *object) error {
 	if err := o.readName(o.kind == "LocalQueue"); err != nil {
 		return err
 	}
+	if o.kind != "ResourceFlavor" { // a flavor's name has poolgate's stricter rule (flavor)
+		if err := o.checkObjectName(); err != nil {
+			return err
+		}
+	}
 	// Status is what Kueue observed, not configuration.
 	status := o.root.takeWhole("status")
 	spec, err := o.spec()

@@ -18,9 +18,11 @@ type object struct {
 	input, item int
 	apiVersion  string
 	kind        string
-	// name is metadata.name; for a namespaced object, "namespace/name".
-	name string
-	root *value
+	// name is metadata.name; for a namespaced object, "namespace/name", whose parts
+	// are short and namespace.
+	name             string
+	short, namespace string
+	root             *value
 }
 
 // group returns the API group of the object's apiVersion and its version.
@@ -165,16 +167,40 @@ func (o *object) readName(namespaced bool) error {
 	case ns != nil && ns.kind != jsonString:
 		return o.fail(ErrInvalidValue, "metadata.namespace", ns, "must be a string")
 	case !namespaced:
-		o.name = name.text
+		o.name, o.short = name.text, name.text
 	case ns == nil || ns.text == "":
 		return o.fail(ErrInvalidValue, "metadata.namespace", ns,
 			"must be set: a "+o.kind+" is namespaced, and kubectl prints its namespace")
 	default:
-		o.name = ns.text + "/" + name.text
+		o.name, o.short, o.namespace = ns.text+"/"+name.text, name.text, ns.text
 	}
 	meta.whole = true
 	return nil
 }
+
+// checkObjectName refuses a name that no API server takes: metadata.name not a
+// Kubernetes object name (a DNS-1123 subdomain), metadata.namespace not a DNS-1123
+// label. The tree names cohorts and queues by these names, so a name that is none
+// would reach it as read, or collide with another ("ns/x" + "y" and "ns" + "x/y").
+func (o *object) checkObjectName() error {
+	if err := naming.ValidateObjectName(o.short); err != nil {
+		e := o.failText(ErrInvalidValue, "metadata.name", o.short, nameRule(err))
+		e.Err = err
+		return e
+	}
+	if o.namespace == "" {
+		return nil
+	}
+	if err := naming.ValidateObjectName(o.namespace); err != nil || len(o.namespace) > maxNamespaceLen || strings.Contains(o.namespace, ".") {
+		e := o.failText(ErrInvalidValue, "metadata.namespace", o.namespace, "must be a DNS-1123 label: at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit")
+		e.Err = err
+		return e
+	}
+	return nil
+}
+
+// maxNamespaceLen is the longest namespace name, a DNS-1123 label.
+const maxNamespaceLen = 63
 
 // spec returns the object's spec, which may be absent (nil).
 func (o *object) spec() (*value, error) {
