@@ -1,10 +1,15 @@
 package admission
 
 import (
+	"bytes"
+	"math/rand"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/poolgate/poolgate/quota"
 )
@@ -106,4 +111,57 @@ func TestConcurrentFlavorReads(t *testing.T) {
 		assert.Equal(t, results[0], r)
 	}
 	assert.Equal(t, "gpu: a100 (Fit); h100: Preempt | gpu: h100 (Preempt Own); a100: Selector | gpu: a100 (Fit); h100: Preempt", results[0])
+}
+
+// TestConcurrentReservingReads: on a gate that reserves room, cycles run into results
+// of their own (each carrying a reservation's copy of the cluster and the node plans'
+// states from one cycle to the next), Cycle, Decide and the snapshot only read the
+// gate, so they may run together while nothing mutates it (run with -race), and each
+// decides as a cycle run alone.
+func TestConcurrentReservingReads(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	g, _, _, err := reservingScenario(t, r)
+	require.NoError(t, err)
+	for k := range 6 {
+		require.NoError(t, g.Submit(Workload{ID: WorkloadID("s" + itoa(k)), Queue: "team", Priority: quota.Priority(1 - k%3),
+			Gang: podGang(t, 1, 1+k%3), Submitted: at(1 + k), Estimate: time.Duration(5+10*k) * time.Minute}))
+	}
+	want := g.Cycle(at(20))
+	require.True(t, slices.ContainsFunc(want.Decisions, func(d Decision) bool { return d.Reservation != nil }), "the scenario reserves")
+	snap, err := g.MarshalBinary()
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	problems := make([]string, 6)
+	for i := range problems {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var res CycleResult
+			for range 3 {
+				if err := g.CycleInto(at(20), &res); err != nil {
+					problems[i] = err.Error()
+					return
+				}
+				if bad := sameCycle(want, res); bad != "" {
+					problems[i] = bad
+					return
+				}
+			}
+			if bad := sameCycle(want, g.Cycle(at(20))); bad != "" {
+				problems[i] = bad
+				return
+			}
+			if _, err := g.Decide(g.Pending()[0]); err != nil {
+				problems[i] = err.Error()
+				return
+			}
+			if b, err := g.MarshalBinary(); err != nil || !bytes.Equal(b, snap) {
+				problems[i] = "the snapshot changed under reads"
+			}
+		}()
+	}
+	wg.Wait()
+	for _, p := range problems {
+		assert.Empty(t, p)
+	}
 }

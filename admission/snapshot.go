@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/google/btree"
+
 	"github.com/poolgate/poolgate/gang"
 	"github.com/poolgate/poolgate/internal/sat"
 	"github.com/poolgate/poolgate/internal/wire"
@@ -281,19 +283,26 @@ func (g *Gate) waitState(r *record) uint8 {
 }
 
 // eachWaiting calls fn for every waiting record, in the queue and set aside, in walk
-// order.
+// order. It lists both in order and merges the lists: a snapshot is a read, which may
+// run beside others, and a clone of a btree writes to the tree it copies.
 func (g *Gate) eachWaiting(fn func(*record)) {
-	queued, aside := g.pending.order.Clone(), g.pending.aside.Clone()
-	for queued.Len()+aside.Len() > 0 {
-		a, okA := queued.Min()
-		b, okB := aside.Min()
-		if okA && (!okB || walksBefore(a, b)) {
-			queued.DeleteMin()
-			fn(a)
+	list := func(t *btree.BTreeG[*record]) []*record {
+		out := make([]*record, 0, t.Len())
+		t.Ascend(func(r *record) bool {
+			out = append(out, r)
+			return true
+		})
+		return out
+	}
+	queued, aside := list(g.pending.order), list(g.pending.aside)
+	for len(queued)+len(aside) > 0 {
+		if len(queued) > 0 && (len(aside) == 0 || walksBefore(queued[0], aside[0])) {
+			fn(queued[0])
+			queued = queued[1:]
 			continue
 		}
-		aside.DeleteMin()
-		fn(b)
+		fn(aside[0])
+		aside = aside[1:]
 	}
 }
 
