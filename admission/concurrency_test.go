@@ -165,3 +165,64 @@ func TestConcurrentReservingReads(t *testing.T) {
 		assert.Empty(t, p)
 	}
 }
+
+// TestConcurrentReadsOnEveryKindOfGate: on each gate the misusing host plays against
+// (reservations with elastic gangs, flavors with and without a cluster, fair sharing
+// with least-lost-work plans and minimum runtimes), with work running and waiting,
+// every read method runs beside the others while nothing mutates the gate (run with
+// -race), and the gate's snapshot is the same after.
+func TestConcurrentReadsOnEveryKindOfGate(t *testing.T) {
+	for kind := range 5 {
+		r := rand.New(rand.NewSource(int64(kind)))
+		g := misuseGate(t, kind, r)
+		for step := range 12 {
+			_ = g.Submit(misuseWork(t, kind, r, "w"+itoa(step), step))
+			if step%3 == 2 {
+				require.NoError(t, g.Apply(g.Cycle(at(step))))
+			}
+		}
+		for step := 12; step < 16; step++ {
+			_ = g.Submit(misuseWork(t, kind, r, "w"+itoa(step), step))
+		}
+		before := snapshotOf(t, g)
+		var queues []string
+		tr := g.Tree()
+		for _, n := range tr.Nodes() {
+			if tr.Kind(n) == quota.KindQueue {
+				queues = append(queues, tr.Name(n))
+			}
+		}
+		var wg sync.WaitGroup
+		for i := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var res CycleResult
+				_ = g.CycleInto(at(20), &res)
+				_ = g.CycleInto(at(21), &res)
+				_ = g.Cycle(at(20))
+				for _, w := range g.Pending() {
+					_, _ = g.Decide(w)
+				}
+				_, _ = g.Decide(misuseWork(t, kind, rand.New(rand.NewSource(int64(i))), "probe", 20))
+				_, _ = g.MarshalBinary()
+				_ = g.Running()
+				_ = g.Inadmissible()
+				_, _ = g.Counts()
+				_ = g.Capacity()
+				_ = g.Reservations()
+				_ = g.Cluster()
+				_ = g.Tree()
+				_ = g.Pools()
+				_ = g.PoolList()
+				for _, q := range queues {
+					_, _ = g.Usage(q)
+					_, _ = g.Strategy(q)
+					_, _ = g.MinRuntime(q)
+				}
+			}()
+		}
+		wg.Wait()
+		assert.Equal(t, before, snapshotOf(t, g), "kind %d", kind)
+	}
+}
