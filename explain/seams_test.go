@@ -1,6 +1,7 @@
 package explain_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -80,4 +81,29 @@ func TestMalformedRemediesDoNotPanic(t *testing.T) {
 	var x *explain.Cycle
 	_, err = x.Explain(g, "g", explain.Options{})
 	assert.Error(t, err)
+}
+
+// TestConcurrentExplanations: Explain only reads the gate (its remedies are checked on
+// copies from its snapshot), so explanations may run beside each other and beside
+// cycles while nothing mutates it (run with -race), each the one made alone.
+func TestConcurrentExplanations(t *testing.T) {
+	g := gangGate(t)
+	want, err := explain.Explain(g, "g", gatetest.At(30), explain.Options{})
+	require.NoError(t, err)
+	got := make([]string, 6)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = g.Cycle(gatetest.At(30))
+			if e, err := explain.Explain(g, "g", gatetest.At(30), explain.Options{}); err == nil {
+				got[i] = e.String()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, s := range got {
+		assert.Equal(t, want.String(), s)
+	}
 }
