@@ -89,23 +89,25 @@ var errShapeless = fmt.Errorf("%w: a shrink names no shape (Remedy.Shape)", ErrI
 
 // ApplyRemedy carries out r on g — evicts its victims, makes its raises — and returns
 // the workload w as the remedy would have it: w itself, or its smaller shape under a new
-// ID (w's ID with "~shrunk"). It is how a host acts on a remedy, and how a check tries
-// one on a copy of a gate (clone it first: ApplyRemedy changes g). RemedyWait changes
-// nothing. On an error, g may be partly changed.
+// ID (w's ID with "~shrunk"). It is how a host acts on a remedy. RemedyWait changes
+// nothing. It is an error, changing nothing, for a remedy that cannot be carried out
+// whole on g — a victim that no longer runs, a raise the pools or the tree refuse —:
+// evictions and raises are carried out on a copy of g first (its snapshot, restored),
+// and on g only when the copy took them all.
 func ApplyRemedy(g *admission.Gate, w admission.Workload, r Remedy) (admission.Workload, error) {
 	switch r.Kind {
-	case RemedyEvict:
-		for _, id := range r.Victims {
-			if _, err := g.Evict(id); err != nil {
-				return w, err
-			}
+	case RemedyEvict, RemedyRaiseQuota:
+		if g == nil {
+			return w, errNilGate
 		}
-	case RemedyRaiseQuota:
-		for _, x := range r.Raises {
-			if err := raise(g, x); err != nil {
-				return w, err
-			}
+		cp, err := clone(g)
+		if err != nil {
+			return w, err
 		}
+		if err := carryOut(cp, r); err != nil {
+			return w, err
+		}
+		return w, carryOut(g, r)
 	case RemedyShrink:
 		if r.Shape == nil {
 			return w, errShapeless
@@ -113,6 +115,24 @@ func ApplyRemedy(g *admission.Gate, w admission.Workload, r Remedy) (admission.W
 		return shrunk(w, *r.Shape), nil
 	}
 	return w, nil
+}
+
+// carryOut makes r's evictions or raises on g, stopping at the first that fails.
+func carryOut(g *admission.Gate, r Remedy) error {
+	if r.Kind == RemedyEvict {
+		for _, id := range r.Victims {
+			if _, err := g.Evict(id); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, x := range r.Raises {
+		if err := raise(g, x); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // shrunk returns w in shape s, under a new ID: a plain workload with s's request, a gang

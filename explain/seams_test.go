@@ -1,6 +1,7 @@
 package explain_test
 
 import (
+	"slices"
 	"sync"
 	"testing"
 
@@ -106,4 +107,32 @@ func TestConcurrentExplanations(t *testing.T) {
 	for _, s := range got {
 		assert.Equal(t, want.String(), s)
 	}
+}
+
+// TestApplyRemedyIsWholeOrNothing: a remedy that cannot be carried out whole — a
+// victim that does not run after one that does, a raise the pools refuse after one
+// they take — is refused and leaves the gate as it was; one that can is carried out.
+func TestApplyRemedyIsWholeOrNothing(t *testing.T) {
+	g := gangGate(t)
+	w := gatetest.RackGang(t, "g", "team", quota.Low, 3, 8, 2)
+	before, err := g.MarshalBinary()
+	require.NoError(t, err)
+	for _, r := range []explain.Remedy{
+		{Kind: explain.RemedyEvict, Victims: []admission.WorkloadID{"low", "nope"}},
+		{Kind: explain.RemedyRaiseQuota, Raises: []explain.Raise{
+			{What: "pool quota", Node: "team", Resource: "gpu", From: 48, To: 56},
+			{What: "pool quota", Node: "nope", Resource: "gpu", From: 0, To: 8}}},
+	} {
+		_, err := explain.ApplyRemedy(g, w, r)
+		require.Error(t, err, r.String())
+		after, err := g.MarshalBinary()
+		require.NoError(t, err)
+		assert.Equal(t, before, after, "%s left the gate changed", r.String())
+	}
+	_, err = explain.ApplyRemedy(g, w, explain.Remedy{Kind: explain.RemedyEvict, Victims: []admission.WorkloadID{"low"}})
+	require.NoError(t, err)
+	pending := g.Pending()
+	assert.True(t, slices.ContainsFunc(pending, func(p admission.Workload) bool { return p.ID == "low" }), "low was evicted and waits again")
+	_, err = explain.ApplyRemedy(nil, w, explain.Remedy{Kind: explain.RemedyEvict, Victims: []admission.WorkloadID{"low"}})
+	assert.Error(t, err)
 }
