@@ -35,11 +35,19 @@ func (g *Gate) SetReservations(r Reservations) error {
 	if !g.usable() {
 		return errUnusable()
 	}
+	was := g.Reservations()
 	if err := g.setReservations("reservations", r); err != nil {
 		return err
 	}
-	g.changed(changeQueue)
+	if !samePolicy(was, g.Reservations()) {
+		g.changed(changeQueue)
+	}
 	return nil
+}
+
+// samePolicy reports whether two policies, as Reservations reads them back, are one.
+func samePolicy(a, b Reservations) bool {
+	return a.After == b.After && maps.Equal(a.Priorities, b.Priorities) && maps.Equal(a.Queues, b.Queues)
 }
 
 // Reservations returns the policy of reservations, its queues by their names in the

@@ -2,6 +2,7 @@ package admission
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -259,4 +260,36 @@ func TestPoolChangesThatChangeNothing(t *testing.T) {
 	_, err = g.UpdateSubpool(mustName("team--a"), 3)
 	require.NoError(t, err)
 	assert.Zero(t, g.NumInadmissible(), "big fits team--a's new quota and waits again")
+}
+
+// TestSettingsThatChangeNothing: a strategy, a minimum runtime, a policy of
+// reservations, fair sharing or least-lost-work plans set to what they are change
+// nothing, so a host that sets its desired configuration again at every turn keeps
+// the cycle results and decisions it holds.
+func TestSettingsThatChangeNothing(t *testing.T) {
+	g := poolGate(t, 10, "team:6", "solo:4")
+	submit(t, g, wl("a", "team", quota.Normal, 2, 0), wl("b", "solo", quota.Low, 1, 1))
+	require.NoError(t, g.SetMinRuntime("team", MinRuntime{Preempt: time.Minute}))
+	require.NoError(t, g.SetReservations(Reservations{After: time.Hour, Queues: map[string]time.Duration{"solo": 0}}))
+	again := func() {
+		require.NoError(t, g.SetStrategy("team", BestEffortFIFO))
+		require.NoError(t, g.SetStrategy("solo", BestEffortFIFO))
+		require.NoError(t, g.SetMinRuntime("team", MinRuntime{Preempt: time.Minute}))
+		require.NoError(t, g.SetMinRuntime("solo", MinRuntime{}))
+		require.NoError(t, g.SetReservations(Reservations{After: time.Hour, Queues: map[string]time.Duration{"solo--shared": 0}}))
+		require.NoError(t, g.SetFairSharing(g.FairSharing()))
+		require.NoError(t, g.SetLeastLostWork(g.LeastLostWork()))
+	}
+	c := g.Cycle(at(2))
+	again()
+	require.NoError(t, g.Apply(c), "a cycle result held across them")
+	submit(t, g, wl("c", "team", quota.Normal, 1, 3))
+	d, err := g.Decide(g.Pending()[0])
+	require.NoError(t, err)
+	again()
+	require.NoError(t, g.Commit(d, at(4)), "a decision held across them")
+
+	held := g.Cycle(at(5))
+	require.NoError(t, g.SetStrategy("team", StrictFIFO))
+	assert.ErrorIs(t, g.Apply(held), ErrStaleDecision, "one that changes something still makes results stale")
 }

@@ -349,11 +349,11 @@ func (r *staleRig) mutate(op staleOp, d *Decision, c CycleResult) (staleExpect, 
 	now := at(r.now)
 	var err error
 	changed := expectAllStale
-	// A change of the pools or the capacity that sets what is set already changes
-	// nothing, and the results taken before it stay good (they must still be
-	// accepted): the gate's snapshot tells.
+	// A change of the pools, the capacity, a strategy or a minimum runtime that sets
+	// what is set already changes nothing, and the results taken before it stay good
+	// (they must still be accepted): the gate's snapshot tells.
 	var before []byte
-	if op.Kind == staleSetCapacity || op.Kind >= staleAddPool && op.Kind <= staleReconcile {
+	if op.Kind == staleSetCapacity || op.Kind == staleSetStrategy || op.Kind == staleSetMinRuntime || op.Kind >= staleAddPool && op.Kind <= staleReconcile {
 		before, err = g.MarshalBinary()
 		require.NoError(r.t, err)
 	}

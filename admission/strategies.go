@@ -68,6 +68,9 @@ func (g *Gate) SetStrategy(queue string, s Strategy) error {
 	if err != nil {
 		return err
 	}
+	if g.leaves[n-1].strategy == s {
+		return nil // set already: results held stay good
+	}
 	name := g.tree.Name(n)
 	g.strategies[name] = s
 	g.leaves[n-1].strategy = s
@@ -115,6 +118,9 @@ func (g *Gate) SetMinRuntime(queue string, m MinRuntime) error {
 	n, err := g.queueOf("queue", queue)
 	if err != nil {
 		return err
+	}
+	if g.leaves[n-1].minRun == m {
+		return nil // set already: decisions held stay good
 	}
 	g.minRuntimes[g.tree.Name(n)] = m
 	g.leaves[n-1].minRun = m
