@@ -243,7 +243,8 @@ func (g *Gate) tick(at time.Time) {
 // Checkpoint records that the running workload id saved its work at at: from then on,
 // evicting it loses only what it did since (RunningWorkload.LostWork). A checkpoint
 // before its admission or before the one recorded last is an error (ErrInvalidValue),
-// as is an ID that is not running (ErrUnknownWorkload); either changes nothing.
+// as is an ID that is not running (ErrUnknownWorkload); either changes nothing, and so
+// does the checkpoint recorded last told again.
 func (g *Gate) Checkpoint(id WorkloadID, at time.Time) error {
 	if !g.usable() {
 		return errUnusable()
@@ -256,6 +257,9 @@ func (g *Gate) Checkpoint(id WorkloadID, at time.Time) error {
 		return inputErr(ErrInvalidValue, "checkpoint", at.Format(time.RFC3339Nano), "must not be before the workload's admission at "+r.admitted.Format(time.RFC3339Nano))
 	case at.Before(r.checkpoint()):
 		return inputErr(ErrInvalidValue, "checkpoint", at.Format(time.RFC3339Nano), "must not be before its last checkpoint at "+r.checkpoint().Format(time.RFC3339Nano))
+	}
+	if r.cost != nil && r.cost.checkpoint.Equal(at) {
+		return nil
 	}
 	r.costs().checkpoint = at
 	g.tick(at)

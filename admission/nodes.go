@@ -98,15 +98,20 @@ func (g *Gate) RemoveNode(name string) ([]RunningWorkload, error) {
 }
 
 // CordonNode stops new placements on the named node; what runs there stays. Cordoning a
-// cordoned node changes nothing but the decisions it makes stale, as every node change.
+// cordoned node changes nothing, so a host that tells the gate its nodes' state at every
+// turn keeps the decisions it holds.
 func (g *Gate) CordonNode(name string) error { return g.cordon(name, true) }
 
-// UncordonNode lets new placements use the named node again.
+// UncordonNode lets new placements use the named node again; a schedulable node stays
+// as it is, and nothing changes.
 func (g *Gate) UncordonNode(name string) error { return g.cordon(name, false) }
 
 func (g *Gate) cordon(name string, on bool) error {
 	if err := g.clustered(); err != nil {
 		return err
+	}
+	if n, ok := g.live.cluster.Node(name); ok && n.Cordoned == on {
+		return nil
 	}
 	change := (*topology.Cluster).Uncordon
 	if on {
@@ -128,7 +133,8 @@ func (g *Gate) cordon(name string, on bool) error {
 // most recently admitted — the fewest of that order that bring every resource within
 // the new capacity; they are returned. What the host placed itself beyond that stays
 // over the capacity: the node takes nothing that needs the resource until it is free.
-// Held decisions and cycle results become stale.
+// Held decisions and cycle results become stale, unless the capacity is the node's
+// already: then nothing changes.
 func (g *Gate) SetNodeCapacity(name string, capacity topology.Resources) ([]RunningWorkload, error) {
 	if err := g.clustered(); err != nil {
 		return nil, err
@@ -136,6 +142,9 @@ func (g *Gate) SetNodeCapacity(name string, capacity topology.Resources) ([]Runn
 	before, ok := g.live.cluster.Capacity(name)
 	if !ok {
 		return nil, unknownNode(name)
+	}
+	if sameAmounts(before, capacity) {
+		return nil, nil
 	}
 	if err := g.live.cluster.SetCapacity(name, capacity); err != nil {
 		return nil, nodeErr(name, err)
@@ -156,6 +165,22 @@ func (g *Gate) SetNodeCapacity(name string, capacity topology.Resources) ([]Runn
 	g.recount(name)
 	g.changed(changeConfig)
 	return out, nil
+}
+
+// sameAmounts reports whether a and b hold the same amount of every resource, an
+// absent one holding 0.
+func sameAmounts(a, b topology.Resources) bool {
+	for k, x := range a {
+		if b[k] != x {
+			return false
+		}
+	}
+	for k, x := range b {
+		if a[k] != x {
+			return false
+		}
+	}
+	return true
 }
 
 // overflowing returns the shortest prefix of on (in naming order) whose pods on node

@@ -293,3 +293,46 @@ func TestSettingsThatChangeNothing(t *testing.T) {
 	require.NoError(t, g.SetStrategy("team", StrictFIFO))
 	assert.ErrorIs(t, g.Apply(held), ErrStaleDecision, "one that changes something still makes results stale")
 }
+
+// TestNodeStatesToldAgainChangeNothing: a host that tells the gate its nodes' state and
+// its work's estimates and checkpoints at every turn — a cordoned node cordoned again,
+// a schedulable one uncordoned, a node's capacity as it is, an estimate or the last
+// checkpoint again — changes nothing: the snapshot is the same and the results and
+// decisions it holds stay good.
+func TestNodeStatesToldAgainChangeNothing(t *testing.T) {
+	g, err := NewForPools(poolSet(t, "team:12"), 0, Options{Cluster: rackCluster(t), Reservations: Reservations{After: time.Hour}})
+	require.NoError(t, err)
+	placedOn(t, g, "r", "team", quota.Normal, 1, "n1", 0)
+	require.NoError(t, g.SetEstimate("r", time.Hour))
+	require.NoError(t, g.Checkpoint("r", at(1)))
+	require.NoError(t, g.CordonNode("n2"))
+	submit(t, g, wl("p", "team", quota.Low, 1, 1))
+	capacity, ok := g.Cluster().Capacity("n3")
+	require.True(t, ok)
+	again := func() {
+		before, err := g.MarshalBinary()
+		require.NoError(t, err)
+		require.NoError(t, g.CordonNode("n2"))
+		require.NoError(t, g.UncordonNode("n1"))
+		lost, err := g.SetNodeCapacity("n3", capacity)
+		require.NoError(t, err)
+		assert.Empty(t, lost)
+		require.NoError(t, g.SetEstimate("r", time.Hour))
+		require.NoError(t, g.Checkpoint("r", at(1)))
+		after, err := g.MarshalBinary()
+		require.NoError(t, err)
+		assert.Equal(t, before, after)
+	}
+	c := g.Cycle(at(2))
+	require.True(t, c.Decisions[0].Admitted(), c.Decisions[0].Message())
+	again()
+	require.NoError(t, g.Apply(c), "a cycle result held across them")
+	d, err := g.Decide(wl("x", "team", quota.Normal, 1, 3))
+	require.NoError(t, err)
+	again()
+	require.NoError(t, g.Commit(d, at(3)), "a decision held across them")
+
+	held := g.Cycle(at(4))
+	require.NoError(t, g.CordonNode("n1"))
+	assert.ErrorIs(t, g.Apply(held), ErrStaleDecision, "a node change that changes something still makes results stale")
+}

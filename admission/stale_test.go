@@ -349,11 +349,14 @@ func (r *staleRig) mutate(op staleOp, d *Decision, c CycleResult) (staleExpect, 
 	now := at(r.now)
 	var err error
 	changed := expectAllStale
-	// A change of the pools, the capacity, a strategy or a minimum runtime that sets
-	// what is set already changes nothing, and the results taken before it stay good
-	// (they must still be accepted): the gate's snapshot tells.
+	// A change of the pools, the capacity, a node's cordon or capacity, a checkpoint,
+	// a strategy or a minimum runtime that sets what is set already changes nothing,
+	// and the results taken before it stay good (they must still be accepted): the
+	// gate's snapshot tells.
 	var before []byte
-	if op.Kind == staleSetCapacity || op.Kind == staleSetStrategy || op.Kind == staleSetMinRuntime || op.Kind >= staleAddPool && op.Kind <= staleReconcile {
+	switch op.Kind {
+	case staleCordonNode, staleUncordonNode, staleSetNodeCapacity, staleCheckpoint, staleSetStrategy, staleSetMinRuntime, staleSetCapacity,
+		staleAddPool, staleUpdatePool, staleSetPoolQuota, staleSetPoolStatus, staleRemovePool, staleCreateSubpool, staleUpdateSubpool, staleDeleteSubpool, staleReconcile:
 		before, err = g.MarshalBinary()
 		require.NoError(r.t, err)
 	}
