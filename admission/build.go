@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 
@@ -247,7 +248,8 @@ func (g *Gate) install(l layout) {
 // new HIGH/NORMAL work waits until usage drains. The gate then routes workloads to the
 // new tree's queues by name. It is an error, changing nothing, on a gate built from
 // pools (change them through the gate) and when a running or pending workload's queue
-// would disappear (withdraw or release it first).
+// would disappear (withdraw or release it first). The tree the gate has already changes
+// nothing: decisions held stay good and work set aside stays aside.
 func (g *Gate) Reconfigure(tree *quota.Tree) error {
 	if !g.usable() {
 		return errUnusable()
@@ -259,7 +261,25 @@ func (g *Gate) Reconfigure(tree *quota.Tree) error {
 	if err != nil {
 		return err
 	}
+	if g.describes(l.tree) {
+		// The tree the gate has: a host that reconciles its queues at every turn
+		// keeps the decisions it holds and the work set aside.
+		return nil
+	}
 	return g.reconfigure(l, nil)
+}
+
+// describes reports whether t, a tree without usage, is the gate's tree as it would
+// hold it (capped by its capacity), usage aside.
+func (g *Gate) describes(t *quota.Tree) bool {
+	if !slices.Equal(t.Roots(), g.tree.Roots()) {
+		return false
+	}
+	t = t.Clone()
+	g.capacity.capTree(t)
+	want, err1 := t.MarshalBinary()
+	have, err2 := g.bareTree().MarshalBinary()
+	return err1 == nil && err2 == nil && bytes.Equal(want, have)
 }
 
 // unlistedPair returns a pair of t on which vec, the charge of running work in queue n,

@@ -336,3 +336,42 @@ func TestNodeStatesToldAgainChangeNothing(t *testing.T) {
 	require.NoError(t, g.CordonNode("n1"))
 	assert.ErrorIs(t, g.Apply(held), ErrStaleDecision, "a node change that changes something still makes results stale")
 }
+
+// TestReconfigureToTheSameTreeChangesNothing: a host that reads its queues again at
+// every turn (its ClusterQueues, say) and hands the gate the tree they describe, the
+// one it has, changes nothing: work set aside stays aside, the snapshot is the same and
+// a decision held across it commits. A tree that differs still reconfigures.
+func TestReconfigureToTheSameTreeChangesNothing(t *testing.T) {
+	spec := quota.TreeSpec{Resources: []string{"gpu"}, Nodes: []quota.NodeSpec{
+		{Name: "org", Kind: quota.KindCohort},
+		{Name: "a", Parent: "org", Kind: quota.KindQueue, Quotas: map[string]quota.NodeQuota{"gpu": {Nominal: 4}}},
+		{Name: "b", Parent: "org", Kind: quota.KindQueue, Quotas: map[string]quota.NodeQuota{"gpu": {Nominal: 2}}},
+	}}
+	tree, err := quota.NewTree(spec)
+	require.NoError(t, err)
+	g, err := New(tree, Options{Cluster: rackCluster(t)})
+	require.NoError(t, err)
+	placedOn(t, g, "r", "a", quota.Normal, 2, "n1", 0)
+	submit(t, g, wl("big", "b", quota.Normal, 3, 1)) // above b's nominal 2: set aside
+	cycle(t, g, 2)
+	require.Equal(t, 1, g.NumInadmissible())
+	d, err := g.Decide(wl("x", "a", quota.Normal, 1, 3))
+	require.NoError(t, err)
+	before, err := g.MarshalBinary()
+	require.NoError(t, err)
+
+	same, err := quota.NewTree(spec)
+	require.NoError(t, err)
+	require.NoError(t, g.Reconfigure(same))
+	after, err := g.MarshalBinary()
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+	assert.Equal(t, 1, g.NumInadmissible(), "work set aside stays aside")
+	require.NoError(t, g.Commit(d, at(3)), "a decision held across it")
+
+	spec.Nodes[2].Quotas["gpu"] = quota.NodeQuota{Nominal: 3}
+	more, err := quota.NewTree(spec)
+	require.NoError(t, err)
+	require.NoError(t, g.Reconfigure(more))
+	assert.Zero(t, g.NumInadmissible(), "big fits b's new quota and waits again")
+}

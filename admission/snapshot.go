@@ -306,15 +306,6 @@ func (g *Gate) eachWaiting(fn func(*record)) {
 	}
 }
 
-// bareTree returns a copy of the gate's tree without the usage of its running work.
-func (g *Gate) bareTree() *quota.Tree {
-	t := g.tree.Clone()
-	for r := range g.runningRecords() {
-		_ = t.Remove(r.leaf, r.vec)
-	}
-	return t
-}
-
 // Restore builds the gate a snapshot of MarshalBinary describes: every later decision
 // of it equals the one the original gate would take. A foreign, newer, corrupt or
 // truncated snapshot, or one that does not describe a valid gate (a workload of an

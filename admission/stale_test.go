@@ -355,7 +355,7 @@ func (r *staleRig) mutate(op staleOp, d *Decision, c CycleResult) (staleExpect, 
 	// gate's snapshot tells.
 	var before []byte
 	switch op.Kind {
-	case staleCordonNode, staleUncordonNode, staleSetNodeCapacity, staleCheckpoint, staleSetStrategy, staleSetMinRuntime, staleSetCapacity,
+	case staleCordonNode, staleUncordonNode, staleSetNodeCapacity, staleCheckpoint, staleSetStrategy, staleSetMinRuntime, staleSetCapacity, staleReconfigure,
 		staleAddPool, staleUpdatePool, staleSetPoolQuota, staleSetPoolStatus, staleRemovePool, staleCreateSubpool, staleUpdateSubpool, staleDeleteSubpool, staleReconcile:
 		before, err = g.MarshalBinary()
 		require.NoError(r.t, err)

@@ -506,3 +506,12 @@ func (g *Gate) unspared(s *state, a *ask, lows []*record) []*record {
 func (g *Gate) spares(s *state) bool {
 	return len(s.shield) > 0 || g.minFallback != (MinRuntime{}) || len(g.minRuntimes) > 0
 }
+
+// bareTree returns a copy of the gate's tree without the usage of its running work.
+func (g *Gate) bareTree() *quota.Tree {
+	t := g.tree.Clone()
+	for r := range g.runningRecords() {
+		_ = t.Remove(r.leaf, r.vec)
+	}
+	return t
+}
