@@ -32,7 +32,8 @@ func TestPropertySound(t *testing.T) {
 	props := gopter.NewProperties(gen.Params(t, 600))
 	props.Property("placements are valid", prop.ForAll(func(c gen.TopologyCase) string {
 		for _, o := range []topology.Options{{}, extrasOnToo} {
-			res, err := build(t, c).Place(c.Request, o)
+			cluster := build(t, c)
+			res, err := cluster.Place(c.Request, o)
 			if err != nil {
 				return "place: " + err.Error()
 			}
@@ -44,7 +45,7 @@ func TestPropertySound(t *testing.T) {
 			}
 			// What the validator takes, the cluster's own check of a placement told by
 			// a host takes too (it checks no constraint and no capacity).
-			if err := build(t, c).Satisfies(c.Request, res.Placement); err != nil {
+			if err := cluster.Satisfies(c.Request, res.Placement); err != nil {
 				return "Satisfies: " + err.Error() + "\n" + res.Placement.String()
 			}
 		}
