@@ -87,11 +87,10 @@ func TestElasticGrowsWithinItsRack(t *testing.T) {
 	}
 }
 
-// TestElasticShrinkInsteadOfEviction: a NORMAL workload that needs three GPUs takes
-// three elastic pods back rather than evict the LOW workload that would also free them;
-// the decision names the pods and what they lose, the host learns them, and the gang
-// runs on with the rest.
-func TestElasticShrinkInsteadOfEviction(t *testing.T) {
+// elasticAndLow is a pool guaranteed 12 GPUs on rackCluster, recording events, with the
+// LOW elastic gang el (2 pods and 6 elastic ones of a GPU) grown to all its pods and the
+// LOW workload low4 of 4 GPUs running; the events so far are taken.
+func elasticAndLow(t *testing.T) *Gate {
 	g, err := NewForPools(poolSet(t, "team:12"), 0, Options{Cluster: rackCluster(t)})
 	require.NoError(t, err)
 	g.RecordEvents(true)
@@ -99,8 +98,17 @@ func TestElasticShrinkInsteadOfEviction(t *testing.T) {
 	require.NoError(t, g.Apply(g.Cycle(at(2))))
 	submit(t, g, Workload{ID: "low4", Queue: "team", Priority: quota.Low, Request: []quota.Quantity{4}, Submitted: at(3)})
 	require.NoError(t, g.Apply(g.Cycle(at(3))))
-	require.ElementsMatch(t, []string{"el", "low4"}, runningIDs(g))
 	_ = g.TakeEvents()
+	return g
+}
+
+// TestElasticShrinkInsteadOfEviction: a NORMAL workload that needs three GPUs takes
+// three elastic pods back rather than evict the LOW workload that would also free them;
+// the decision names the pods and what they lose, the host learns them, and the gang
+// runs on with the rest.
+func TestElasticShrinkInsteadOfEviction(t *testing.T) {
+	g := elasticAndLow(t)
+	require.ElementsMatch(t, []string{"el", "low4"}, runningIDs(g))
 
 	d, err := g.DecideAt(Workload{ID: "n3", Queue: "team", Request: []quota.Quantity{3}, Submitted: at(4)}, at(13))
 	require.NoError(t, err)

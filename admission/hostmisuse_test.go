@@ -305,14 +305,7 @@ func TestPropertyHostMisuseChangesNothing(t *testing.T) {
 // held, or refused the gate's own snapshot.)
 func TestShrinkPodsAreTheHostsOwn(t *testing.T) {
 	shrinking := func(t *testing.T) (*Gate, Decision) {
-		g, err := NewForPools(poolSet(t, "team:12"), 0, Options{Cluster: rackCluster(t)})
-		require.NoError(t, err)
-		g.RecordEvents(true)
-		submit(t, g, elasticWorkload(t, "el", "team", quota.Low, 2, 6, 1))
-		require.NoError(t, g.Apply(g.Cycle(at(2))))
-		submit(t, g, Workload{ID: "low4", Queue: "team", Priority: quota.Low, Request: []quota.Quantity{4}, Submitted: at(3)})
-		require.NoError(t, g.Apply(g.Cycle(at(3))))
-		g.TakeEvents()
+		g := elasticAndLow(t)
 		d, err := g.DecideAt(Workload{ID: "n3", Queue: "team", Request: []quota.Quantity{3}, Submitted: at(4)}, at(13))
 		require.NoError(t, err)
 		require.True(t, d.Admitted(), d.Message())

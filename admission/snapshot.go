@@ -70,12 +70,7 @@ func (g *Gate) MarshalBinary() ([]byte, error) {
 		w.Bytes(tree)
 	}
 	w.Uint(uint64(g.fallback))
-	names := slices.Sorted(maps.Keys(g.strategies))
-	w.Uint(uint64(len(names)))
-	for _, n := range names {
-		w.String(n)
-		w.Uint(uint64(g.strategies[n]))
-	}
+	writeByName(w, g.strategies, func(s Strategy) { w.Uint(uint64(s)) })
 	w.Bool(g.fair)
 	writeCosts(w, g)
 	writeCluster(w, g.live.cluster, g.runningRecords())
@@ -150,12 +145,7 @@ const snapshotVersion = 8
 // writeCosts writes what the gate counts lost work and minimum runtimes by.
 func writeCosts(w *wire.Writer, g *Gate) {
 	writeMinRuntime(w, g.minFallback)
-	names := slices.Sorted(maps.Keys(g.minRuntimes))
-	w.Uint(uint64(len(names)))
-	for _, n := range names {
-		w.String(n)
-		writeMinRuntime(w, g.minRuntimes[n])
-	}
+	writeByName(w, g.minRuntimes, func(m MinRuntime) { writeMinRuntime(w, m) })
 	w.Bool(g.costNames != nil)
 	w.Uint(uint64(len(g.costNames)))
 	for _, n := range g.costNames {
@@ -168,11 +158,18 @@ func writeCosts(w *wire.Writer, g *Gate) {
 		w.Bool(p.set)
 		w.Int(int64(p.after))
 	}
-	queues := slices.Sorted(maps.Keys(g.reserveQueues))
-	w.Uint(uint64(len(queues)))
-	for _, n := range queues {
+	writeByName(w, g.reserveQueues, func(d time.Duration) { w.Int(int64(d)) })
+}
+
+// writeByName writes the settings of m, kept by queue name: their count, then each
+// name and its value, written by each, in byte order of the names so that equal gates
+// write equal bytes.
+func writeByName[V any](w *wire.Writer, m map[string]V, each func(V)) {
+	names := slices.Sorted(maps.Keys(m))
+	w.Uint(uint64(len(names)))
+	for _, n := range names {
 		w.String(n)
-		w.Int(int64(g.reserveQueues[n]))
+		each(m[n])
 	}
 }
 
