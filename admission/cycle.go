@@ -91,8 +91,7 @@ func (g *Gate) cycle(now time.Time, res *CycleResult, keep bool) {
 		bat = res.baton
 		bat.gen++
 	}
-	handed, handedStates, reserved := res.carry, res.states, res.reserved
-	handedFuture := res.future
+	handed, handedStates, reserved, handedFuture := res.carry, res.states, res.reserved, res.future
 	hinted := keep && res.gate == g.self
 	carried := hinted && g.live.cluster != nil
 	carryStates := carried && len(handedStates.states) > 0 && handedStates.configAt == g.configGen

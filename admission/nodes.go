@@ -143,7 +143,7 @@ func (g *Gate) SetNodeCapacity(name string, capacity topology.Resources) ([]Runn
 	if !ok {
 		return nil, unknownNode(name)
 	}
-	if sameAmounts(before, capacity) {
+	if before.Equal(capacity) {
 		return nil, nil
 	}
 	if err := g.live.cluster.SetCapacity(name, capacity); err != nil {
@@ -165,22 +165,6 @@ func (g *Gate) SetNodeCapacity(name string, capacity topology.Resources) ([]Runn
 	g.recount(name)
 	g.changed(changeConfig)
 	return out, nil
-}
-
-// sameAmounts reports whether a and b hold the same amount of every resource, an
-// absent one holding 0.
-func sameAmounts(a, b topology.Resources) bool {
-	for k, x := range a {
-		if b[k] != x {
-			return false
-		}
-	}
-	for k, x := range b {
-		if a[k] != x {
-			return false
-		}
-	}
-	return true
 }
 
 // overflowing returns the shortest prefix of on (in naming order) whose pods on node

@@ -302,7 +302,7 @@ func (h *hold) onHeldNodes(p *topology.Placement) bool {
 }
 
 // reserves reports whether r, left pending for a placement, may reserve: a gang that
-// has waited at least the policy's time by now (reserveAfter).
+// has waited at least the policy's time by now (reserveAfterOf).
 func (g *Gate) reserves(r *record, now time.Time) bool {
 	after := g.reserveAfterOf(r)
 	return after > 0 && r.place != nil && !now.Before(r.w.Submitted.Add(after))

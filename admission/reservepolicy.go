@@ -89,27 +89,28 @@ func (g *Gate) setReservations(field string, r Reservations) error {
 			byPriority[p-quota.Low] = reserveTime{after: d, set: true}
 		}
 	}
-	queues := slices.Sorted(maps.Keys(r.Queues))
-	leaves := make([]quota.NodeID, len(queues))
-	for i, q := range queues {
-		f := field + ".queues[" + q + "]"
-		if d := r.Queues[q]; d < 0 {
+	// The queues' times are resolved and checked before anything is set (setByQueue),
+	// and set after the priorities' are known good too.
+	byName := make(map[string]time.Duration, len(r.Queues))
+	var own []quota.NodeID
+	err := setByQueue(g, field+".queues", r.Queues, func(f string, d time.Duration) error {
+		if d < 0 {
 			return inputErr(ErrInvalidValue, f, d.String(), "must not be negative")
 		}
-		n, err := g.queueOf(f, q)
-		if err != nil {
-			return err
-		}
-		leaves[i] = n
+		return nil
+	}, func(name string, n quota.NodeID, d time.Duration) {
+		byName[name] = d
+		own = append(own, n)
+	})
+	if err != nil {
+		return err
 	}
-	g.reserveAfter, g.reservePriorities, g.reserveQueues = r.After, byPriority, make(map[string]time.Duration, len(queues))
+	g.reserveAfter, g.reservePriorities, g.reserveQueues = r.After, byPriority, byName
 	for i := range g.leaves {
 		g.leaves[i].reserve, g.leaves[i].reserveOwn = 0, false
 	}
-	for i, q := range queues {
-		n := leaves[i]
-		g.reserveQueues[g.tree.Name(n)] = r.Queues[q]
-		g.leaves[n-1].reserve, g.leaves[n-1].reserveOwn = r.Queues[q], true
+	for _, n := range own {
+		g.leaves[n-1].reserve, g.leaves[n-1].reserveOwn = byName[g.tree.Name(n)], true
 	}
 	return nil
 }

@@ -143,16 +143,14 @@ func shrunk(w admission.Workload, s Shape) admission.Workload {
 		w.Request = slices.Clone(s.Request)
 		return w
 	}
-	g := *w.Gang
+	g := ownGang(w.Gang)
 	k := slices.Index(g.Requests.Resources, s.Resource)
-	g.Requests.PerPod = make([][]int64, len(w.Gang.Requests.PerPod))
-	for i, pod := range w.Gang.Requests.PerPod {
-		g.Requests.PerPod[i] = slices.Clone(pod)
+	for _, pod := range g.Requests.PerPod {
 		if k >= 0 && k < len(pod) {
-			g.Requests.PerPod[i][k] = min(pod[k], s.PerPod)
+			pod[k] = min(pod[k], s.PerPod)
 		}
 	}
-	w.Gang = &g
+	w.Gang = g
 	return w
 }
 

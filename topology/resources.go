@@ -48,6 +48,20 @@ func (r Resources) format(nonzero bool) string {
 	return string(b)
 }
 
+// Equal reports whether r and o hold the same amount of every resource, a missing name
+// holding zero: {gpu:1} equals {gpu:1 cpu:0}.
+func (r Resources) Equal(o Resources) bool { return within(r, o) && within(o, r) }
+
+// within reports whether every amount r lists is o's.
+func within(r, o Resources) bool {
+	for n, q := range r {
+		if o[n] != q {
+			return false
+		}
+	}
+	return true
+}
+
 // clone returns a copy of r without its zero entries, nil when nothing is left.
 func (r Resources) clone() Resources {
 	var out Resources

@@ -36,7 +36,7 @@ func (c *Cluster) Satisfies(r Request, p Placement) error {
 			return placementErr(field+".group", strconv.Quote(a.Group), "is no leaf group of the request")
 		case a.Pods <= 0 || a.Elastic < 0 || a.Elastic > a.Pods:
 			return placementErr(field+".pods", strconv.FormatInt(a.Pods, 10), "must be positive, and at least its elastic pods ("+strconv.FormatInt(a.Elastic, 10)+")")
-		case !sameShape(a.Shape, leaf.Shape):
+		case !a.Shape.Equal(leaf.Shape):
 			return placementErr(field+".shape", a.Shape.String(), "must be the group's pod shape "+leaf.Shape.String())
 		}
 		i, ok := c.nodeIdx[a.Node]
@@ -93,18 +93,4 @@ func groupPlaced(g *Group, placed map[string]int64) bool {
 		return n == len(g.Children)
 	}
 	return n >= g.Need
-}
-
-// sameShape reports whether a and b ask for the same of every resource, an absent one
-// asking for 0.
-func sameShape(a, b Resources) bool { return asksOf(a, b) && asksOf(b, a) }
-
-// asksOf reports whether every amount a asks for is b's, absent meaning 0.
-func asksOf(a, b Resources) bool {
-	for k, x := range a {
-		if b[k] != x {
-			return false
-		}
-	}
-	return true
 }

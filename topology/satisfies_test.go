@@ -106,3 +106,21 @@ func TestSatisfiesRefusesWhatPlaceRefuses(t *testing.T) {
 		{Group: "a", Node: "n1", Pods: most, Shape: gpu}, {Group: "a", Node: "n1", Pods: most, Shape: gpu}, {Group: "a", Node: "n1", Pods: 4, Shape: gpu}}}
 	require.ErrorIs(t, c.Satisfies(topology.Request{Root: topology.Group{Name: "a", Pods: 2, Shape: gpu}}, wrap), topology.ErrInvalidPlacement)
 }
+
+// TestResourcesEqual: amounts compare name by name, a missing name holding zero.
+func TestResourcesEqual(t *testing.T) {
+	for _, c := range []struct {
+		a, b topology.Resources
+		want bool
+	}{
+		{nil, nil, true},
+		{nil, topology.Resources{"gpu": 0}, true},
+		{topology.Resources{"gpu": 1}, topology.Resources{"gpu": 1, "cpu": 0}, true},
+		{topology.Resources{"gpu": 1}, topology.Resources{"gpu": 2}, false},
+		{topology.Resources{"gpu": 1}, topology.Resources{"gpu": 1, "cpu": 1}, false},
+		{topology.Resources{"gpu": 1, "cpu": 1}, topology.Resources{"gpu": 1}, false},
+	} {
+		assert.Equal(t, c.want, c.a.Equal(c.b), "%v = %v", c.a, c.b)
+		assert.Equal(t, c.want, c.b.Equal(c.a), "%v = %v", c.b, c.a)
+	}
+}
