@@ -25,8 +25,12 @@ type Draft struct {
 	// change.
 	total []Quantity
 	// first holds the first slots touched, so that a trial on a few paths indexes its
-	// cells without an allocation of its own.
-	first [draftSlots]touch
+	// cells without an allocation of its own; firstUsage and firstWalk hold the total
+	// and those slots' cells when the tree counts few resources, so that a Draft's first
+	// change allocates nothing beyond the Draft.
+	first      [draftSlots]touch
+	firstUsage [(1 + draftSlots) * draftRes]Quantity
+	firstWalk  [draftSlots * draftRes]walkCell
 }
 
 // overlay holds the cells a Draft has changed: for each touched slot, its usage and walk
@@ -50,6 +54,8 @@ const (
 	draftSlots = 4
 	// overlayScan is how many slots the overlay finds by scanning its list.
 	overlayScan = 16
+	// draftRes is the most resources whose cells a Draft holds inline.
+	draftRes = 4
 )
 
 // cellOf returns the first index of slot i's cells, and false when ov holds none.
@@ -209,17 +215,23 @@ func (d *Draft) ownTotal() {
 	}
 }
 
-// room gives d, at its first change, one buffer for the total and the usage cells of
-// draftSlots slots, and one for their walk terms.
+// room gives d, at its first change, room for the total and the usage cells and walk
+// terms of draftSlots slots: its own arrays when the tree counts few resources, else one
+// buffer for the total and the cells and one for the walk terms.
 func (d *Draft) room() {
 	if d.ov.touched != nil {
 		return
 	}
 	R := d.t.numRes()
+	d.ov.touched = d.first[:0]
+	if R <= draftRes {
+		d.total, d.ov.usage = d.firstUsage[:0:R], d.firstUsage[R:R:R+draftSlots*R]
+		d.ov.walk = d.firstWalk[: 0 : draftSlots*R]
+		return
+	}
 	buf := make([]Quantity, R+draftSlots*R)
 	d.total, d.ov.usage = buf[:0:R], buf[R:R]
 	d.ov.walk = make([]walkCell, 0, draftSlots*R)
-	d.ov.touched = d.first[:0]
 }
 
 // usageAt returns the usage of slot i and resource j as d sees it.

@@ -105,6 +105,25 @@ func TestDraftAllocations(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(100, trial))
 }
 
+// TestDraftFirstChangeAllocatesTheDraftOnly: on a tree that counts a few resources, a
+// new Draft's first changes along one queue's path need no buffer beyond the Draft: a
+// plan tried once on a fresh Draft (Gate.Decide's) allocates it and nothing more.
+func TestDraftFirstChangeAllocatesTheDraftOnly(t *testing.T) {
+	tr := handTree(t)
+	require.LessOrEqual(t, tr.NumResources(), draftRes)
+	q, ok := tr.Node("a1")
+	require.True(t, ok)
+	v := make([]Quantity, tr.NumResources())
+	v[0] = 1
+	require.NoError(t, tr.Add(q, v))
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() {
+		d := tr.Draft()
+		_ = d.Remove(q, v)
+		_, _ = d.Fits(q, v)
+		_ = d.Add(q, v)
+	}))
+}
+
 // TestDraftManyPaths: a Draft that changes more slots than it finds by scanning (40
 // queues of one cohort, each charged through it) reads exactly as a clone given the
 // same changes, before and after the slots are indexed, and again after Reset.
