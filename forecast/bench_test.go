@@ -248,5 +248,82 @@ func BenchmarkForecastStands(b *testing.B) {
 	}
 }
 
-// sinkStands keeps the answers of BenchmarkForecastStands.
+// BenchmarkForecastStandsWithdrawn asks StandsWithdrawn 10,000 questions on the queue
+// of the 4× replay, each a started workload and a random workload pending at now that
+// is withdrawn, and reports the share that stands.
+func BenchmarkForecastStandsWithdrawn(b *testing.B) {
+	g, now, est, err := replayQueue()
+	require.NoError(b, err)
+	var pending []admission.WorkloadID
+	for _, w := range g.Pending() {
+		pending = append(pending, w.ID)
+	}
+	for _, res := range []time.Duration{0, time.Minute} {
+		name := "exact"
+		if res > 0 {
+			name = "resolution-1m"
+		}
+		b.Run(name, func(b *testing.B) {
+			f, err := Run(g, now, est, Options{NoWaits: true, Resolution: res})
+			require.NoError(b, err)
+			var started []admission.WorkloadID
+			for _, s := range f.Starts {
+				if !s.At.IsZero() {
+					started = append(started, s.Workload)
+				}
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			type question struct{ id, x admission.WorkloadID }
+			qs := make([]question, 10_000)
+			stands := 0
+			for i := range qs {
+				qs[i] = question{started[rng.IntN(len(started))], pending[rng.IntN(len(pending))]}
+				if f.StandsWithdrawn(qs[i].id, qs[i].x) {
+					stands++
+				}
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				q := qs[i%len(qs)]
+				sinkStands = f.StandsWithdrawn(q.id, q.x)
+				i++
+			}
+			b.ReportMetric(100*float64(stands)/float64(len(qs)), "stands-%")
+		})
+	}
+	// What the other answers cost: the forecast run again on a copy of the gate
+	// without a random waiting workload (ends grouped to the minute), which also
+	// checks every start StandsWithdrawn said stands against it.
+	b.Run("rerun-1m", func(b *testing.B) {
+		o := Options{NoWaits: true, Resolution: time.Minute}
+		f, err := Run(g, now, est, o)
+		require.NoError(b, err)
+		data, err := g.MarshalBinary()
+		require.NoError(b, err)
+		rng := rand.New(rand.NewPCG(7, 8))
+		checked := 0
+		for b.Loop() {
+			x := pending[rng.IntN(len(pending))]
+			h, err := admission.Restore(data)
+			require.NoError(b, err)
+			_, err = h.Withdraw(x)
+			require.NoError(b, err)
+			again, err := Run(h, now, est, o)
+			require.NoError(b, err)
+			for _, s := range f.Starts {
+				if !f.StandsWithdrawn(s.Workload, x) {
+					continue
+				}
+				checked++
+				if a, _ := again.Of(s.Workload); !a.At.Equal(s.At) {
+					b.Fatalf("%s stands without %s, by StandsWithdrawn, at %v; run again, it starts at %v", s.Workload, x, s.At, a.At)
+				}
+			}
+		}
+		b.ReportMetric(float64(checked)/float64(b.N), "checked/op")
+	})
+}
+
+// sinkStands keeps the answers of BenchmarkForecastStands and BenchmarkForecastStandsWithdrawn.
 var sinkStands bool

@@ -36,16 +36,17 @@
 // (Workload.Estimate, Gate.SetEstimate), while the forecast ends work by the estimates
 // passed to Run; a host that gives both the same gets a forecast in which reserved
 // room frees when the gate expects it to. It does not estimate runtimes, and every
-// call starts again from a snapshot: a forecast is not updated after a change. The
+// call starts again from a snapshot: a forecast is not updated after a change, though
+// it tells which of its starts two kinds of change leave standing (below). The
 // times are as exact as the estimates; with Options.Resolution ends are grouped,
 // trading exactness for fewer cycles. A host asking about a few workloads names them
 // (Options.For): the forecast stops at the cycle that decides the last of them, with
 // the starts the whole forecast would give them.
 //
-// # After an estimate changes
+// # After an estimate changes, or waiting work is withdrawn
 //
-// One change can be answered from the forecast alone: a new estimate, passed to Run,
-// of one workload. Such an estimate shapes nothing but the end of a run, and each
+// Two changes can be answered from the forecast alone. The first is a new estimate,
+// passed to Run, of one workload. Such an estimate shapes nothing but the end of a run, and each
 // cycle decides on the work ended by its instant; so a start stands when every run of
 // the changed workload that began by then ends after it, by the old estimate and the
 // new alike. Forecast.Stands answers that in a few map reads, and says so exactly:
@@ -57,6 +58,15 @@
 // estimate of the workload is another input: on a gate with reservations it decides
 // where they are and what may backfill, so a host that changes it too (as it should,
 // to keep both the same) must run the forecast again.
+//
+// The second is a workload that waited at Now withdrawn (Gate.Withdraw). Work that
+// waits shapes no cycle's decisions of other work as long as it is not admitted, holds
+// no StrictFIFO queue back and reserves no room, so Forecast.StandsWithdrawn reports
+// that a start stands when the forecast admits the withdrawn work only after it, or
+// never, and records no such hold or reservation of it up to then; with fair sharing
+// on it cannot tell, as a queue's head takes its turn in the tournament whether it is
+// admitted or not. Other changes — work submitted, running work ended early — start
+// again from a snapshot.
 //
 // # Cost
 //

@@ -294,6 +294,134 @@ func TestStands(t *testing.T) {
 	assert.Equal(t, at(20), b2.At)
 }
 
+// TestStandsWithdrawn: on the pool of TestStands with one more workload waiting, d
+// (8 GPUs, half an hour), which starts at 11:00, each row withdraws one workload and
+// says whether StandsWithdrawn can tell that a start stands; a forecast run again
+// without it agrees where it can, and shows the start moving where a row says it may.
+func TestStandsWithdrawn(t *testing.T) {
+	build := func() *admission.Gate {
+		g := poolGate(t, 8, admission.Options{}, "team:8")
+		running(t, g, work("a", "team", quota.Normal, 8, -30), -30)
+		submit(t, g, work("b", "team", quota.Normal, 8, -20), work("c", "team", quota.Normal, 8, -10),
+			work("d", "team", quota.Normal, 8, -5))
+		return g
+	}
+	est := map[admission.WorkloadID]time.Duration{"a": minutes(60), "b": minutes(60), "c": minutes(30), "d": minutes(30)}
+	f, err := Run(build(), t0, est, Options{})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name   string
+		id, x  admission.WorkloadID
+		stands bool
+		moved  time.Time // where the start goes without x, when it moves
+	}{
+		{"c starts after b: b's start stands without it", "b", "c", true, time.Time{}},
+		{"d starts after c", "c", "d", true, time.Time{}},
+		{"b starts before c: without it c starts at b's start", "c", "b", false, at(30)},
+		{"b starts before d, and so does c", "d", "c", false, at(90)},
+		{"a workload's own start", "b", "b", false, time.Time{}},
+		{"running work ends, it is not withdrawn", "b", "a", false, time.Time{}},
+		{"a workload the forecast never saw", "b", "zed", false, time.Time{}},
+		{"a workload without a start", "zed", "c", false, time.Time{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.stands, f.StandsWithdrawn(tc.id, tc.x))
+			if !tc.stands && tc.moved.IsZero() {
+				return
+			}
+			g := build()
+			_, err := g.Withdraw(tc.x)
+			require.NoError(t, err)
+			again, err := Run(g, t0, est, Options{})
+			require.NoError(t, err)
+			was, _ := f.Of(tc.id)
+			now, _ := again.Of(tc.id)
+			if tc.stands {
+				assert.Equal(t, was.At, now.At)
+			} else {
+				assert.Equal(t, tc.moved, now.At)
+			}
+		})
+	}
+}
+
+// TestStandsWithdrawnHeldBack: a workload that waits can shape other work's starts
+// without starting before them. In a StrictFIFO pool, head (8 GPUs) waits for a's 4 to
+// end at 09:30 and holds small (2) back; so lab's job (4) takes lab's idle room at
+// 09:00. Without head, small borrows 2 of that room at 09:00 and job waits. head
+// starts after job, so only its having held small back says that job's start may move.
+func TestStandsWithdrawnHeldBack(t *testing.T) {
+	build := func() *admission.Gate {
+		g := poolGate(t, 8, admission.Options{Strategy: admission.StrictFIFO}, "team:4", "lab:4")
+		running(t, g, work("a", "team", quota.Low, 4, -30), -30)
+		submit(t, g, work("head", "team", quota.Low, 8, -20), work("small", "team", quota.Low, 2, -15),
+			work("job", "lab", quota.Low, 4, -10))
+		return g
+	}
+	est := map[admission.WorkloadID]time.Duration{"a": minutes(60), "head": minutes(60), "small": minutes(30), "job": minutes(60)}
+	f, err := Run(build(), t0, est, Options{})
+	require.NoError(t, err)
+	job, _ := f.Of("job")
+	head, _ := f.Of("head")
+	require.Equal(t, t0, job.At)
+	require.True(t, head.At.After(job.At), "head starts at %v", head.At)
+	assert.False(t, f.StandsWithdrawn("job", "head"))
+
+	g := build()
+	_, err = g.Withdraw("head")
+	require.NoError(t, err)
+	again, err := Run(g, t0, est, Options{})
+	require.NoError(t, err)
+	moved, _ := again.Of("job")
+	assert.True(t, moved.At.After(t0), "without head, job starts at %v", moved.At)
+}
+
+// TestStandsWithdrawnReserved: a waiting gang that reserves room shapes other work's
+// starts without starting before them. Two nodes of 8 GPUs: a holds 6 of n1 until
+// 11:20, b 4 of n2 until 10:20. big (8 GPUs) has waited 40 minutes and reserves n2 from
+// 10:20; y (4 GPUs, two hours) may not run there past then and waits, and job (4 GPUs,
+// half an hour) backfills n2 at 09:00. Without big nothing is held: y takes n2's room
+// first and job waits. big starts at 10:20, after job: only its reservation says that
+// job's start may move.
+func TestStandsWithdrawnReserved(t *testing.T) {
+	est := map[admission.WorkloadID]time.Duration{"a": minutes(180), "b": minutes(120), "big": minutes(60), "y": minutes(120), "job": minutes(30)}
+	build := func() *admission.Gate {
+		g, err := admission.NewForPools(poolSet(t, "team:32"), 0, admission.Options{Cluster: rackCluster(t, "r1:8,8"),
+			Reservations: admission.Reservations{After: minutes(30)}})
+		require.NoError(t, err)
+		for _, r := range []struct {
+			id, node string
+			gpus     int
+		}{{"a", "r1-n1", 6}, {"b", "r1-n2", 4}} {
+			w := gangOf(t, r.id, "team", quota.Low, r.gpus, 1, -40)
+			w.Estimate = est[w.ID]
+			require.NoError(t, g.AddRunning(w, at(-40), &topology.Placement{Assignments: []topology.Assignment{
+				{Group: "workers", Node: r.node, Pods: int64(r.gpus), Shape: topology.Resources{"gpu": 1}}}}))
+		}
+		for _, w := range []admission.Workload{gangOf(t, "big", "team", quota.Low, 1, 8, -40),
+			gangOf(t, "y", "team", quota.Low, 1, 4, -35), gangOf(t, "job", "team", quota.Low, 1, 4, -30)} {
+			w.Estimate = est[w.ID]
+			submit(t, g, w)
+		}
+		return g
+	}
+	f, err := Run(build(), t0, est, Options{})
+	require.NoError(t, err)
+	job, _ := f.Of("job")
+	big, _ := f.Of("big")
+	require.Equal(t, t0, job.At)
+	require.Equal(t, at(80), big.At)
+	assert.False(t, f.StandsWithdrawn("job", "big"))
+
+	g := build()
+	_, err = g.Withdraw("big")
+	require.NoError(t, err)
+	again, err := Run(g, t0, est, Options{})
+	require.NoError(t, err)
+	moved, _ := again.Of("job")
+	assert.True(t, moved.At.After(t0), "without big, job starts at %v", moved.At)
+}
+
 // TestStandsReadsTheForecastsEstimatesOnly: on a gate with reservations, a new
 // estimate passed to Run is what Stands answers for; the gate's own estimate of the
 // same workload is an input of the gate's, which moves its reservation. Two nodes of 8

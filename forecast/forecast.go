@@ -94,7 +94,8 @@ func newSimulation(g *admission.Gate, now time.Time, est map[admission.WorkloadI
 	pending, running := g.Counts()
 	s.out = Forecast{Now: now, Starts: make([]Start, 0, pending+g.NumInadmissible()),
 		at: make(map[admission.WorkloadID]int, pending+g.NumInadmissible()), clock: s.clock,
-		runs: make(map[admission.WorkloadID][]estimatedRun, running)}
+		runs: make(map[admission.WorkloadID][]estimatedRun, running), shaped: map[admission.WorkloadID]time.Time{},
+		fair: g.FairSharing()}
 	var asked map[admission.WorkloadID]bool
 	if len(o.For) > 0 {
 		asked = make(map[admission.WorkloadID]bool, len(o.For))
@@ -109,6 +110,7 @@ func newSimulation(g *admission.Gate, now time.Time, est map[admission.WorkloadI
 			s.asked[w.ID] = true
 		}
 	}
+	s.out.pendingAtNow = len(s.out.Starts)
 	for _, d := range g.Inadmissible() {
 		i := s.add(Start{Workload: d.Workload.ID, Queue: d.Queue, Priority: d.Workload.Priority})
 		if !o.NoWaits {
@@ -229,6 +231,12 @@ func (s *simulation) follow(t time.Time) {
 		if d.Reason == admission.ReasonInadmissible {
 			delete(s.asked, d.Workload.ID) // set aside: it does not start
 		}
+		if d.Blocker != "" {
+			s.shape(d.Blocker, t)
+		}
+		if d.Reservation != nil {
+			s.shape(d.Workload.ID, t)
+		}
 		switch {
 		case d.Outcome == admission.Admit:
 			s.admitted(d, t)
@@ -245,6 +253,14 @@ func (s *simulation) follow(t time.Time) {
 				st.Waits, s.keys[k] = extend(st.Waits, s.keys[k], d, t)
 			}
 		}
+	}
+}
+
+// shape records that the waiting workload id shaped the decisions of other work at t,
+// unless it did so before.
+func (s *simulation) shape(id admission.WorkloadID, t time.Time) {
+	if _, ok := s.out.shaped[id]; !ok {
+		s.out.shaped[id] = t
 	}
 }
 

@@ -33,6 +33,13 @@ type Forecast struct {
 	// Now included; clock is how it turned runtimes into ends. Stands reads them.
 	runs  map[admission.WorkloadID][]estimatedRun
 	clock clock
+	// shaped holds, per workload, the first instant at which its waiting shaped a
+	// cycle's decisions of other work: it held a StrictFIFO queue back, or it reserved
+	// room. pendingAtNow is how many of the first starts were pending at Now, and fair
+	// whether the gate shares fairly. StandsWithdrawn reads them.
+	shaped       map[admission.WorkloadID]time.Time
+	pendingAtNow int
+	fair         bool
 }
 
 // estimatedRun is one run a forecast followed: its start, and the end its estimate
@@ -89,6 +96,49 @@ func (f Forecast) StandsUntil(x admission.WorkloadID, d time.Duration) (time.Tim
 		}
 	}
 	return until, limited
+}
+
+// StandsWithdrawn reports whether the start f forecast for workload id stands when
+// workload x, pending at Now, is withdrawn first (Gate.Withdraw), the gate and the
+// estimates otherwise as they were: whether a forecast run again without x would start
+// id at the same instant, found without running it.
+//
+// Work that waits shapes no cycle's decisions of other work as long as it is not
+// admitted, holds no StrictFIFO queue back (it is no decision's Blocker) and reserves
+// no room: each cycle walks the rest in the same order over the same running work, and
+// what the cycle learns from deciding it (a shape that found no placement, no plan)
+// it would learn from the next work of that shape. So id's start stands when f admits
+// x only after it, or never, and x held nothing back and reserved nothing up to it
+// (the cycle at id's start included). Where it reports false the start may change.
+//
+// It reports false with fair sharing on: the head of a queue takes its turn in the
+// tournament whether it is admitted or not, so withdrawing it changes the order in
+// which the rest are offered. It reports false too for x = id, for an x that was not
+// pending at Now (running work ends instead; set-aside work shapes nothing, but a
+// withdrawal of it is not asked here) and for a start f does not have.
+func (f Forecast) StandsWithdrawn(id, x admission.WorkloadID) bool {
+	return !f.fair && f.waitedAside(id, x)
+}
+
+// waitedAside reports whether x, pending at Now, shaped no decision up to id's start
+// but by the turns of a fair-sharing tournament: f did not admit it by then, and it
+// held nothing back and reserved nothing.
+func (f Forecast) waitedAside(id, x admission.WorkloadID) bool {
+	s, ok := f.Of(id)
+	if !ok || s.At.IsZero() || id == x {
+		return false
+	}
+	if i, ok := f.at[x]; !ok || i >= f.pendingAtNow {
+		return false
+	}
+	if t, ok := f.shaped[x]; ok && !t.After(s.At) {
+		return false
+	}
+	// Every admission of x is a run, whether or not it has an estimate.
+	if runs := f.runs[x]; len(runs) > 0 && !runs[0].start.After(s.At) {
+		return false
+	}
+	return true
 }
 
 // Of returns the start of the workload id, and false when the forecast has none: the

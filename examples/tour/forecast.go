@@ -74,6 +74,11 @@ func tourForecast(w io.Writer) {
 		f.Stands("sweep", "eval", 30*time.Minute))
 	fmt.Fprintf(w, "  if tune runs until 09:40, does eval still start at 10:15? %v (tune ends before it: run the forecast again)\n",
 		f.Stands("eval", "tune", 70*time.Minute))
+	// Waiting work withdrawn is answered alike, when the forecast starts it only later.
+	fmt.Fprintf(w, "  if sweep is withdrawn, does eval still start at 10:15? %v (sweep would start after it)\n",
+		f.StandsWithdrawn("eval", "sweep"))
+	fmt.Fprintf(w, "  if report is withdrawn, does eval still start at 10:15? %v (report starts before it: run the forecast again)\n",
+		f.StandsWithdrawn("eval", "report"))
 	tourReservations(w)
 }
 
