@@ -14,8 +14,9 @@ import (
 
 // TestConcurrentForecasts: Run only reads the gate (its snapshot), so forecasts may run
 // beside each other and beside the gate's own reads while nothing mutates it (run with
-// -race), each giving the forecast made alone. (A snapshot once cloned the gate's
-// queue, a write to the tree it copied.)
+// -race), each giving the forecast made alone, while a forecast's own answers (Stands,
+// StandsWithdrawn) are read side by side. (A snapshot once cloned the gate's queue, a
+// write to the tree it copied.)
 func TestConcurrentForecasts(t *testing.T) {
 	g := poolGate(t, 8, admission.Options{}, "team:8")
 	running(t, g, work("r1", "team", quota.Normal, 4, -30), -30)
@@ -32,6 +33,9 @@ func TestConcurrentForecasts(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			_ = g.Cycle(t0)
+			// A forecast's own answers are reads of it, safe side by side.
+			_, _ = want.StandsUntil("r2", minutes(5))
+			_ = want.StandsWithdrawn("p3", "p4")
 			if f, err := Run(g, t0, est, Options{Default: time.Hour}); err == nil {
 				starts[i] = f.Starts
 			}
