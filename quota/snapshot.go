@@ -65,8 +65,7 @@ func (t *Tree) write(w *wire.Writer) {
 	at := make([]int32, len(t.kind)) // slot → place in the list, plus one
 	n := int32(0)
 	order := make([]int, 0, t.live)
-	var visit func(i int)
-	visit = func(i int) {
+	t.eachDepthFirst(func(i int) {
 		n++
 		at[i] = n
 		order = append(order, i)
@@ -92,15 +91,7 @@ func (t *Tree) write(w *wire.Writer) {
 			}
 			w.Int(int64(u))
 		}
-		for _, ch := range t.children[i] {
-			visit(int(ch))
-		}
-	}
-	for i, k := range t.kind {
-		if k != 0 && t.parent[i] < 0 {
-			visit(i)
-		}
-	}
+	})
 	t.writeFlavors(w, order)
 }
 

@@ -15,8 +15,7 @@ func (t *Tree) Spec() TreeSpec {
 	}
 	R := t.numRes()
 	spec := TreeSpec{Resources: append([]string(nil), t.resNames...), Nodes: make([]NodeSpec, 0, t.live), Flavors: t.Flavors()}
-	var visit func(i int)
-	visit = func(i int) {
+	t.eachDepthFirst(func(i int) {
 		ns := NodeSpec{Name: t.names[i], Kind: t.kind[i], Weight: t.weight[i]}
 		if t.fl != nil {
 			ns.Groups, ns.Fungibility = cloneGroups(t.fl.groups[i]), t.fl.fung[i]
@@ -40,14 +39,29 @@ func (t *Tree) Spec() TreeSpec {
 			}
 		}
 		spec.Nodes = append(spec.Nodes, ns)
-		for _, ch := range t.children[i] {
-			visit(int(ch))
-		}
-	}
-	for i, k := range t.kind {
-		if k != 0 && t.parent[i] < 0 {
-			visit(i)
-		}
-	}
+	})
 	return spec
+}
+
+// eachDepthFirst calls fn on every live node, depth first from the roots in the order
+// they were added, each node's children in the order they were attached. It keeps its
+// own stack: a tree is as deep as its host makes it, and a walk that recursed once per
+// level overflowed the goroutine's stack on a chain of a million cohorts.
+func (t *Tree) eachDepthFirst(fn func(i int)) {
+	var stack []int32
+	for i, k := range t.kind {
+		if k == 0 || t.parent[i] >= 0 {
+			continue
+		}
+		stack = append(stack[:0], int32(i))
+		for len(stack) > 0 {
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			fn(int(n))
+			ch := t.children[n]
+			for c := len(ch) - 1; c >= 0; c-- {
+				stack = append(stack, ch[c])
+			}
+		}
+	}
 }

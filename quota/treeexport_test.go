@@ -1,6 +1,8 @@
 package quota
 
 import (
+	"runtime/debug"
+	"strconv"
 	"testing"
 
 	ggen "github.com/leanovate/gopter/gen"
@@ -79,4 +81,31 @@ func TestSpecSharesNothing(t *testing.T) {
 	}
 	assert.Equal(t, before, tr.Mermaid())
 	assert.Equal(t, TreeSpec{}, (*Tree)(nil).Spec())
+}
+
+// TestDeepChainsWalkWithoutRecursion: Spec and MarshalBinary walk a tree of any depth
+// the tree takes. With the goroutine's stack held to 1 MiB, a walk with a frame per
+// level overflows it on a chain of 20,000 cohorts, a fatal error no caller can
+// recover from; both walks keep their own stack, and the snapshot restores to the
+// same tree.
+func TestDeepChainsWalkWithoutRecursion(t *testing.T) {
+	defer debug.SetMaxStack(debug.SetMaxStack(1 << 20))
+	const depth = 20_000
+	spec := TreeSpec{Resources: []string{"gpu"}, Nodes: []NodeSpec{{Name: "c0", Kind: KindCohort}}}
+	for i := 1; i < depth; i++ {
+		spec.Nodes = append(spec.Nodes, NodeSpec{Name: "c" + strconv.Itoa(i), Parent: "c" + strconv.Itoa(i-1), Kind: KindCohort})
+	}
+	spec.Nodes = append(spec.Nodes, NodeSpec{Name: "q", Parent: "c" + strconv.Itoa(depth-1), Kind: KindQueue,
+		Quotas: map[string]NodeQuota{"gpu": {Nominal: 4}}, Usage: map[string]Quantity{"gpu": 3}})
+	tr, err := NewTree(spec)
+	require.NoError(t, err)
+	got := tr.Spec()
+	require.Len(t, got.Nodes, depth+1)
+	assert.Equal(t, "c19999", got.Nodes[depth].Parent)
+	assert.Equal(t, Quantity(3), got.Nodes[depth].Usage["gpu"])
+	data, err := tr.MarshalBinary()
+	require.NoError(t, err)
+	var back Tree
+	require.NoError(t, back.UnmarshalBinary(data))
+	assert.Equal(t, got, back.Spec())
 }
