@@ -14,9 +14,12 @@ import (
 //
 // It is refused, with a *PoolError of rule ErrInvalidLedger naming the pool, for a
 // negative or Unlimited amount, a negative running count, or usage without a running
-// workflow to hold it. p is never changed.
+// workflow to hold it; and, naming no pool, for a nil ledger. p is never changed.
 func (p *PoolSet) WithLedgers(ledger func(naming.Name) Ledger) (*PoolSet, error) {
 	const op = "set ledgers"
+	if ledger == nil {
+		return nil, poolErr(op, naming.Name{}, ErrInvalidLedger, "a nil ledger function")
+	}
 	c := p.Clone()
 	c.init()
 	clear(c.runs)

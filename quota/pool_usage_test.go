@@ -73,6 +73,14 @@ func TestWithLedgersRefusesBadLedgers(t *testing.T) {
 		require.ErrorIs(t, err, ErrInvalidLedger)
 		require.EqualError(t, err, tc.want)
 	}
+	// No ledger at all is refused too, not called (a nil function once panicked).
+	before, err := p.MarshalBinary()
+	require.NoError(t, err)
+	_, err = p.WithLedgers(nil)
+	require.ErrorIs(t, err, ErrInvalidLedger)
+	after, err := p.MarshalBinary()
+	require.NoError(t, err)
+	require.Equal(t, before, after)
 	var nilSet *PoolSet
 	c, err := nilSet.WithLedgers(func(naming.Name) Ledger { return Ledger{} })
 	require.NoError(t, err)
