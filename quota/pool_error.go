@@ -62,7 +62,8 @@ const (
 	ErrWorkflowRunning
 	// ErrWorkflowNotRunning: the workflow is unknown or has already finished.
 	ErrWorkflowNotRunning
-	// ErrOverflow: the amount would push a ledger past the int64 range.
+	// ErrOverflow: the amount would push a ledger past the int64 range, or a pool's
+	// finite quotas or maxima of its flavors sum past it.
 	ErrOverflow
 	// ErrInvalidLedger: a ledger given whole (WithLedgers) holds negative or Unlimited
 	// amounts, or usage with no running workflow.

@@ -119,7 +119,16 @@ func (p *PoolSet) checkConfig(c PoolConfig) (PoolRule, string) {
 			return ErrMaximumBelowQuota, name + " maximum " + f.Maximum.String() + ", quota " + f.Quota.String()
 		}
 	}
-	if q, m := c.flavorSums(); q != c.Quota || m != c.Maximum {
+	// Finite quotas whose sum reaches the int64 range would read, summed, as Unlimited:
+	// a pool that guarantees a finite amount of every flavor would be taken for one
+	// without a limit (and refused subpools as such).
+	q, m := c.flavorSums()
+	switch {
+	case q.IsUnlimited() && !slices.ContainsFunc(c.Flavors, func(f FlavorQuota) bool { return f.Quota.IsUnlimited() }):
+		return ErrOverflow, "the flavors' quotas are finite and sum past the int64 range"
+	case m.IsUnlimited() && !slices.ContainsFunc(c.Flavors, func(f FlavorQuota) bool { return f.Maximum.IsUnlimited() }):
+		return ErrOverflow, "the flavors' maxima are finite and sum past the int64 range"
+	case q != c.Quota || m != c.Maximum:
 		return ErrFlavorTotals, "quota " + c.Quota.String() + " and maximum " + c.Maximum.String() +
 			", the flavors' sums " + q.String() + " and " + m.String()
 	}

@@ -74,6 +74,9 @@ func TestPoolFlavorConfigRules(t *testing.T) {
 		{"negative", cfg(FlavorQuota{"h100", -1, 8}), ErrNegative},
 		{"maximum below quota", cfg(FlavorQuota{"h100", 4, 2}), ErrMaximumBelowQuota},
 		{"totals", off, ErrFlavorTotals},
+		// Finite quotas that sum to the int64 range would read as Unlimited.
+		{"finite quotas summing past the range", cfg(FlavorQuota{"h100", 1 << 62, 1 << 62}, FlavorQuota{"a100", 1 << 62, 1 << 62}), ErrOverflow},
+		{"finite maxima summing past the range", cfg(FlavorQuota{"h100", 1, 1 << 62}, FlavorQuota{"a100", 1, 1 << 62}), ErrOverflow},
 	} {
 		p, err := NewPoolSet(flavorH100, flavorA100)
 		require.NoError(t, err)
@@ -81,8 +84,13 @@ func TestPoolFlavorConfigRules(t *testing.T) {
 		assert.True(t, errors.Is(err, c.rule), "%s: %v", c.name, err)
 		assert.Equal(t, 0, p.Len(), c.name)
 	}
+	// An Unlimited flavor makes the sum Unlimited, as it should.
+	p, err := NewPoolSet(flavorH100, flavorA100)
+	require.NoError(t, err)
+	_, err = p.AddPool(poolName("team"), cfg(FlavorQuota{"h100", 1 << 62, Unlimited}, FlavorQuota{"a100", Unlimited, Unlimited}))
+	require.NoError(t, err)
 	var plain PoolSet
-	_, err := plain.AddPool(poolName("team"), cfg(FlavorQuota{"h100", 4, 8}))
+	_, err = plain.AddPool(poolName("team"), cfg(FlavorQuota{"h100", 4, 8}))
 	assert.True(t, errors.Is(err, ErrFlavorMismatch), "%v", err)
 }
 
