@@ -139,6 +139,9 @@ func NewCluster(levels []string, nodes []Node) (*Cluster, error) {
 		if l == "" {
 			return nil, clusterErr(field, `""`, "a level needs a name")
 		}
+		if l == Pods {
+			return nil, clusterErr(field, fmt.Sprintf("%q", l), "the name is reserved for a node's pod slots")
+		}
 		if _, dup := c.levelIdx[l]; dup {
 			return nil, clusterErr(field, fmt.Sprintf("%q", l), "level names must be unique")
 		}

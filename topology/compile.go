@@ -14,6 +14,9 @@ const maxDepth = 64
 // from overflowing int64.
 const maxPods = 1 << 30
 
+// tooManyPods is the rule a request breaks with more than maxPods pods.
+func tooManyPods() string { return fmt.Sprintf("a request places at most %d pods", maxPods) }
+
 // compiled is a validated request laid out on dense indices for the search.
 //
 // Invariants: groups are in preorder, so a group's leaves are contiguous leaf ids;
@@ -154,10 +157,17 @@ func (q *compiled) leaf(c *Cluster, g *Group, field string, gi int32, kindOf map
 			return requestErr(fmt.Sprintf("%s.shape[%q]", field, name), fmt.Sprint(v), "quantities must not be negative")
 		}
 	}
-	q.total += g.Pods + g.Extra
-	if g.Pods > maxPods || g.Extra > maxPods || q.total > maxPods {
-		return requestErr(field+".pods", fmt.Sprint(g.Pods+g.Extra), fmt.Sprintf("a request places at most %d pods", maxPods))
+	// Each count is checked before any sum is taken, so that no sum wraps and the error
+	// names the count the caller gave.
+	switch {
+	case g.Pods > maxPods:
+		return requestErr(field+".pods", fmt.Sprint(g.Pods), tooManyPods())
+	case g.Extra > maxPods:
+		return requestErr(field+".extra", fmt.Sprint(g.Extra), tooManyPods())
+	case q.total+g.Pods+g.Extra > maxPods:
+		return requestErr(field+".pods", fmt.Sprint(g.Pods+g.Extra), tooManyPods()+", "+fmt.Sprint(q.total)+" before this group")
 	}
+	q.total += g.Pods + g.Extra
 	sel, err := compileSelector(g.Selector, field+".selector")
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package topology_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 
@@ -24,6 +25,7 @@ func TestNewClusterErrors(t *testing.T) {
 	}{
 		{"empty level", []string{"rack", ""}, nil, `topology: levels[1] "": a level needs a name`},
 		{"repeated level", []string{"rack", "rack"}, nil, `topology: levels[1] "rack": level names must be unique`},
+		{"reserved level", []string{"rack", topology.Pods}, nil, `topology: levels[1] "pods": the name is reserved for a node's pod slots`},
 		{"empty node name", nil, []topology.Node{node("", nil, nil)}, `topology: nodes[0].name "": a node needs a name`},
 		{"repeated node", nil, []topology.Node{node("a", nil, nil), node("a", nil, nil)}, `topology: nodes[1].name "a": node names must be unique`},
 		{"slash in a value", []string{"rack"}, []topology.Node{node("a", map[string]string{"rack": "r/1"}, nil)},
@@ -71,6 +73,11 @@ func TestPlaceErrors(t *testing.T) {
 		{"need on a leaf", topology.Request{Root: topology.Group{Name: "a", Pods: 1, Need: 1}},
 			`topology: root.need 1: a leaf group has no children to need`},
 		{"too many pods", topology.Request{Root: g("a", 1<<31)}, `topology: root.pods 2147483648: a request places at most 1073741824 pods`},
+		// Counts too large to add are named as given, not as a sum that wrapped.
+		{"too many elastic pods", topology.Request{Root: topology.Group{Name: "a", Pods: 1, Extra: math.MaxInt64, Shape: gpu1}},
+			`topology: root.extra 9223372036854775807: a request places at most 1073741824 pods`},
+		{"too many pods in all", topology.Request{Root: topology.Group{Name: "a", Children: []topology.Group{g("b", 1<<29), g("c", 1<<29), g("d", 1)}}},
+			`topology: root.children[2].pods 1: a request places at most 1073741824 pods, 1073741824 before this group`},
 		{"unknown level", topology.Request{Root: topology.Group{Name: "a", Pods: 1, Constraint: topology.Constraint{Required: "zone"}}},
 			`topology: root.constraint.required "zone": not a level of the topology ["block" "rack"]`},
 		{"set of nothing", topology.Request{Root: g("a", 1), Sets: []topology.Set{{}}}, `topology: sets[0].groups: a set names at least one group`},
