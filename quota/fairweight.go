@@ -110,13 +110,16 @@ func (w Weight) String() string { return formatMilli(w.Thousandths()) }
 
 // formatMilli writes m thousandths as a decimal without trailing fractional zeros.
 func formatMilli(m int64) string {
+	// The whole and fractional parts are taken before the sign is dropped, each of
+	// which negates without overflow: -m itself does not for the least int64.
+	whole, frac := m/1000, m%1000
 	sign := ""
 	if m < 0 {
-		sign, m = "-", -m
+		sign, whole, frac = "-", -whole, -frac
 	}
-	s := sign + strconv.FormatInt(m/1000, 10)
-	if f := m % 1000; f != 0 {
-		s += "." + strings.TrimRight(strconv.FormatInt(1000+f, 10)[1:], "0")
+	s := sign + strconv.FormatInt(whole, 10)
+	if frac != 0 {
+		s += "." + strings.TrimRight(strconv.FormatInt(1000+frac, 10)[1:], "0")
 	}
 	return s
 }

@@ -84,6 +84,11 @@ func TestWeightConstructors(t *testing.T) {
 	assert.Equal(t, weight(t, "1.25"), w)
 	_, err = WeightOfThousandths(-5)
 	assert.EqualError(t, err, `invalid weight "-0.005": must not be negative`)
+	// The least int64 is named as given (its negation overflowed once).
+	_, err = WeightOfThousandths(math.MinInt64)
+	assert.EqualError(t, err, `invalid weight "-9223372036854775.808": must not be negative`)
+	_, err = WeightOfThousandths(-1001)
+	assert.EqualError(t, err, `invalid weight "-1.001": must not be negative`)
 	w, err = WeightOfThousandths(math.MaxInt64)
 	require.NoError(t, err)
 	assert.Equal(t, "9223372036854775.807", w.String())
