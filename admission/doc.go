@@ -191,7 +191,7 @@
 // # Elastic gangs
 //
 // A gang may want pods above its minimum (Gang.Extra, per leaf: the pods a PodGroup
-// lists beyond a leaf's minMember). On a gate with a cluster the gate admits the
+// lists beyond a leaf's minMember; at most MaxElasticPods in all). On a gate with a cluster the gate admits the
 // minimum as it admits any gang, and the gang grows by elastic pods where room and
 // quota allow: at its admission when no plan was needed (Decision.Grown, the pods in
 // Placement with Assignment.Elastic), and in later cycles with the room and quota

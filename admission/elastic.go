@@ -25,10 +25,16 @@ func (g *Gate) resolveElastic(r *record) error {
 	case len(gg.Extra) != n:
 		return inputErr(ErrInvalidValue, "workload.gang.extra", string(r.w.ID), "has "+strconv.Itoa(len(gg.Extra))+" entries; the gang has "+strconv.Itoa(n)+" leaves")
 	}
+	total := int64(0)
 	for l, x := range gg.Extra {
 		if x < 0 {
 			return inputErr(ErrInvalidValue, "workload.gang.extra["+strconv.Itoa(l)+"]", strconv.FormatInt(x, 10), "must not be negative")
 		}
+		// Each term is checked before it is added, so the sum never wraps.
+		if x > MaxElasticPods-total {
+			return inputErr(ErrInvalidValue, "workload.gang.extra", string(r.w.ID), "asks for more than "+strconv.Itoa(MaxElasticPods)+" elastic pods in all")
+		}
+		total += x
 	}
 	if !slices.ContainsFunc(gg.Extra, func(x int64) bool { return x > 0 }) {
 		return nil
@@ -72,17 +78,20 @@ func (g *Gate) splitGrown(r *record, at time.Time) error {
 	if r.el == nil {
 		r.el = g.elasticOf(r)
 	}
-	var pods []elasticPod
+	// The gang runs no more elastic pods of a group than it wants (Gang.Extra): the
+	// gate would otherwise hold, and hand back, pods no PodGroup lists. The counts are
+	// checked before a pod is kept, so that a placement claiming a billion costs what
+	// one claiming a few does.
+	placed := make([]int64, len(r.el.groups))
 	minPlace := topology.Placement{Constraints: r.placement.Constraints}
+	n := int64(0)
 	for _, a := range r.placement.Assignments {
 		if a.Elastic > 0 {
 			l := r.el.leafOf(a.Group)
 			if l < 0 {
 				return inputErr(ErrInvalidValue, "placement", string(r.w.ID), "places elastic pods of group "+strconv.Quote(a.Group)+", which the gang does not have")
 			}
-			for range a.Elastic {
-				pods = append(pods, elasticPod{leaf: l, node: a.Node, at: at})
-			}
+			placed[l] = sat.Add(placed[l], a.Elastic)
 		}
 		if a.Pods > a.Elastic {
 			m := a
@@ -90,19 +99,23 @@ func (g *Gate) splitGrown(r *record, at time.Time) error {
 			minPlace.Assignments = append(minPlace.Assignments, m)
 		}
 	}
-	if len(pods) == 0 {
+	for l, k := range placed {
+		if want := wantOf(r.el, l); k > want {
+			return inputErr(ErrInvalidValue, "placement", string(r.w.ID), "places "+strconv.FormatInt(k, 10)+" elastic pods of group "+
+				strconv.Quote(r.el.groups[l])+", above the "+strconv.FormatInt(want, 10)+" the gang wants (Gang.Extra)")
+		}
+		n += k
+	}
+	if n == 0 {
 		return nil
 	}
-	// The gang runs no more elastic pods of a group than it wants (Gang.Extra): the
-	// gate would otherwise hold, and hand back, pods no PodGroup lists.
-	placed := make([]int64, len(r.el.groups))
-	for _, p := range pods {
-		placed[p.leaf]++
-	}
-	for l, n := range placed {
-		if want := wantOf(r.el, l); n > want {
-			return inputErr(ErrInvalidValue, "placement", string(r.w.ID), "places "+strconv.FormatInt(n, 10)+" elastic pods of group "+
-				strconv.Quote(r.el.groups[l])+", above the "+strconv.FormatInt(want, 10)+" the gang wants (Gang.Extra)")
+	pods := make([]elasticPod, 0, n)
+	for _, a := range r.placement.Assignments {
+		if a.Elastic > 0 {
+			l := r.el.leafOf(a.Group)
+			for range a.Elastic {
+				pods = append(pods, elasticPod{leaf: l, node: a.Node, at: at})
+			}
 		}
 	}
 	gr := &grown{min: r.vec, minPlace: minPlace, pods: pods}

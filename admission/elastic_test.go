@@ -2,6 +2,8 @@ package admission
 
 import (
 	"errors"
+	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -359,6 +361,43 @@ func TestElasticAddRunningRefusesPodsAboveExtra(t *testing.T) {
 	assert.Equal(t, before, after)
 	p.Assignments[0].Pods, p.Assignments[0].Elastic = 4, 2
 	require.NoError(t, g.AddRunning(elasticWorkload(t, "el", "team", quota.High, 2, 2, 1), at(1), p), "as many as it wants")
+}
+
+// TestElasticPodsAreBounded: a gang asks for at most MaxElasticPods elastic pods in
+// all, as the gate keeps each one apart; and a placement recorded running that claims
+// far more elastic pods than the gang wants is refused before any pod is kept. (A gang
+// of ten million elastic pods of CPU alone, which no quota stopped, took a cycle four
+// seconds; a placement claiming them, seven seconds and a struct per pod.)
+func TestElasticPodsAreBounded(t *testing.T) {
+	g, err := NewForPools(poolSet(t, "team:12"), 0, Options{Cluster: rackCluster(t)})
+	require.NoError(t, err)
+	err = g.Submit(elasticWorkload(t, "many", "team", quota.Low, 1, MaxElasticPods+1, 1))
+	require.ErrorIs(t, err, ErrInvalidValue)
+	var in *InputError
+	require.ErrorAs(t, err, &in)
+	assert.Equal(t, "workload.gang.extra", in.Field)
+	assert.Contains(t, err.Error(), "more than 65536 elastic pods in all")
+	require.NoError(t, g.Submit(elasticWorkload(t, "most", "team", quota.Low, 1, MaxElasticPods, 1)))
+
+	nodes := []topology.Node{{Name: "n1", Labels: map[string]string{"rack": "r1"},
+		Free: topology.Resources{"gpu": 8, "cpu": math.MaxInt64 / 4}}}
+	c, err := topology.NewCluster([]string{"rack"}, nodes)
+	require.NoError(t, err)
+	h, err := NewForPools(poolSet(t, "team:12"), 0, Options{Cluster: c})
+	require.NoError(t, err)
+	claimed := int64(1 << 24)
+	p := &topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: "n1", Pods: claimed + 1, Elastic: claimed,
+		Shape: topology.Resources{"cpu": 1}}}}
+	w := elasticWorkload(t, "el", "team", quota.Low, 1, 2, 1)
+	w.Gang.Requests, err = w.Gang.Tree.Requests([]string{"gpu", "cpu"}, map[string]map[string]int64{"": {"cpu": 1}})
+	require.NoError(t, err)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err = h.AddRunning(w, at(1), p)
+	runtime.ReadMemStats(&after)
+	require.ErrorIs(t, err, ErrInvalidValue)
+	assert.Contains(t, err.Error(), "places 16777216 elastic pods of group \"job\", above the 2 the gang wants")
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "the claimed pods were refused before they were kept")
 }
 
 // TestElasticPodsLostWithANode: a node that fails takes only elastic pods of a gang

@@ -79,9 +79,16 @@ type Gang struct {
 	// cluster, the gate admits the minimum and grows the gang by elastic pods where room
 	// and quota allow (Decision.Grown, CycleResult.Grows); they are charged to the
 	// queue as LOW work is, and are the first thing a plan takes back (Shrink), one pod
-	// at a time, before any workload is evicted.
+	// at a time, before any workload is evicted. A gang has at most MaxElasticPods of
+	// them in all.
 	Extra []int64
 }
+
+// MaxElasticPods is the most elastic pods a gang may ask for (the sum of Gang.Extra).
+// The gate keeps each elastic pod apart — where it runs and since when, so that a plan
+// takes back the last grown first — and grows a gang pod by pod: a bound keeps both
+// to what a cycle can afford.
+const MaxElasticPods = 1 << 16
 
 // same reports whether w and o are the same submission: equal fields, the same gang.
 func (w Workload) same(o Workload) bool {
