@@ -267,6 +267,28 @@ func TestCompareRefusesWithTypedErrors(t *testing.T) {
 	}
 }
 
+// TestCheckIsLinearInPools: a scenario that names every one of 3,000 pools, by weight
+// and by strategy, is checked with a few allocations per pool, not one per pair of a
+// setting and a pool; pools are named only in their canonical spelling.
+func TestCheckIsLinearInPools(t *testing.T) {
+	const pools = 3000
+	s := Scenario{Config: replay.Config{Pools: pools}, FairSharing: true,
+		Weights: map[string]int64{}, Strategies: map[string]admission.Strategy{}}
+	for i := range pools {
+		s.Weights[poolName(i)] = 2
+		s.Strategies[poolName(i)] = admission.StrictFIFO
+	}
+	var err error
+	allocs := testing.AllocsPerRun(1, func() { err = s.check() })
+	require.NoError(t, err)
+	assert.Less(t, allocs, float64(10*pools), "allocations of check over %d pools", pools)
+
+	for name, want := range map[string]bool{"pool0": true, "pool2999": true, "pool3000": false, "pool01": false,
+		"pool+1": false, "pool-0": false, "pool": false, "pool1 ": false, "team1": false, "": false} {
+		assert.Equal(t, want, isPool(name, pools), "%q", name)
+	}
+}
+
 // TestZeroValues: a zero Scenario runs with the replay's defaults, an empty trace is
 // the replay's refusal, and writing to a nil writer is an error.
 func TestZeroValues(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/poolgate/poolgate/admission"
 	"github.com/poolgate/poolgate/bench/replay"
@@ -85,14 +86,17 @@ func (s Scenario) check() error {
 	return nil
 }
 
-// isPool reports whether name is one of the replay's pools pool0 … pool{pools-1}.
+// isPool reports whether name is one of the replay's pools pool0 … pool{pools-1}. It
+// reads the index from the name rather than comparing it with every pool's, so that
+// checking a weight or strategy per pool costs time linear in the pools, not quadratic.
 func isPool(name string, pools int) bool {
-	for i := range pools {
-		if name == poolName(i) {
-			return true
-		}
+	digits, ok := strings.CutPrefix(name, "pool")
+	if !ok {
+		return false
 	}
-	return false
+	i, err := strconv.Atoi(digits)
+	// Only the canonical spelling names a pool: not pool01, pool+1 or pool-0.
+	return err == nil && i >= 0 && i < pools && strconv.Itoa(i) == digits
 }
 
 // Run replays pods on nodes under s to the end, every check on, and returns the
