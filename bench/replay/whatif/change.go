@@ -274,8 +274,13 @@ func (t toggle) String() string {
 // configuration files.
 func (c Change) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
-// UnmarshalText parses text as ParseChange does.
+// UnmarshalText parses text as ParseChange does. A nil *Change has nowhere to keep
+// the change: it returns an *InputError, so that a decoder that hands it one reports
+// the mistake rather than panicking.
 func (c *Change) UnmarshalText(text []byte) error {
+	if c == nil {
+		return inputErr("change", string(text), "has nowhere to go: the *Change is nil")
+	}
 	v, err := ParseChange(string(text))
 	if err != nil {
 		return err

@@ -68,6 +68,19 @@ func TestParseChange(t *testing.T) {
 	assert.Error(t, u.UnmarshalText([]byte("fair=perhaps")))
 }
 
+// TestUnmarshalTextIntoNilChange: a nil *Change refuses the text with an *InputError
+// naming it, where a panic would take down a decoder's caller.
+func TestUnmarshalTextIntoNilChange(t *testing.T) {
+	var c *Change
+	var err error
+	require.NotPanics(t, func() { err = c.UnmarshalText([]byte("fair=on")) })
+	assert.EqualError(t, err, `whatif: invalid change "fair=on": has nowhere to go: the *Change is nil`)
+	var ie *InputError
+	require.ErrorAs(t, err, &ie)
+	assert.Equal(t, "change", ie.Field)
+	assert.ErrorIs(t, err, ErrInvalidInput)
+}
+
 // TestApply changes what a change names and keeps the rest, without touching the base.
 func TestApply(t *testing.T) {
 	base := Scenario{Config: replay.Config{Pools: 2, Quota: []float64{0.5, 0.5}, Copies: 3, Checkpoint: time.Hour},
