@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"math"
 	"time"
 )
 
@@ -37,25 +38,39 @@ type lostStats struct {
 // started schedules the first checkpoint of job i, admitted now.
 func (s *Sim) started(i int) {
 	if s.cfg.Checkpoint > 0 {
-		s.lost.due.schedule(completion{at: s.now + s.cfg.Checkpoint, job: i, run: s.jobs[i].run})
+		s.scheduleCheckpoint(completion{job: i, run: s.jobs[i].run}, s.now)
 	}
 }
 
-// checkpoint tells the gate of every checkpoint due by now, and schedules each job's
-// next.
+// scheduleCheckpoint schedules c's next checkpoint, one period after last. A next
+// checkpoint beyond the range of a Duration never comes, so none is scheduled.
+func (s *Sim) scheduleCheckpoint(c completion, last time.Duration) {
+	if last > math.MaxInt64-s.cfg.Checkpoint {
+		return
+	}
+	c.at = last + s.cfg.Checkpoint
+	s.lost.due.schedule(c)
+}
+
+// checkpoint tells the gate, for every job with a checkpoint due by now, of the latest
+// one, and schedules each job's next. The gate keeps only a workload's latest
+// checkpoint, so telling it of those in between would change nothing; skipping them
+// arithmetically keeps the work per job independent of the period, which may be a
+// nanosecond.
 func (s *Sim) checkpoint() error {
+	p := s.cfg.Checkpoint
 	for {
 		c, ok := s.lost.due.peek(s.live)
 		if !ok || c.at > s.now {
 			return nil
 		}
 		s.lost.due.pop()
+		last := c.at + (s.now-c.at)/p*p
 		id := s.jobs[c.job].w.ID
-		if err := s.gate.Checkpoint(id, s.epoch.Add(c.at)); err != nil {
+		if err := s.gate.Checkpoint(id, s.epoch.Add(last)); err != nil {
 			return &ConfigError{Field: "checkpoint", Value: string(id), Rule: "the gate refused it", Err: err}
 		}
-		c.at += s.cfg.Checkpoint
-		s.lost.due.schedule(c)
+		s.scheduleCheckpoint(c, last)
 	}
 }
 

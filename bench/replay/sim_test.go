@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +81,55 @@ func TestPreemptedPodRestarts(t *testing.T) {
 	assert.InDelta(t, 1.0, r.Utilization.Max, 1e-9)
 	assert.Equal(t, 5, r.Cycle.Count)
 	assert.Equal(t, time.Millisecond, r.Cycle.Max, "the fake clock ticks once per reading")
+}
+
+// TestCheckpointsJumpToTheLatestInstant: before each cycle the gate learns the latest
+// checkpoint of a running pod, the last multiple of the period since its admission
+// not after the cycle, whatever the period: a period of a microsecond costs a cycle
+// no more than one of minutes (the instants between are skipped, not told one by
+// one), and one of a nanosecond replays a pod that runs an hour.
+func TestCheckpointsJumpToTheLatestInstant(t *testing.T) {
+	nodes := mustNodes(t, "n0,8000,8192,2,T4")
+	pods := mustPods(t,
+		"long,1000,1024,1,1000,,BE,Running,0,3600,0", // runs an hour from 0 s
+		"a,1000,1024,0,0,,BE,Running,1,2,",           // CPU only: their arrivals bring
+		"b,1000,1024,0,0,,BE,Running,1000,1001,",     // cycles at 1 s and 1000 s
+	)
+	for _, period := range []time.Duration{time.Microsecond, time.Nanosecond, 7 * time.Minute} {
+		ok := t.Run(period.String(), func(t *testing.T) {
+			sim, err := New(Config{Squeeze: 1, Pools: 1, Checkpoint: period}, nodes, pods)
+			require.NoError(t, err)
+			var told []time.Duration
+			for {
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				more, err := sim.Step()
+				runtime.ReadMemStats(&after)
+				require.NoError(t, err)
+				require.Less(t, after.Mallocs-before.Mallocs, uint64(100_000),
+					"allocations of the cycle at %v", sim.Now().Sub(TraceStart()))
+				for _, r := range sim.Gate().Running() {
+					if r.Workload.ID == "long#0" && !r.Checkpoint.IsZero() {
+						told = append(told, r.Checkpoint.Sub(TraceStart()))
+					}
+				}
+				if !more {
+					break
+				}
+			}
+			assert.False(t, sim.Report().Failed(), "%+v", sim.Report().Described)
+			// Cycles at 0 s (long admitted), 1 s and 1000 s; none at 3600 s, where long
+			// is released and nothing waits.
+			if period == 7*time.Minute {
+				assert.Equal(t, []time.Duration{840 * time.Second}, told, "none by 1 s; at 1000 s, two periods")
+			} else {
+				assert.Equal(t, []time.Duration{time.Second, 1000 * time.Second}, told, "each cycle's own instant")
+			}
+		})
+		if !ok {
+			return // a cycle whose cost grows with the number of periods would not end at 1 ns
+		}
+	}
 }
 
 // TestUnplaceableWorkStopsTheReplay checks that work no node can hold is reported by
