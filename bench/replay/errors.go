@@ -23,7 +23,8 @@ var (
 	// ErrDuplicateName: a node serial number or pod name appears twice.
 	ErrDuplicateName = errors.New("duplicate name")
 	// ErrInvalidValue: a field breaks a rule of its own (an empty name, a control
-	// character, an unknown QoS class, a GPU share above 1000 milli).
+	// character, an unknown QoS class, a GPU share above 1000 milli, a quantity the
+	// gate would read as unlimited).
 	ErrInvalidValue = errors.New("invalid value")
 	// ErrInvalidConfig: a Config the replay cannot run with, or a trace it cannot
 	// build a cluster or a gate from.

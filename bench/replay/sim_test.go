@@ -231,6 +231,22 @@ func TestChecksCatchAGateChangedBehindTheReplay(t *testing.T) {
 	assert.True(t, r.Failed())
 }
 
+// TestLargestNodeAmountsReplayClean: a node of the largest CPU and memory a list may
+// give, one below what the gate reads as unlimited, is counted alike by the gate and
+// the replay's model, in every mode.
+func TestLargestNodeAmountsReplayClean(t *testing.T) {
+	nodes := mustNodes(t, "n0,9223372036854775806,9223372036854775806,2,V100M16")
+	pods := mustPods(t, "high,1000,1024,1,1000,,LS,Running,0,10,0", "low,1000,1024,1,1000,,BE,Running,5,100,5")
+	for _, cfg := range []Config{{Pools: 1}, {Pools: 1, Flavors: true}, {Pools: 1, PoolFlavors: true}} {
+		sim, err := New(cfg, nodes, pods)
+		require.NoError(t, err)
+		require.NoError(t, sim.Run())
+		r := sim.Report()
+		assert.False(t, r.Failed(), "flavors %v, pool flavors %v: %v", cfg.Flavors, cfg.PoolFlavors, r.Described)
+		assert.Equal(t, 2, r.Finished)
+	}
+}
+
 // TestNewRefusesBadInput checks the configuration and input errors.
 func TestNewRefusesBadInput(t *testing.T) {
 	nodes := mustNodes(t, "n0,8000,8192,2,T4")

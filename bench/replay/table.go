@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/poolgate/poolgate/topology"
 )
 
 // table reads a CSV table whose header names its columns; columns are found by name,
@@ -105,4 +107,16 @@ func (t *table) quantity(col string) (int64, error) {
 		return 0, t.fail(col, "must not be negative", ErrNegative)
 	}
 	return v, nil
+}
+
+// amount returns the column's value as an amount of a resource: a quantity below
+// topology.Unlimited. The gate reads that value as no limit at all, so a node offering
+// it would hold pods without counting them while the replay's model counts them, and
+// the checks would report the difference as the gate's fault.
+func (t *table) amount(col string) (int64, error) {
+	v, err := t.quantity(col)
+	if err == nil && v == topology.Unlimited {
+		return 0, t.fail(col, "must be below "+strconv.FormatInt(topology.Unlimited, 10)+", which the gate reads as unlimited", ErrInvalidValue)
+	}
+	return v, err
 }

@@ -62,8 +62,9 @@ var (
 
 // ParseNodes reads a node list: a CSV table whose header names at least the columns
 // sn, cpu_milli, memory_mib, gpu and model, in any order (other columns are
-// ignored). Every quantity is a non-negative integer, sn is unique and not empty, and
-// no text holds control characters. The first broken rule is returned as a
+// ignored). Every quantity is a non-negative integer below math.MaxInt64, which the
+// gate reads as unlimited (topology.Unlimited), sn is unique and not empty, and no
+// text holds control characters. The first broken rule is returned as a
 // *ParseError naming the row, the column and the rule.
 func ParseNodes(r io.Reader) ([]NodeRow, error) {
 	t, err := newTable(r, nodeColumns)
@@ -92,7 +93,7 @@ func ParseNodes(r io.Reader) ([]NodeRow, error) {
 			col string
 			dst *int64
 		}{{"cpu_milli", &n.CPUMilli}, {"memory_mib", &n.MemoryMiB}, {"gpu", &n.GPU}} {
-			if *f.dst, err = t.quantity(f.col); err != nil {
+			if *f.dst, err = t.amount(f.col); err != nil {
 				return nil, err
 			}
 		}
@@ -106,12 +107,13 @@ func ParseNodes(r io.Reader) ([]NodeRow, error) {
 // ParsePods reads a pod list: a CSV table whose header names at least the columns
 // name, cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_spec, qos, pod_phase,
 // creation_time, deletion_time and scheduled_time, in any order (other columns are
-// ignored). The rules: quantities and times are non-negative integers; gpu_milli is
-// at most 1000 (a share of one GPU); gpu_spec is empty or models separated by '|',
-// none empty; qos is LS, Guaranteed, Burstable or BE; scheduled_time is empty (never
-// scheduled) or lies between creation_time and deletion_time, and deletion_time is not
-// before creation_time; names are unique and not empty; no text holds control
-// characters. The first broken rule is returned as a *ParseError naming the row, the
+// ignored). The rules: quantities and times are non-negative integers, and the
+// quantities (cpu_milli, memory_mib, num_gpu, gpu_milli) below math.MaxInt64, which
+// the gate reads as unlimited (topology.Unlimited); gpu_milli is at most 1000 (a share
+// of one GPU); gpu_spec is empty or models separated by '|', none empty; qos is LS,
+// Guaranteed, Burstable or BE; scheduled_time is empty (never scheduled) or lies
+// between creation_time and deletion_time, and deletion_time is not before
+// creation_time; names are unique and not empty; no text holds control characters. The first broken rule is returned as a *ParseError naming the row, the
 // column and the rule.
 func ParsePods(r io.Reader) ([]PodRow, error) {
 	t, err := newTable(r, podColumns)
@@ -150,8 +152,17 @@ func podOf(t *table) (PodRow, error) {
 	for _, f := range []struct {
 		col string
 		dst *int64
-	}{{"cpu_milli", &p.CPUMilli}, {"memory_mib", &p.MemoryMiB}, {"num_gpu", &p.NumGPU}, {"gpu_milli", &p.GPUMilli},
-		{"creation_time", &p.CreationTime}, {"deletion_time", &p.DeletionTime}} {
+	}{{"cpu_milli", &p.CPUMilli}, {"memory_mib", &p.MemoryMiB}, {"num_gpu", &p.NumGPU}, {"gpu_milli", &p.GPUMilli}} {
+		if *f.dst, err = t.amount(f.col); err != nil {
+			return p, err
+		}
+	}
+	// Times are seconds, which the gate never reads as a quantity: they need not stay
+	// below Unlimited.
+	for _, f := range []struct {
+		col string
+		dst *int64
+	}{{"creation_time", &p.CreationTime}, {"deletion_time", &p.DeletionTime}} {
 		if *f.dst, err = t.quantity(f.col); err != nil {
 			return p, err
 		}
