@@ -65,16 +65,11 @@ type FlavorInfo struct {
 	First []int
 }
 
-// flavorTree returns the quota tree of flavors mode for the node list, with the
-// flavors' descriptions: a root cohort and one queue per pool; each queue offers GPUs
-// in both flavors, in its order (flavorOrder), with a nominal quota per pair of its
-// share (Config.Quota, else an equal split rounded down) of the flavor's capacity, and
-// CPU and memory in flavor std with a nominal quota of all the nodes hold, which the
-// nodes reach first. What rounding leaves of a flavor's GPUs is the root's, for LOW
-// work to borrow, as the pool set of the selectors mode leaves it.
-func flavorTree(cfg Config, nodes []NodeRow) (quota.TreeSpec, []FlavorInfo) {
+// flavorInfos describes the GPU flavors of the node list: each class's nodes, models,
+// capacity, the pools' shares of it (Config.Quota, else an equal split rounded down)
+// and the pools that prefer it (flavorOrder).
+func flavorInfos(cfg Config, nodes []NodeRow) []FlavorInfo {
 	info := make([]FlavorInfo, len(gpuClasses))
-	var cpu, memory int64
 	for k, c := range gpuClasses {
 		info[k].Name = c
 	}
@@ -85,54 +80,93 @@ func flavorTree(cfg Config, nodes []NodeRow) (quota.TreeSpec, []FlavorInfo) {
 		if !slices.Contains(info[k].Models, n.Model) {
 			info[k].Models = append(info[k].Models, n.Model)
 		}
-		cpu += n.CPUMilli
-		memory += n.MemoryMiB
 	}
-	spec := quota.TreeSpec{Flavors: []quota.Flavor{{Name: flavorStd}}}
-	root := quota.NodeSpec{Name: rootCohort, Kind: quota.KindCohort, Quotas: map[string]quota.NodeQuota{}}
 	for k := range info {
 		slices.Sort(info[k].Models)
 		info[k].Quotas = cfg.quotas(info[k].Capacity)
-		left := info[k].Capacity
-		for _, q := range info[k].Quotas {
+	}
+	for i := range cfg.Pools {
+		k := slices.Index(gpuClasses, flavorOrder(i)[0])
+		info[k].First = append(info[k].First, i)
+	}
+	return info
+}
+
+// flavorTree returns the quota tree of flavors mode for the node list, with the
+// flavors' descriptions (flavorInfos): a root cohort and one queue per pool; each
+// queue offers GPUs in both flavors, in its order (flavorOrder), with a nominal quota
+// per pair of its share of the flavor's capacity, and CPU and memory in flavor std
+// with a nominal quota of all the nodes hold, which the nodes reach first. What
+// rounding leaves of a flavor's GPUs is the root's, for LOW work to borrow, as the
+// pool set of the selectors mode leaves it. Nodes whose CPU or memory add up beyond
+// what a quota can hold are a *ConfigError of field nodes, naming the node that
+// crosses the bound: the sum is every queue's nominal quota.
+func flavorTree(cfg Config, nodes []NodeRow) (quota.TreeSpec, []FlavorInfo, error) {
+	info := flavorInfos(cfg, nodes)
+	var cpu, memory int64
+	for _, n := range nodes {
+		var err error
+		if cpu, err = addCapacity(cpu, n.CPUMilli, n.SN, "cpu_milli"); err != nil {
+			return quota.TreeSpec{}, nil, err
+		}
+		if memory, err = addCapacity(memory, n.MemoryMiB, n.SN, "memory_mib"); err != nil {
+			return quota.TreeSpec{}, nil, err
+		}
+	}
+	spec := quota.TreeSpec{Flavors: []quota.Flavor{{Name: flavorStd}}}
+	root := quota.NodeSpec{Name: rootCohort, Kind: quota.KindCohort, Quotas: map[string]quota.NodeQuota{}}
+	for _, f := range info {
+		left := f.Capacity
+		for _, q := range f.Quotas {
 			left -= q
 		}
-		c := info[k].Name
-		spec.Flavors = append(spec.Flavors, quota.Flavor{Name: c, Labels: map[string]string{labelClass: c}})
-		root.Quotas[quota.PairName(resGPU, c)] = quota.NodeQuota{Nominal: quota.Quantity(left)}
+		spec.Flavors = append(spec.Flavors, gpuFlavor(f.Name))
+		root.Quotas[quota.PairName(resGPU, f.Name)] = quota.NodeQuota{Nominal: quota.Quantity(left)}
 	}
 	spec.Nodes = append(spec.Nodes, root)
 	for i := range cfg.Pools {
-		order := flavorOrder(i)
-		k := slices.Index(gpuClasses, order[0])
-		info[k].First = append(info[k].First, i)
 		q := quota.NodeSpec{Name: poolName(i), Parent: rootCohort, Kind: quota.KindQueue,
 			Groups: []quota.ResourceGroup{
-				{Resources: []string{resGPU}, Flavors: order},
+				{Resources: []string{resGPU}, Flavors: flavorOrder(i)},
 				{Resources: []string{resCPU, resMemory}, Flavors: []string{flavorStd}},
 			},
 			Quotas: map[string]quota.NodeQuota{
 				quota.PairName(resCPU, flavorStd):    {Nominal: quota.Quantity(cpu)},
 				quota.PairName(resMemory, flavorStd): {Nominal: quota.Quantity(memory)},
 			}}
-		for k, c := range gpuClasses {
-			q.Quotas[quota.PairName(resGPU, c)] = quota.NodeQuota{Nominal: quota.Quantity(info[k].Quotas[i])}
+		for _, f := range info {
+			q.Quotas[quota.PairName(resGPU, f.Name)] = quota.NodeQuota{Nominal: quota.Quantity(f.Quotas[i])}
 		}
 		spec.Nodes = append(spec.Nodes, q)
 	}
-	return spec, info
+	return spec, info, nil
+}
+
+// addCapacity adds node sn's amount of column col to sum, refusing a sum that reaches
+// quota.Unlimited: a nominal quota of that much would be read as no limit, and one
+// beyond it wraps around to a negative quota.
+func addCapacity(sum, amount int64, sn, col string) (int64, error) {
+	if amount >= int64(quota.Unlimited)-sum {
+		return 0, &ConfigError{Field: "nodes", Value: sn, Rule: "the nodes' " + col + ", added up to this one, reach " +
+			strconv.FormatInt(int64(quota.Unlimited), 10) + ", beyond what a quota can hold (flavors mode gives every queue all of it)"}
+	}
+	return sum + amount, nil
+}
+
+// gpuFlavor is the GPU flavor of a class: its name, with the class as its one label.
+func gpuFlavor(class string) quota.Flavor {
+	return quota.Flavor{Name: class, Labels: map[string]string{labelClass: class}}
 }
 
 // flavoredPools returns the pool set of PoolFlavors mode for the node list, with the
 // flavors' descriptions: flavorTree's classes, shares and orders, as pools with a quota
-// per flavor and no maximum.
+// per flavor and no maximum. The pools charge GPUs only, so the nodes' CPU and memory
+// may add up to anything.
 func flavoredPools(cfg Config, nodes []NodeRow) (*quota.PoolSet, []FlavorInfo, error) {
-	spec, info := flavorTree(cfg, nodes)
+	info := flavorInfos(cfg, nodes)
 	var flavors []quota.Flavor
-	for _, f := range spec.Flavors {
-		if f.Name != flavorStd {
-			flavors = append(flavors, f)
-		}
+	for _, c := range gpuClasses {
+		flavors = append(flavors, gpuFlavor(c))
 	}
 	pools, err := quota.NewPoolSet(flavors...)
 	if err != nil {

@@ -24,7 +24,7 @@ func TestClassOfGroupsTheModels(t *testing.T) {
 	}
 	nodes, err := LoadNodes()
 	require.NoError(t, err)
-	_, info := flavorTree(Config{Pools: 2}, nodes)
+	info := flavorInfos(Config{Pools: 2}, nodes)
 	assert.Equal(t, []FlavorInfo{
 		{Name: classRecent, Models: []string{"A10", "G2", "G3"}, Nodes: 590, Capacity: 4_706_000, Quotas: []int64{2_353_000, 2_353_000}, First: []int{0}},
 		{Name: classLegacy, Models: []string{"P100", "T4", "V100M16", "V100M32"}, Nodes: 623, Capacity: 1_506_000, Quotas: []int64{753_000, 753_000}, First: []int{1}},
@@ -36,7 +36,8 @@ func TestClassOfGroupsTheModels(t *testing.T) {
 // in std with all the nodes hold, and what rounding leaves at the root.
 func TestFlavorTreeOffersBothClasses(t *testing.T) {
 	nodes := mustNodes(t, "g,8000,8192,3,G2", "t,4000,4096,1,T4")
-	spec, _ := flavorTree(Config{Pools: 3, Quota: []float64{0.5, 0.25, 0.25}}, nodes)
+	spec, _, err := flavorTree(Config{Pools: 3, Quota: []float64{0.5, 0.25, 0.25}}, nodes)
+	require.NoError(t, err)
 	tree, err := quota.NewTree(spec)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"gpu@recent", "gpu@legacy", "cpu@std", "memory@std"}, tree.Resources())
@@ -71,11 +72,47 @@ func TestFlavorTreeOffersBothClasses(t *testing.T) {
 		assert.Equal(t, tc.first, groups[0].Flavors[0], tc.node)
 		assert.Equal(t, []string{flavorStd}, groups[1].Flavors)
 	}
-	spec, _ = flavorTree(Config{Pools: 2}, mustNodes(t, "g,8000,8192,3,G2"))
+	spec, _, err = flavorTree(Config{Pools: 2}, mustNodes(t, "g,8000,8192,3,G2"))
+	require.NoError(t, err)
 	tree, err = quota.NewTree(spec)
 	require.NoError(t, err)
 	assert.Equal(t, quota.Quantity(1500), nominal("pool0", "gpu@recent"))
 	assert.Equal(t, quota.Quantity(0), nominal(rootCohort, "gpu@recent"), "3000 splits evenly")
+}
+
+// TestFlavorsRefuseNodesBeyondAQuota: flavors mode gives every queue a quota of all
+// the nodes' CPU and memory, so nodes whose CPU or memory add up to what a quota cannot
+// hold are refused, naming the node list, the node that crosses the bound and the rule;
+// one less replays. The other modes charge GPUs only and take such nodes.
+func TestFlavorsRefuseNodesBeyondAQuota(t *testing.T) {
+	const half = "4611686018427387904" // 2^62: two make 2^63, past math.MaxInt64
+	pods := mustPods(t, "high,1000,1024,1,1000,,LS,Running,0,10,0", "low,1000,1024,1,1000,,BE,Running,5,100,5")
+	for _, tc := range []struct{ col, a, b string }{
+		{"cpu_milli", "a," + half + ",1024,2,V100M16", "b," + half + ",1024,2,A10"},
+		{"memory_mib", "a,1000," + half + ",2,V100M16", "b,1000," + half + ",2,A10"},
+	} {
+		nodes := mustNodes(t, tc.a, tc.b)
+		_, err := New(Config{Flavors: true}, nodes, pods)
+		require.Error(t, err, tc.col)
+		assert.EqualError(t, err, `invalid config nodes "b": the nodes' `+tc.col+
+			`, added up to this one, reach 9223372036854775807, beyond what a quota can hold (flavors mode gives every queue all of it)`)
+		var ce *ConfigError
+		require.ErrorAs(t, err, &ce)
+		assert.Equal(t, "nodes", ce.Field)
+		assert.ErrorIs(t, err, ErrInvalidConfig)
+		for _, cfg := range []Config{{}, {PoolFlavors: true}} {
+			sim, err := New(cfg, nodes, pods)
+			require.NoError(t, err, "%s, pool flavors %v", tc.col, cfg.PoolFlavors)
+			require.NoError(t, sim.Run())
+			assert.False(t, sim.Report().Failed(), "%s, pool flavors %v: %v", tc.col, cfg.PoolFlavors, sim.Report().Described)
+		}
+	}
+	// 2^62 − 1 twice is math.MaxInt64 − 1, which a quota holds.
+	nodes := mustNodes(t, "a,4611686018427387903,4611686018427387903,2,V100M16", "b,4611686018427387903,4611686018427387903,2,A10")
+	sim, err := New(Config{Flavors: true}, nodes, pods)
+	require.NoError(t, err)
+	require.NoError(t, sim.Run())
+	assert.False(t, sim.Report().Failed(), "%v", sim.Report().Described)
 }
 
 // TestFlavorsFollowTheModels: in flavors mode the gate chooses the flavor; a pod that

@@ -119,7 +119,8 @@ func TraceStart() time.Time { return time.Date(2023, time.July, 10, 0, 0, 0, 0, 
 // New builds a replay of pods on the cluster of nodes: the cluster (levels model and
 // hostname), the pools and the gate, and every pod as a one-pod gang, Copies times,
 // waiting for its arrival. It returns a *ConfigError for a Config out of range, a
-// node list that makes no cluster, quotas that make no pool set (or no quota tree, in
+// node list that makes no cluster (or, in flavors mode, whose CPU or memory add up
+// beyond what a quota can hold), quotas that make no pool set (or no quota tree, in
 // flavors mode), and pods whose requests make no gang. Rows that did not come from
 // ParseNodes and ParsePods may still break the parsers' rules; the gate then refuses
 // them during Step.
@@ -141,7 +142,10 @@ func New(cfg Config, nodes []NodeRow, pods []PodRow) (*Sim, error) {
 	var targets []string
 	var spec quota.TreeSpec
 	if cfg.Flavors {
-		spec, s.flavors = flavorTree(cfg, nodes)
+		spec, s.flavors, err = flavorTree(cfg, nodes)
+		if err != nil {
+			return nil, err
+		}
 		tree, err := quota.NewTree(spec)
 		if err == nil {
 			s.gate, err = admission.New(tree, s.options(cluster))
