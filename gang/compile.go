@@ -111,11 +111,12 @@ func build(spec Spec) (*Tree, Result) {
 	checkCounts(spec, st, &p)
 	checkSets(spec, &p)
 	checkConstraintNames(spec, st, &p)
-	if st.broken {
-		return nil, p.r
+	var t *Tree
+	if !st.broken {
+		t = layout(spec, st)
+		resolveConstraints(spec, t, &p)
 	}
-	t := layout(spec, st)
-	resolveConstraints(spec, t, &p)
+	checkText(spec, &p)
 	if len(p.r.Errors) > 0 {
 		return nil, p.r
 	}

@@ -106,6 +106,11 @@
 //     (ErrEmptySelector). nodeSelector: {} and null are "none". gang only carries a
 //     selector: Tree.NodeSelector gives it with each value set sorted and without
 //     repeats, and topology matches nodes against it.
+//   - Text is UTF-8: Compile refuses a queue, priorityClassName, node-selector key or
+//     value, or topology level or name that is not (ErrNotUTF8), and ParseSpec input
+//     that is not (ErrJSON). encoding/json writes or reads every other byte as U+FFFD,
+//     so two different strings would come out as one, and Tree.Equal and Tree.Spec
+//     work on the spec's JSON.
 //   - Counts and requests are int64 and checked: negative values are errors; sums of
 //     pods saturate; a request total that would leave the int64 range is an error.
 package gang

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/poolgate/poolgate/gang"
 )
@@ -27,6 +28,9 @@ func FuzzSpec(f *testing.F) {
 		`{"minMember": "1"}`, `[]`, `null`, `{"subGroups": [null]}`, `{`,
 		`{"minMember": 2, "nodeSelector": {"model": ["V100M16", "V100M32"]}}`,
 		`{"nodeSelector": {"model": ["A"]}, "subGroups": [{"name": "p", "nodeSelector": {"zone": []}}, {"name": "a", "parent": "p", "minMember": 1, "nodeSelector": {"model": ["A", "A"], "": ["x"]}}]}`,
+		// Bytes that are not UTF-8, which encoding/json would read as U+FFFD.
+		"{\"queue\": \"\xff\"}", "{\"minMember\": 1, \"nodeSelector\": {\"\xff\": [\"a\"], \"\xfe\": [\"b\"]}}",
+		"{\"minMember\": 1, \"nodeSelector\": {\"model\": [\"\xfe\"]}}",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -38,6 +42,9 @@ func FuzzSpec(f *testing.F) {
 				t.Fatalf("parse error %T is not a *FieldError: %v", err, err)
 			}
 			return
+		}
+		if !utf8.Valid(data) {
+			t.Fatalf("parsed input that is not UTF-8 into %+v", spec)
 		}
 		r := gang.Validate(spec)
 		tree, err := gang.Compile(spec)
@@ -76,5 +83,53 @@ func FuzzSpec(f *testing.F) {
 		}
 		_ = tree.Constraints()
 		_ = tree.Mermaid("fuzz")
+	})
+}
+
+// FuzzSpecStrings puts arbitrary strings where a Spec built in Go keeps text: the
+// queue, a node-selector key and value, a topology level. Compile either refuses text
+// that is not UTF-8 (ErrNotUTF8) or makes a tree whose Spec is the spec given and
+// compiles into an equal tree; and two trees are equal only when their strings are.
+func FuzzSpecStrings(f *testing.F) {
+	f.Add("q", "model", "A10", "rack", "A100")
+	f.Add("\xff", "\xff", "\xfe", "\xfd", "\xfe")
+	f.Add("", "m", "\xff", "", "\xfe")
+	f.Add("é", "\u00e9", "\xed\xa0\x80", "r\x00", "\uFFFD")
+	f.Fuzz(func(t *testing.T, queue, key, value, level, other string) {
+		build := func(value string) gang.Spec {
+			return gang.Spec{
+				MinMember:          new(int32(1)),
+				Queue:              queue,
+				NodeSelector:       map[string][]string{key: {value}},
+				TopologyConstraint: &gang.TopologyConstraint{RequiredTopologyLevel: level},
+			}
+		}
+		spec := build(value)
+		tree, err := gang.Compile(spec)
+		text := utf8.ValidString(queue) && utf8.ValidString(key) && utf8.ValidString(value) && utf8.ValidString(level)
+		switch {
+		case !text:
+			if !errors.Is(err, gang.ErrNotUTF8) {
+				t.Fatalf("compiled text that is not UTF-8: %v", err)
+			}
+			return
+		case key == "":
+			if !errors.Is(err, gang.ErrEmptySelector) {
+				t.Fatalf("compiled a selector key without a name: %v", err)
+			}
+			return
+		case err != nil:
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(tree.Spec(), spec) {
+			t.Fatalf("Spec() = %+v, compiled from %+v", tree.Spec(), spec)
+		}
+		again, err := gang.Compile(tree.Spec())
+		if err != nil || !again.Equal(tree) {
+			t.Fatalf("the tree's spec compiles into another tree: %v", err)
+		}
+		if o, err := gang.Compile(build(other)); err == nil && o.Equal(tree) != (other == value) {
+			t.Fatalf("values %q and %q: Equal is %v", value, other, o.Equal(tree))
+		}
 	})
 }

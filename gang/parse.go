@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -13,11 +14,12 @@ import (
 // Decoding follows the Kubernetes API server rather than encoding/json's defaults:
 // field names match exactly (case-sensitively), unknown fields are ignored, and null
 // means absent. A value of the wrong type is an error that names the field path, e.g.
-// spec.subGroups[2].minMember: want an integer in the int32 range, got "8". ParseSpec
-// only decodes; Validate and Compile check the meaning.
+// spec.subGroups[2].minMember: want an integer in the int32 range, got "8". Input that
+// is not UTF-8 is refused (ErrJSON), never read as other text. ParseSpec only decodes;
+// Validate and Compile check the meaning.
 func ParseSpec(data []byte) (Spec, error) {
 	var s Spec
-	err := decodeSpec(json.RawMessage(data), "spec", &s)
+	err := decodeTop(data, &s)
 	return s, err
 }
 
@@ -25,11 +27,22 @@ func ParseSpec(data []byte) (Spec, error) {
 // own types decodes the same way.
 func (s *Spec) UnmarshalJSON(data []byte) error {
 	var d Spec
-	if err := decodeSpec(data, "spec", &d); err != nil {
+	if err := decodeTop(data, &d); err != nil {
 		return err
 	}
 	*s = d
 	return nil
+}
+
+// decodeTop decodes a whole spec. JSON is UTF-8; encoding/json would read every byte
+// that is not as U+FFFD, so a queue, selector or level read so would not be the one
+// written, and two selector keys could become one.
+func decodeTop(data []byte, s *Spec) error {
+	if !utf8.Valid(data) {
+		at := notUTF8(string(data))
+		return &FieldError{Path: "spec", Message: "is not UTF-8 (byte " + strconv.Itoa(at) + ")", Rule: ErrJSON}
+	}
+	return decodeSpec(data, "spec", s)
 }
 
 func decodeSpec(raw json.RawMessage, path string, s *Spec) error {

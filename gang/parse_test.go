@@ -91,6 +91,34 @@ func TestParseSpecErrors(t *testing.T) {
 	}
 }
 
+// JSON is UTF-8. encoding/json reads every byte that is not as U+FFFD, so a spec
+// with selector keys "\xff" and "\xfe" would come back with one key, and queues "\xff"
+// and "\xfe" as the same queue: such input is refused where it is read, as a Spec
+// embedded in a host's type is.
+func TestParseSpecRefusesInputThatIsNotUTF8(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"{\"queue\": \"\xff\"}", "spec: is not UTF-8 (byte 11)"},
+		{"{\"nodeSelector\": {\"\xff\": [\"a\"], \"\xfe\": [\"b\"]}}", "spec: is not UTF-8 (byte 19)"},
+		{"{\"nodeSelector\": {\"model\": [\"A\xed\xa0\x80\"]}}", "spec: is not UTF-8 (byte 30)"},
+		{"{\"subGroups\": [{\"name\": \"a\", \"minMember\": 1, \"topologyConstraint\": {\"requiredTopologyLevel\": \"r\xc3\"}}]}",
+			"spec: is not UTF-8 (byte 95)"},
+	} {
+		_, err := gang.ParseSpec([]byte(tt.in))
+		assert.EqualError(t, err, tt.want, "%q", tt.in)
+		assert.ErrorIs(t, err, gang.ErrJSON)
+
+		var obj struct {
+			Spec gang.Spec `json:"spec"`
+		}
+		err = json.Unmarshal([]byte(`{"spec": `+tt.in+`}`), &obj)
+		assert.EqualError(t, err, tt.want, "embedded %q", tt.in)
+	}
+	spec, err := gang.ParseSpec([]byte(`{"queue": "é\u00e9", "nodeSelector": {"modèle": ["ü"]}}`))
+	require.NoError(t, err)
+	assert.Equal(t, "éé", spec.Queue)
+	assert.Equal(t, map[string][]string{"modèle": {"ü"}}, spec.NodeSelector)
+}
+
 func TestParseSpecNull(t *testing.T) {
 	spec, err := gang.ParseSpec([]byte(` null `))
 	require.NoError(t, err)

@@ -57,6 +57,11 @@ const (
 	// ErrEmptySelector: every key of a node selector is named and lists at least one
 	// value.
 	ErrEmptySelector
+	// ErrNotUTF8: every string a tree keeps (queue, priorityClassName, node-selector
+	// keys and values, topology levels and names) is UTF-8. The spec's JSON holds it
+	// as written only then: encoding/json writes each byte that is not as U+FFFD, so
+	// two different strings would come back as one.
+	ErrNotUTF8
 )
 
 // The rules of warnings: legal input that is probably not what was meant.
@@ -111,6 +116,7 @@ var ruleText = [...]string{
 	ErrNotLaminar:          "topology constraints are laminar",
 	ErrSelectorOnInner:     "node selectors are allowed on leaves only",
 	ErrEmptySelector:       "node selector keys are named and list values",
+	ErrNotUTF8:             "strings are UTF-8",
 	WarnNoEffect:           "a topology constraint without a level has no effect",
 	WarnRepeated:           "a topology constraint is given twice",
 	WarnImpliedFloor:       "the PodGroup's minMember floor is implied by its SubGroups",

@@ -121,6 +121,7 @@ func FuzzNodeSelector(f *testing.F) {
 	for _, seed := range []string{
 		`{"model": ["V100M16", "V100M32"]}`, `{"model": ["A"], "zone": ["z1", "z1"]}`, `{}`, `null`,
 		`{"model": []}`, `{"": ["x"]}`, `{"model": null}`, `{"model": "A"}`, `[]`, `{"a": [1]}`, `{"a": ["\u00e9", ""]}`, `{`,
+		"{\"\xff\": [\"a\"], \"\xfe\": [\"b\"]}", "{\"model\": [\"\xff\"]}",
 	} {
 		f.Add([]byte(seed))
 	}

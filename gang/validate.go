@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Result is everything Validate finds in a spec. Errors make the spec unusable;
@@ -40,7 +41,13 @@ func (r Result) Err() error {
 //  8. names in topology constraints exist, and a scope's constraint is given once;
 //  9. the constraints are laminar: any two constrained pod sets are disjoint or
 //     nested. This is checked only when groups 1–3 found nothing, because pod sets
-//     are not defined on a broken tree.
+//     are not defined on a broken tree;
+//  10. the strings kept besides names are UTF-8: the PodGroup's queue and
+//     priorityClassName, then node-selector keys and values and topology levels and
+//     topology names, the PodGroup's first, then each SubGroup's, then those of
+//     topologyConstraints (global, subGroups by name, subGroupSets). Names need no
+//     such check: a SubGroup name is a label value, and every other name must be a
+//     SubGroup's.
 //
 // Every rule a node breaks is reported, one error each: a leaf with minSubGroup and no
 // minMember breaks two rules of group 5 and gets two errors, and a leaf that sets both
@@ -301,6 +308,86 @@ func checkSelector(p *problems, path, who string, sel map[string][]string, inner
 		case len(sel[k]) == 0:
 			p.errorf(ErrEmptySelector, fmt.Sprintf("%s[%q]", path, k), "node selector of %s lists no value for %q; give at least one", who, k)
 		}
+	}
+}
+
+// checkText runs rule group 10: the strings a tree keeps, and writes into its spec's
+// JSON, are UTF-8, so that the JSON holds each of them as given.
+func checkText(spec Spec, p *problems) {
+	constraint := func(path string, c *TopologyConstraint) {
+		if c == nil {
+			return
+		}
+		for _, f := range [...]struct{ field, what, s string }{
+			{"preferredTopologyLevel", "topology level", c.PreferredTopologyLevel},
+			{"requiredTopologyLevel", "topology level", c.RequiredTopologyLevel},
+			{"topology", "topology", c.Topology},
+		} {
+			if at := notUTF8(f.s); at >= 0 {
+				p.errorf(ErrNotUTF8, path+"."+f.field, "%s %q is not UTF-8 (byte %d)", f.what, f.s, at)
+			}
+		}
+	}
+	selector := func(path, who string, sel map[string][]string) {
+		keys := make([]string, 0, len(sel))
+		for k := range sel {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			field := fmt.Sprintf("%s.nodeSelector[%q]", path, k)
+			if at := notUTF8(k); at >= 0 {
+				p.errorf(ErrNotUTF8, field, "node selector of %s has a key %q that is not UTF-8 (byte %d)", who, k, at)
+			}
+			for j, v := range sel[k] {
+				if at := notUTF8(v); at >= 0 {
+					p.errorf(ErrNotUTF8, fmt.Sprintf("%s[%d]", field, j), "node selector of %s lists a value %q for %q that is not UTF-8 (byte %d)", who, v, k, at)
+				}
+			}
+		}
+	}
+	if at := notUTF8(spec.Queue); at >= 0 {
+		p.errorf(ErrNotUTF8, "spec.queue", "queue %q is not UTF-8 (byte %d)", spec.Queue, at)
+	}
+	if at := notUTF8(spec.PriorityClassName); at >= 0 {
+		p.errorf(ErrNotUTF8, "spec.priorityClassName", "priorityClassName %q is not UTF-8 (byte %d)", spec.PriorityClassName, at)
+	}
+	constraint("spec.topologyConstraint", spec.TopologyConstraint)
+	selector("spec", "the PodGroup", spec.NodeSelector)
+	for i, sg := range spec.SubGroups {
+		constraint(sgPath(i)+".topologyConstraint", sg.TopologyConstraint)
+		selector(sgPath(i), fmt.Sprintf("SubGroup %q", sg.Name), sg.NodeSelector)
+	}
+	tc := spec.TopologyConstraints
+	if tc == nil {
+		return
+	}
+	constraint("spec.topologyConstraints.global", tc.Global)
+	names := make([]string, 0, len(tc.SubGroups))
+	for name := range tc.SubGroups {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		c := tc.SubGroups[name]
+		constraint("spec.topologyConstraints.subGroups["+name+"]", &c)
+	}
+	for j := range tc.SubGroupSets {
+		constraint(setPath(j)+".constraint", &tc.SubGroupSets[j].Constraint)
+	}
+}
+
+// notUTF8 returns the offset of the first byte of s that is not UTF-8, or -1.
+func notUTF8(s string) int {
+	if utf8.ValidString(s) {
+		return -1
+	}
+	for at := 0; ; {
+		r, n := utf8.DecodeRuneInString(s[at:])
+		if r == utf8.RuneError && n <= 1 {
+			return at
+		}
+		at += n
 	}
 }
 

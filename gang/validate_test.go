@@ -322,3 +322,62 @@ func TestValidationErrorText(t *testing.T) {
 	assert.Equal(t, `leaf SubGroup "a" needs minMember of at least 1`, r.Errors[0].Message)
 	assert.NoError(t, gang.Result{}.Err())
 }
+
+// Every string a tree keeps besides names must be UTF-8: the tree's spec is kept as
+// JSON, which writes each other byte as U+FFFD, so selectors "\xff" and "\xfe" would
+// make equal trees and two such keys one key. Each is refused with its own path, after
+// every other rule.
+func TestValidateRefusesTextThatIsNotUTF8(t *testing.T) {
+	level := func(s string) *gang.TopologyConstraint {
+		return &gang.TopologyConstraint{RequiredTopologyLevel: s}
+	}
+	spec := gang.Spec{
+		Queue:              "q\xff",
+		PriorityClassName:  "\xc3",
+		TopologyConstraint: &gang.TopologyConstraint{PreferredTopologyLevel: "\xfe", Topology: "t\xff"},
+		MinSubGroup:        new(int32(0)),
+		SubGroups: []gang.SubGroup{
+			{Name: "a", MinMember: new(int32(1)), TopologyConstraint: level("ra\xffck"),
+				NodeSelector: map[string][]string{"\xff": {"x"}, "\xfe": {"y"}, "model": {"ok", "\xed\xa0\x80"}}},
+			{Name: "b", MinMember: new(int32(1))},
+		},
+		TopologyConstraints: &gang.TopologyConstraints{
+			Global:       &gang.TopologyConstraint{PreferredTopologyLevel: "\xfe", Topology: "t\xff"}, // a repeat
+			SubGroups:    map[string]gang.TopologyConstraint{"b": *level("\xff")},
+			SubGroupSets: []gang.SubGroupSet{{SubGroups: []string{"a"}, Constraint: *level("\xfe")}},
+		},
+	}
+	r := gang.Validate(spec)
+	assert.Equal(t, []fe{
+		{"spec.minSubGroup", "minSubGroup (0) must be at least 1"},
+		{"spec.queue", `queue "q\xff" is not UTF-8 (byte 1)`},
+		{"spec.priorityClassName", `priorityClassName "\xc3" is not UTF-8 (byte 0)`},
+		{"spec.topologyConstraint.preferredTopologyLevel", `topology level "\xfe" is not UTF-8 (byte 0)`},
+		{"spec.topologyConstraint.topology", `topology "t\xff" is not UTF-8 (byte 1)`},
+		{"spec.subGroups[0].topologyConstraint.requiredTopologyLevel", `topology level "ra\xffck" is not UTF-8 (byte 2)`},
+		{`spec.subGroups[0].nodeSelector["model"][1]`, `node selector of SubGroup "a" lists a value "\xed\xa0\x80" for "model" that is not UTF-8 (byte 0)`},
+		{`spec.subGroups[0].nodeSelector["\xfe"]`, `node selector of SubGroup "a" has a key "\xfe" that is not UTF-8 (byte 0)`},
+		{`spec.subGroups[0].nodeSelector["\xff"]`, `node selector of SubGroup "a" has a key "\xff" that is not UTF-8 (byte 0)`},
+		{"spec.topologyConstraints.global.preferredTopologyLevel", `topology level "\xfe" is not UTF-8 (byte 0)`},
+		{"spec.topologyConstraints.global.topology", `topology "t\xff" is not UTF-8 (byte 1)`},
+		{"spec.topologyConstraints.subGroups[b].requiredTopologyLevel", `topology level "\xff" is not UTF-8 (byte 0)`},
+		{"spec.topologyConstraints.subGroupSets[0].constraint.requiredTopologyLevel", `topology level "\xfe" is not UTF-8 (byte 0)`},
+	}, fieldErrors(r.Errors))
+	for _, e := range r.Errors[1:] {
+		assert.ErrorIs(t, e, gang.ErrNotUTF8, e.Path)
+	}
+	_, err := gang.Compile(spec)
+	assert.ErrorIs(t, err, gang.ErrNotUTF8)
+
+	// The PodGroup without SubGroups carries a selector too; a tree is never made of
+	// one that JSON would rewrite, so no two such trees can be called equal.
+	for _, sel := range []map[string][]string{
+		{"model": {"\xff"}}, {"model": {"\xfe"}}, {"\xff": {"a"}, "\xfe": {"b"}},
+	} {
+		tree, err := gang.Compile(gang.Spec{MinMember: new(int32(1)), NodeSelector: sel})
+		assert.ErrorIs(t, err, gang.ErrNotUTF8, "%q", sel)
+		assert.Nil(t, tree)
+	}
+	_, err = gang.Compile(gang.Spec{MinMember: new(int32(1)), NodeSelector: map[string][]string{"model": {"é", "\u00ff"}}, Queue: "ü"})
+	assert.NoError(t, err, "UTF-8 beyond ASCII is text like any other")
+}
