@@ -1,9 +1,11 @@
 package gang_test
 
 import (
+	"math/big"
 	"sort"
 
 	"github.com/poolgate/poolgate/gang"
+	"github.com/poolgate/poolgate/internal/sat"
 )
 
 // naive restates the gang rules (docs/rules.md, Gangs) as directly as possible, on
@@ -65,14 +67,14 @@ func newNaive(spec gang.Spec) *naive {
 
 func (n *naive) isLeaf(name string) bool { return n.rootLeaf || name != "" && len(n.kids[name]) == 0 }
 
-// pods sums the counts of a subtree.
+// pods sums the counts of a subtree; sums of pods saturate, as the rules say.
 func (n *naive) pods(name string, counts map[string]int64) int64 {
 	if n.isLeaf(name) {
 		return counts[name]
 	}
 	var s int64
 	for _, c := range n.kids[name] {
-		s += n.pods(c, counts)
+		s = sat.Add(s, n.pods(c, counts))
 	}
 	return s
 }
@@ -100,19 +102,20 @@ func (n *naive) satisfied(name string, counts map[string]int64) bool {
 // ranked returns the children of name in ranking order.
 func (n *naive) ranked(name string, counts map[string]int64) []string {
 	kids := append([]string(nil), n.kids[name]...)
-	ratio := func(c string) float64 {
+	// Exact fractions: float64 would tie ratios of huge counts that differ.
+	ratio := func(c string) *big.Rat {
 		if n.isLeaf(c) {
-			return float64(counts[c]) / float64(n.min[c])
+			return big.NewRat(counts[c], n.min[c])
 		}
-		return float64(n.satisfiedKids(c, counts)) / float64(n.k[c])
+		return big.NewRat(int64(n.satisfiedKids(c, counts)), int64(n.k[c]))
 	}
 	sort.SliceStable(kids, func(a, b int) bool {
 		sa, sb := n.satisfied(kids[a], counts), n.satisfied(kids[b], counts)
 		if sa != sb {
 			return !sa
 		}
-		if ra, rb := ratio(kids[a]), ratio(kids[b]); ra != rb {
-			return ra < rb
+		if c := ratio(kids[a]).Cmp(ratio(kids[b])); c != 0 {
+			return c < 0
 		}
 		return n.index[kids[a]] < n.index[kids[b]]
 	})
@@ -174,13 +177,13 @@ func (n *naive) next(counts, pending map[string]int64) (gang.StepKind, map[strin
 		}
 		var need, all int64
 		for _, p := range sub {
-			need += p
+			need = sat.Add(need, p)
 		}
 		for _, l := range n.leaves {
-			all += pending[l]
+			all = sat.Add(all, pending[l])
 		}
-		extra := n.floor - n.pods("", counts) - need
-		if all < need+max(0, extra) {
+		extra := n.floor - sat.Add(n.pods("", counts), need)
+		if all < sat.Add(need, max(0, extra)) {
 			return gang.StepBlocked, nil
 		}
 		for _, l := range n.leaves {

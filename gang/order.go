@@ -212,7 +212,9 @@ func (t *Tree) emit(pending []int64, st *Status, step *Step) {
 		step.Kind, step.Node = StepGang, Root
 		t.complete(Root, st)
 		if floor := t.nodes[Root].min; floor > 0 {
-			extra := floor - root.Pods - st.need[Root]
+			// Pods saturate at the int64 maximum: summed first, they cannot wrap the
+			// difference into a huge number of extra pods.
+			extra := floor - sat.Add(root.Pods, st.need[Root])
 			for l := 0; l < len(st.take) && extra > 0; l++ {
 				more := min(extra, pending[l]-st.take[l])
 				st.take[l] += more

@@ -1,6 +1,7 @@
 package gang_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -139,6 +140,63 @@ func TestNextStepScripts(t *testing.T) {
 				assert.Equal(t, total, got.Total, "step %d: total", i)
 				assert.Equal(t, s.ready, st.Ready(), "step %d: ready", i)
 			}
+		})
+	}
+}
+
+// Counts at the int64 maximum saturate the sum of a PodGroup's pods rather than wrap
+// it: a floor that the satisfied pods already meet asks for no extra pods, and one that
+// is still short takes its extra pods from pending counts as large as they come.
+func TestNextStepAtSaturatingCounts(t *testing.T) {
+	tests := []struct {
+		name               string
+		spec               string
+		satisfied, pending map[string]int64
+		kind               gang.StepKind
+		pods               map[string]int64
+	}{
+		{
+			name:      "a floor met by a saturated leaf takes only the missing leaf",
+			spec:      `{"minMember": 1, "subGroups": [{"name": "a", "minMember": 1}, {"name": "b", "minMember": 5}]}`,
+			satisfied: map[string]int64{"a": math.MaxInt64}, pending: map[string]int64{"a": 100, "b": 5},
+			kind: gang.StepGang, pods: map[string]int64{"b": 5},
+		},
+		{
+			name:      "two saturated leaves",
+			spec:      `{"minMember": 9, "subGroups": [{"name": "a", "minMember": 1}, {"name": "b", "minMember": 1}, {"name": "c", "minMember": 2}]}`,
+			satisfied: map[string]int64{"a": math.MaxInt64, "b": math.MaxInt64 - 1}, pending: map[string]int64{"a": math.MaxInt64, "c": 3},
+			kind: gang.StepGang, pods: map[string]int64{"c": 2},
+		},
+		{
+			name:    "a floor still short takes extra pods from saturated pending counts",
+			spec:    `{"minMember": 8, "subGroups": [{"name": "decode", "minMember": 4}, {"name": "prefill", "minMember": 1}]}`,
+			pending: map[string]int64{"decode": math.MaxInt64, "prefill": math.MaxInt64},
+			kind:    gang.StepGang, pods: map[string]int64{"decode": 7, "prefill": 1},
+		},
+		{
+			name:      "a ready gang takes one elastic pod",
+			spec:      `{"minMember": 2, "subGroups": [{"name": "a", "minMember": 1}, {"name": "b", "minMember": 1}]}`,
+			satisfied: map[string]int64{"a": math.MaxInt64, "b": math.MaxInt64}, pending: map[string]int64{"a": math.MaxInt64, "b": math.MaxInt64},
+			kind: gang.StepPod, pods: map[string]int64{"a": 1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tree := mustCompile(t, tt.spec)
+			satisfied, err := tree.LeafCounts(tt.satisfied)
+			require.NoError(t, err)
+			pending, err := tree.LeafCounts(tt.pending)
+			require.NoError(t, err)
+			var st gang.Status
+			var step gang.Step
+			require.NoError(t, tree.NextStep(satisfied, pending, &st, &step))
+			assert.Equal(t, tt.kind, step.Kind)
+			assert.Equal(t, tt.pods, stepByName(tree, &step))
+			var total int64
+			for _, p := range tt.pods {
+				total += p
+			}
+			assert.Equal(t, total, step.Total)
 		})
 	}
 }

@@ -3,6 +3,7 @@ package gang_test
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand"
 	"reflect"
 	"slices"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/poolgate/poolgate/gang"
 	pgen "github.com/poolgate/poolgate/internal/gen"
+	"github.com/poolgate/poolgate/internal/sat"
 )
 
 // gangAndSeed pairs a random valid spec with a seed for the inputs that depend on its
@@ -186,7 +188,91 @@ func TestPropertyOrdering(t *testing.T) {
 	wide := pgen.GangOptions{MaxSubGroups: 40, MaxDepth: 2, MaxFanout: 20, MaxMinMember: 3}
 	props.Property("and so they do on wide gangs", prop.ForAll(seeded(driveSteps),
 		gopter.CombineGens(pgen.GangSpec(wide), gen.Int64())))
+	// Counts up to the int64 maximum, where sums of pods saturate; one step each, as
+	// driving huge pending counts to the end would take as many steps.
+	props.Property("a step at saturating counts follows the rules", prop.ForAll(seeded(extremeSteps), gangAndSeed()))
 	props.TestingRun(t)
+}
+
+// extremeCount gives a leaf of the given minMember a count near a threshold or one so
+// large that sums of it saturate: 0..minMember+1, the int64 maximum or just below, or
+// any int64.
+func extremeCount(r *rand.Rand, minMember int64) int64 {
+	switch r.Intn(5) {
+	case 0:
+		return math.MaxInt64
+	case 1:
+		return math.MaxInt64 - r.Int63n(3)
+	case 2:
+		return r.Int63()
+	default:
+		return r.Int63n(minMember + 2)
+	}
+}
+
+// extremeSteps checks single steps at counts whose sums saturate: each agrees with the
+// naive restatement, takes no more than is pending, sums to its Total, and completes
+// its node; StepBlocked comes only when all the pending pods would not do.
+func extremeSteps(spec gang.Spec, r *rand.Rand) string {
+	tree, msg := compileOrFail(spec)
+	if tree == nil {
+		return msg
+	}
+	n := newNaive(spec)
+	var st gang.Status
+	var step gang.Step
+	for range 5 {
+		satisfied := make([]int64, tree.NumLeaves())
+		pending := make([]int64, tree.NumLeaves())
+		for l := range satisfied {
+			ni, _ := tree.Leaf(l)
+			nd, _ := tree.Node(ni)
+			satisfied[l] = extremeCount(r, nd.MinMember)
+			pending[l] = extremeCount(r, nd.MinMember)
+		}
+		if msg := extremeStep(tree, n, satisfied, pending, &st, &step); msg != "" {
+			return fmt.Sprintf("at %v/%v: %s", satisfied, pending, msg)
+		}
+	}
+	return ""
+}
+
+func extremeStep(tree *gang.Tree, n *naive, satisfied, pending []int64, st *gang.Status, step *gang.Step) string {
+	if err := tree.NextStep(satisfied, pending, st, step); err != nil {
+		return err.Error()
+	}
+	kind, pods := n.next(byName(tree, satisfied), byName(tree, pending))
+	if kind != step.Kind || !reflect.DeepEqual(pods, stepByName(tree, step)) {
+		return fmt.Sprintf("%v %v, naive %v %v", step.Kind, stepByName(tree, step), kind, pods)
+	}
+	after := slices.Clone(satisfied)
+	var total int64
+	for _, lp := range step.Pods {
+		if lp.Pods <= 0 || lp.Pods > pending[lp.Leaf] {
+			return fmt.Sprintf("takes %d of %d pending pods of leaf %d", lp.Pods, pending[lp.Leaf], lp.Leaf)
+		}
+		after[lp.Leaf] = sat.Add(after[lp.Leaf], lp.Pods)
+		total = sat.Add(total, lp.Pods)
+	}
+	if total != step.Total {
+		return fmt.Sprintf("total %d, pods sum to %d", step.Total, total)
+	}
+	switch step.Kind {
+	case gang.StepBlocked:
+		for l := range after {
+			after[l] = sat.Add(after[l], pending[l])
+		}
+		if readyOf(tree, after) {
+			return "StepBlocked, yet all pending pods make it ready"
+		}
+	case gang.StepGang, gang.StepReplica:
+		var done gang.Status
+		_ = tree.Readiness(after, &done)
+		if nd, _ := done.Node(step.Node); !nd.Satisfied {
+			return fmt.Sprintf("%v did not satisfy node %d", step.Kind, step.Node)
+		}
+	}
+	return ""
 }
 
 func driveSteps(spec gang.Spec, r *rand.Rand) string {
