@@ -160,6 +160,26 @@ func TestMermaid(t *testing.T) {
 `, tree.Mermaid(""))
 }
 
+// A SubGroupSet's levels go into a %% comment line; a line break in one must not end
+// the comment and add lines to the diagram.
+func TestMermaidSetLevelsStayInTheirComment(t *testing.T) {
+	tree, err := gang.Compile(gang.Spec{
+		SubGroups: []gang.SubGroup{{Name: "a", MinMember: new(int32(1))}, {Name: "b", MinMember: new(int32(1))}},
+		TopologyConstraints: &gang.TopologyConstraints{SubGroupSets: []gang.SubGroupSet{{
+			SubGroups:  []string{"a", "b"},
+			Constraint: gang.TopologyConstraint{RequiredTopologyLevel: "rack\n    PG --> EVIL[\"injected\"]", PreferredTopologyLevel: "host\rSG1 --> SG2"},
+		}}},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, `graph TD
+    PG["PodGroup<br/>minSubGroup: all 2"]
+    SG1["a<br/>minMember: 1"]
+    SG2["b<br/>minMember: 1"]
+    PG --> SG1 & SG2
+    %% subGroupSets[0] {a, b}: required: rack     PG --#gt; EVIL[#quot;injected#quot;], preferred: host SG1 --#gt; SG2
+`, tree.Mermaid(""))
+}
+
 // A Tree serves any number of goroutines at once, each with its own Status and Step;
 // run with -race.
 func TestConcurrentReaders(t *testing.T) {

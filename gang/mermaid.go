@@ -10,8 +10,10 @@ import (
 // labelled "PodGroup: title" ("PodGroup" when title is empty); each node shows its
 // minMember or minSubGroup ("all N" when every child is required) and the levels of its
 // own topology constraint; SubGroupSet constraints follow as %% comments, which
-// Mermaid ignores, because a flowchart cannot draw sets that cut across the tree. It
-// returns "" for a Tree that Compile did not make.
+// Mermaid ignores, because a flowchart cannot draw sets that cut across the tree. The
+// title and topology levels are escaped with Mermaid's entity codes, and line breaks in
+// them become spaces, so they add no lines or markup. It returns "" for a Tree that
+// Compile did not make.
 func (t *Tree) Mermaid(title string) string {
 	if t.compiled() != nil {
 		return ""
@@ -73,7 +75,9 @@ func (t *Tree) Mermaid(title string) string {
 		for m, ni := range c.members {
 			names[m] = t.nodes[ni].name
 		}
-		fmt.Fprintf(&b, "    %%%% subGroupSets[%d] {%s}: %s\n", c.set, strings.Join(names, ", "), strings.Join(levels(c.c), ", "))
+		// Levels are the host's text: a line break in one would end the comment and
+		// make the rest diagram lines, so they are escaped as labels are.
+		fmt.Fprintf(&b, "    %%%% subGroupSets[%d] {%s}: %s\n", c.set, strings.Join(names, ", "), mermaidEscape(strings.Join(levels(c.c), ", ")))
 	}
 	return b.String()
 }
