@@ -24,8 +24,12 @@ func ParseSpec(data []byte) (Spec, error) {
 }
 
 // UnmarshalJSON decodes s with the rules of ParseSpec, so a Spec embedded in a host's
-// own types decodes the same way.
+// own types decodes the same way. A nil s is refused (ErrNilBuffer): there is nowhere
+// to decode to.
 func (s *Spec) UnmarshalJSON(data []byte) error {
+	if s == nil {
+		return &FieldError{Path: "spec", Message: "cannot decode into a nil *Spec", Rule: ErrNilBuffer}
+	}
 	var d Spec
 	if err := decodeTop(data, &d); err != nil {
 		return err

@@ -119,6 +119,18 @@ func TestParseSpecRefusesInputThatIsNotUTF8(t *testing.T) {
 	assert.Equal(t, map[string][]string{"modèle": {"ü"}}, spec.NodeSelector)
 }
 
+// UnmarshalJSON on a nil *Spec has nowhere to decode to: it says so with a typed
+// error instead of panicking.
+func TestSpecUnmarshalJSONIntoNil(t *testing.T) {
+	var s *gang.Spec
+	var err error
+	require.NotPanics(t, func() { err = s.UnmarshalJSON([]byte(`{}`)) })
+	assert.EqualError(t, err, "spec: cannot decode into a nil *Spec")
+	assert.ErrorIs(t, err, gang.ErrNilBuffer)
+	var fe *gang.FieldError
+	assert.ErrorAs(t, err, &fe)
+}
+
 func TestParseSpecNull(t *testing.T) {
 	spec, err := gang.ParseSpec([]byte(` null `))
 	require.NoError(t, err)

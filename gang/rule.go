@@ -93,7 +93,8 @@ const (
 	ErrLength
 	// ErrOverflow: a total must stay within the int64 range.
 	ErrOverflow
-	// ErrNilBuffer: a caller-owned buffer must not be nil.
+	// ErrNilBuffer: a caller-owned buffer (a Status, a Step, the Spec that
+	// UnmarshalJSON decodes into) must not be nil.
 	ErrNilBuffer
 )
 
