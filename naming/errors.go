@@ -40,6 +40,8 @@ const (
 	ErrObjectName
 	// ErrRole: a role is not of the form osmo-{pool}-admin or osmo-{pool}-user.
 	ErrRole
+	// ErrNilName: UnmarshalText decodes into a Name, so it needs a non-nil *Name.
+	ErrNilName
 )
 
 var ruleText = [...]string{
@@ -54,6 +56,7 @@ var ruleText = [...]string{
 	ErrNotTopLevel: "must be a top-level pool",
 	ErrObjectName:  "is not a valid Kubernetes object name",
 	ErrRole:        "must be osmo-{pool}-admin or osmo-{pool}-user",
+	ErrNilName:     "cannot be decoded into a nil *Name",
 }
 
 // Error returns the rule's text.

@@ -131,8 +131,11 @@ func Compare(a, b Name) int {
 func (n Name) MarshalText() ([]byte, error) { return []byte(n.String()), nil }
 
 // UnmarshalText implements encoding.TextUnmarshaler. "" gives the zero Name; anything
-// else must Parse.
+// else must Parse. A nil n is refused (ErrNilName): there is nowhere to decode to.
 func (n *Name) UnmarshalText(text []byte) error {
+	if n == nil {
+		return nameError("pool name", string(text), "", ErrNilName, "")
+	}
 	if len(text) == 0 {
 		*n = Name{}
 		return nil

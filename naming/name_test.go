@@ -187,6 +187,18 @@ func TestTextMarshalling(t *testing.T) {
 	assert.Empty(t, text)
 }
 
+// UnmarshalText on a nil *Name has nowhere to decode to: it says so with a
+// *NameError instead of panicking.
+func TestUnmarshalTextIntoNilName(t *testing.T) {
+	var n *Name
+	var err error
+	require.NotPanics(t, func() { err = n.UnmarshalText([]byte("team")) })
+	assert.EqualError(t, err, `invalid pool name "team": cannot be decoded into a nil *Name`)
+	assert.ErrorIs(t, err, ErrNilName)
+	var ne *NameError
+	assert.ErrorAs(t, err, &ne)
+}
+
 func TestRuleErrorText(t *testing.T) {
 	assert.Equal(t, "must not be empty", ErrEmpty.Error())
 	assert.Equal(t, "Rule(0)", Rule(0).Error())
