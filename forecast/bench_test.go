@@ -206,46 +206,32 @@ func BenchmarkForecastStands(b *testing.B) {
 	for _, r := range g.Running() {
 		ids = append(ids, r.Workload.ID)
 	}
-	for _, res := range []time.Duration{0, time.Minute} {
-		name := "exact"
-		if res > 0 {
-			name = "resolution-1m"
+	onForecasts(b, g, now, est, func(b *testing.B, f Forecast, started []admission.WorkloadID) {
+		rng := rand.New(rand.NewPCG(1, 2))
+		type question struct {
+			id, x admission.WorkloadID
+			d     time.Duration
 		}
-		b.Run(name, func(b *testing.B) {
-			f, err := Run(g, now, est, Options{NoWaits: true, Resolution: res})
-			require.NoError(b, err)
-			var started []admission.WorkloadID
-			for _, s := range f.Starts {
-				if !s.At.IsZero() {
-					started = append(started, s.Workload)
-				}
+		qs := make([]question, 10_000)
+		for i := range qs {
+			x := ids[rng.IntN(len(ids))]
+			qs[i] = question{started[rng.IntN(len(started))], x, time.Duration(float64(est[x]) * (0.5 + 1.5*rng.Float64()))}
+		}
+		stands := 0
+		for _, q := range qs {
+			if f.Stands(q.id, q.x, q.d) {
+				stands++
 			}
-			rng := rand.New(rand.NewPCG(1, 2))
-			type question struct {
-				id, x admission.WorkloadID
-				d     time.Duration
-			}
-			qs := make([]question, 10_000)
-			for i := range qs {
-				x := ids[rng.IntN(len(ids))]
-				qs[i] = question{started[rng.IntN(len(started))], x, time.Duration(float64(est[x]) * (0.5 + 1.5*rng.Float64()))}
-			}
-			stands := 0
-			for _, q := range qs {
-				if f.Stands(q.id, q.x, q.d) {
-					stands++
-				}
-			}
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				q := qs[i%len(qs)]
-				sinkStands = f.Stands(q.id, q.x, q.d)
-				i++
-			}
-			b.ReportMetric(100*float64(stands)/float64(len(qs)), "stands-%")
-		})
-	}
+		}
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			q := qs[i%len(qs)]
+			sinkStands = f.Stands(q.id, q.x, q.d)
+			i++
+		}
+		b.ReportMetric(100*float64(stands)/float64(len(qs)), "stands-%")
+	})
 }
 
 // BenchmarkForecastStandsWithdrawn asks StandsWithdrawn 10,000 questions on the queue
@@ -258,40 +244,26 @@ func BenchmarkForecastStandsWithdrawn(b *testing.B) {
 	for _, w := range g.Pending() {
 		pending = append(pending, w.ID)
 	}
-	for _, res := range []time.Duration{0, time.Minute} {
-		name := "exact"
-		if res > 0 {
-			name = "resolution-1m"
+	onForecasts(b, g, now, est, func(b *testing.B, f Forecast, started []admission.WorkloadID) {
+		rng := rand.New(rand.NewPCG(1, 2))
+		type question struct{ id, x admission.WorkloadID }
+		qs := make([]question, 10_000)
+		stands := 0
+		for i := range qs {
+			qs[i] = question{started[rng.IntN(len(started))], pending[rng.IntN(len(pending))]}
+			if f.StandsWithdrawn(qs[i].id, qs[i].x) {
+				stands++
+			}
 		}
-		b.Run(name, func(b *testing.B) {
-			f, err := Run(g, now, est, Options{NoWaits: true, Resolution: res})
-			require.NoError(b, err)
-			var started []admission.WorkloadID
-			for _, s := range f.Starts {
-				if !s.At.IsZero() {
-					started = append(started, s.Workload)
-				}
-			}
-			rng := rand.New(rand.NewPCG(1, 2))
-			type question struct{ id, x admission.WorkloadID }
-			qs := make([]question, 10_000)
-			stands := 0
-			for i := range qs {
-				qs[i] = question{started[rng.IntN(len(started))], pending[rng.IntN(len(pending))]}
-				if f.StandsWithdrawn(qs[i].id, qs[i].x) {
-					stands++
-				}
-			}
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				q := qs[i%len(qs)]
-				sinkStands = f.StandsWithdrawn(q.id, q.x)
-				i++
-			}
-			b.ReportMetric(100*float64(stands)/float64(len(qs)), "stands-%")
-		})
-	}
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			q := qs[i%len(qs)]
+			sinkStands = f.StandsWithdrawn(q.id, q.x)
+			i++
+		}
+		b.ReportMetric(100*float64(stands)/float64(len(qs)), "stands-%")
+	})
 	// What the other answers cost: the forecast run again on a copy of the gate
 	// without a random waiting workload (ends grouped to the minute), which also
 	// checks every start StandsWithdrawn said stands against it.
@@ -323,6 +295,30 @@ func BenchmarkForecastStandsWithdrawn(b *testing.B) {
 		}
 		b.ReportMetric(float64(checked)/float64(b.N), "checked/op")
 	})
+}
+
+// onForecasts runs fn as a sub-benchmark on the forecast of g from now, without waits,
+// exact ("exact") and with ends grouped to the minute ("resolution-1m"), made once
+// before the clock starts, with the workloads it starts.
+func onForecasts(b *testing.B, g *admission.Gate, now time.Time, est map[admission.WorkloadID]time.Duration,
+	fn func(b *testing.B, f Forecast, started []admission.WorkloadID)) {
+	for _, res := range []time.Duration{0, time.Minute} {
+		name := "exact"
+		if res > 0 {
+			name = "resolution-1m"
+		}
+		b.Run(name, func(b *testing.B) {
+			f, err := Run(g, now, est, Options{NoWaits: true, Resolution: res})
+			require.NoError(b, err)
+			var started []admission.WorkloadID
+			for _, s := range f.Starts {
+				if !s.At.IsZero() {
+					started = append(started, s.Workload)
+				}
+			}
+			fn(b, f, started)
+		})
+	}
 }
 
 // sinkStands keeps the answers of BenchmarkForecastStands and BenchmarkForecastStandsWithdrawn.

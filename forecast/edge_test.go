@@ -359,21 +359,30 @@ func TestStandsWithdrawnHeldBack(t *testing.T) {
 		return g
 	}
 	est := map[admission.WorkloadID]time.Duration{"a": minutes(60), "head": minutes(60), "small": minutes(30), "job": minutes(60)}
+	withdrawalMovesStart(t, build, est, "job", "head")
+}
+
+// withdrawalMovesStart checks a gate where x, waiting, shaped id's start without
+// starting before it: the forecast of build's gate starts id at t0 and x later, and
+// StandsWithdrawn cannot tell; withdrawn from a gate built again, x leaves id to start
+// later.
+func withdrawalMovesStart(t *testing.T, build func() *admission.Gate, est map[admission.WorkloadID]time.Duration, id, x admission.WorkloadID) {
+	t.Helper()
 	f, err := Run(build(), t0, est, Options{})
 	require.NoError(t, err)
-	job, _ := f.Of("job")
-	head, _ := f.Of("head")
-	require.Equal(t, t0, job.At)
-	require.True(t, head.At.After(job.At), "head starts at %v", head.At)
-	assert.False(t, f.StandsWithdrawn("job", "head"))
+	s, _ := f.Of(id)
+	w, _ := f.Of(x)
+	require.Equal(t, t0, s.At)
+	require.True(t, w.At.After(s.At), "%s starts at %v", x, w.At)
+	assert.False(t, f.StandsWithdrawn(id, x))
 
 	g := build()
-	_, err = g.Withdraw("head")
+	_, err = g.Withdraw(x)
 	require.NoError(t, err)
 	again, err := Run(g, t0, est, Options{})
 	require.NoError(t, err)
-	moved, _ := again.Of("job")
-	assert.True(t, moved.At.After(t0), "without head, job starts at %v", moved.At)
+	moved, _ := again.Of(id)
+	assert.True(t, moved.At.After(t0), "without %s, %s starts at %v", x, id, moved.At)
 }
 
 // TestStandsWithdrawnReserved: a waiting gang that reserves room shapes other work's
@@ -386,40 +395,37 @@ func TestStandsWithdrawnHeldBack(t *testing.T) {
 func TestStandsWithdrawnReserved(t *testing.T) {
 	est := map[admission.WorkloadID]time.Duration{"a": minutes(180), "b": minutes(120), "big": minutes(60), "y": minutes(120), "job": minutes(30)}
 	build := func() *admission.Gate {
-		g, err := admission.NewForPools(poolSet(t, "team:32"), 0, admission.Options{Cluster: rackCluster(t, "r1:8,8"),
-			Reservations: admission.Reservations{After: minutes(30)}})
-		require.NoError(t, err)
-		for _, r := range []struct {
-			id, node string
-			gpus     int
-		}{{"a", "r1-n1", 6}, {"b", "r1-n2", 4}} {
-			w := gangOf(t, r.id, "team", quota.Low, r.gpus, 1, -40)
-			w.Estimate = est[w.ID]
-			require.NoError(t, g.AddRunning(w, at(-40), &topology.Placement{Assignments: []topology.Assignment{
-				{Group: "workers", Node: r.node, Pods: int64(r.gpus), Shape: topology.Resources{"gpu": 1}}}}))
-		}
-		for _, w := range []admission.Workload{gangOf(t, "big", "team", quota.Low, 1, 8, -40),
-			gangOf(t, "y", "team", quota.Low, 1, 4, -35), gangOf(t, "job", "team", quota.Low, 1, 4, -30)} {
-			w.Estimate = est[w.ID]
-			submit(t, g, w)
-		}
-		return g
+		return reservingGate(t, est, []runningGang{{"a", "r1-n1", 6}, {"b", "r1-n2", 4}},
+			gangOf(t, "big", "team", quota.Low, 1, 8, -40), gangOf(t, "y", "team", quota.Low, 1, 4, -35), gangOf(t, "job", "team", quota.Low, 1, 4, -30))
 	}
-	f, err := Run(build(), t0, est, Options{})
-	require.NoError(t, err)
-	job, _ := f.Of("job")
-	big, _ := f.Of("big")
-	require.Equal(t, t0, job.At)
-	require.Equal(t, at(80), big.At)
-	assert.False(t, f.StandsWithdrawn("job", "big"))
+	withdrawalMovesStart(t, build, est, "job", "big")
+}
 
-	g := build()
-	_, err = g.Withdraw("big")
+// runningGang is a gang of gpus one-GPU pods running on node since minute -40.
+type runningGang struct {
+	id, node string
+	gpus     int
+}
+
+// reservingGate is a pool of 32 GPUs on one rack of two 8-GPU nodes, whose gangs
+// reserve after waiting 30 minutes, with the running gangs and the waiting work given;
+// each workload's estimate, for the gate's reservations, is its entry in est.
+func reservingGate(t *testing.T, est map[admission.WorkloadID]time.Duration, running []runningGang, waiting ...admission.Workload) *admission.Gate {
+	t.Helper()
+	g, err := admission.NewForPools(poolSet(t, "team:32"), 0, admission.Options{Cluster: rackCluster(t, "r1:8,8"),
+		Reservations: admission.Reservations{After: minutes(30)}})
 	require.NoError(t, err)
-	again, err := Run(g, t0, est, Options{})
-	require.NoError(t, err)
-	moved, _ := again.Of("job")
-	assert.True(t, moved.At.After(t0), "without big, job starts at %v", moved.At)
+	for _, r := range running {
+		w := gangOf(t, r.id, "team", quota.Low, r.gpus, 1, -40)
+		w.Estimate = est[w.ID]
+		require.NoError(t, g.AddRunning(w, at(-40), &topology.Placement{Assignments: []topology.Assignment{
+			{Group: "workers", Node: r.node, Pods: int64(r.gpus), Shape: topology.Resources{"gpu": 1}}}}))
+	}
+	for _, w := range waiting {
+		w.Estimate = est[w.ID]
+		submit(t, g, w)
+	}
+	return g
 }
 
 // TestStandsReadsTheForecastsEstimatesOnly: on a gate with reservations, a new
@@ -431,28 +437,13 @@ func TestStandsWithdrawnReserved(t *testing.T) {
 // a gate told the same estimate reserves n1 from 09:20 instead, where long may not
 // run past it, and long waits for n2 at 10:20.
 func TestStandsReadsTheForecastsEstimatesOnly(t *testing.T) {
-	build := func(aEstimate time.Duration) *admission.Gate {
-		g, err := admission.NewForPools(poolSet(t, "team:32"), 0, admission.Options{Cluster: rackCluster(t, "r1:8,8"),
-			Reservations: admission.Reservations{After: minutes(30)}})
-		require.NoError(t, err)
-		for _, r := range []struct {
-			id, node string
-			gpus     int
-			est      time.Duration
-		}{{"a", "r1-n1", 6, aEstimate}, {"b", "r1-n2", 8, minutes(120)}} {
-			w := gangOf(t, r.id, "team", quota.Low, r.gpus, 1, -40)
-			w.Estimate = r.est
-			require.NoError(t, g.AddRunning(w, at(-40), &topology.Placement{Assignments: []topology.Assignment{
-				{Group: "workers", Node: r.node, Pods: int64(r.gpus), Shape: topology.Resources{"gpu": 1}}}}))
-		}
-		big := gangOf(t, "big", "team", quota.Low, 1, 8, -40)
-		big.Estimate = minutes(60)
-		long := gangOf(t, "long", "team", quota.Low, 1, 2, -35)
-		long.Estimate = minutes(120)
-		submit(t, g, big, long)
-		return g
-	}
 	est := map[admission.WorkloadID]time.Duration{"a": minutes(180), "b": minutes(120), "big": minutes(60), "long": minutes(120)}
+	build := func(aEstimate time.Duration) *admission.Gate {
+		gateEst := maps.Clone(est)
+		gateEst["a"] = aEstimate
+		return reservingGate(t, gateEst, []runningGang{{"a", "r1-n1", 6}, {"b", "r1-n2", 8}},
+			gangOf(t, "big", "team", quota.Low, 1, 8, -40), gangOf(t, "long", "team", quota.Low, 1, 2, -35))
+	}
 	f, err := Run(build(minutes(180)), t0, est, Options{})
 	require.NoError(t, err)
 	long, _ := f.Of("long")
