@@ -167,7 +167,7 @@ func TestMermaidSetLevelsStayInTheirComment(t *testing.T) {
 		SubGroups: []gang.SubGroup{{Name: "a", MinMember: new(int32(1))}, {Name: "b", MinMember: new(int32(1))}},
 		TopologyConstraints: &gang.TopologyConstraints{SubGroupSets: []gang.SubGroupSet{{
 			SubGroups:  []string{"a", "b"},
-			Constraint: gang.TopologyConstraint{RequiredTopologyLevel: "rack\n    PG --> EVIL[\"injected\"]", PreferredTopologyLevel: "host\rSG1 --> SG2"},
+			Constraint: gang.TopologyConstraint{RequiredTopologyLevel: "rack\n    PG --> EVIL[\"injected\"]", PreferredTopologyLevel: "host\rSG1 --> SG2 %%{init}%%"},
 		}}},
 	})
 	require.NoError(t, err)
@@ -176,7 +176,7 @@ func TestMermaidSetLevelsStayInTheirComment(t *testing.T) {
     SG1["a<br/>minMember: 1"]
     SG2["b<br/>minMember: 1"]
     PG --> SG1 & SG2
-    %% subGroupSets[0] {a, b}: required: rack     PG --#gt; EVIL[#quot;injected#quot;], preferred: host SG1 --#gt; SG2
+    %% subGroupSets[0] {a, b}: required: rack     PG --#gt; EVIL[#quot;injected#quot;], preferred: host SG1 --#gt; SG2 #37;#37;{init}#37;#37;
 `, tree.Mermaid(""))
 }
 

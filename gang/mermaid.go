@@ -3,6 +3,8 @@ package gang
 import (
 	"fmt"
 	"strings"
+
+	"github.com/poolgate/poolgate/internal/mermaid"
 )
 
 // Mermaid renders the tree as a Mermaid flowchart in the style of the KAI design
@@ -100,23 +102,4 @@ func levels(c TopologyConstraint) []string {
 // mermaidEscape keeps user text from ending a quoted label or injecting markup, with
 // Mermaid's own entity codes (#quot;); "#" itself is escaped so that user text cannot
 // form one.
-func mermaidEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '#':
-			b.WriteString("#35;")
-		case '"':
-			b.WriteString("#quot;")
-		case '<':
-			b.WriteString("#lt;")
-		case '>':
-			b.WriteString("#gt;")
-		case '\n', '\r':
-			b.WriteByte(' ')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+func mermaidEscape(s string) string { return mermaid.Escape(s) }

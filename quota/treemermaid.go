@@ -3,6 +3,8 @@ package quota
 import (
 	"strconv"
 	"strings"
+
+	"github.com/poolgate/poolgate/internal/mermaid"
 )
 
 // Mermaid renders the tree as a Mermaid flowchart, for documentation and debugging. Each
@@ -64,9 +66,5 @@ func mermaidQuantity(q Quantity) string {
 	return q.String()
 }
 
-// mermaidEscaper keeps a name from ending the label or being read as markup: Mermaid
-// takes #code; entities inside quoted labels.
-var mermaidEscaper = strings.NewReplacer(
-	"#", "#35;", `"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;", "\n", " ", "\r", " ")
-
-func mermaidEscape(s string) string { return mermaidEscaper.Replace(s) }
+// mermaidEscape keeps a name from ending the label or being read as markup.
+func mermaidEscape(s string) string { return mermaid.Escape(s) }
