@@ -93,7 +93,10 @@ var errShapeless = fmt.Errorf("%w: a shrink names no shape (Remedy.Shape)", ErrI
 // nothing. It is an error, changing nothing, for a remedy that cannot be carried out
 // whole on g — a victim that no longer runs, a raise the pools or the tree refuse —:
 // evictions and raises are carried out on a copy of g first (its snapshot, restored),
-// and on g only when the copy took them all.
+// and on g only when the copy took them all. A remedy of an unknown kind, and a shrink
+// that is none — for a plain workload, a request of another length, or asking a
+// negative amount or more than w does; for a gang, a negative amount per pod or a
+// resource it does not ask for — are refused with ErrInvalidRemedy.
 func ApplyRemedy(g *admission.Gate, w admission.Workload, r Remedy) (admission.Workload, error) {
 	switch r.Kind {
 	case RemedyEvict, RemedyRaiseQuota:
@@ -112,9 +115,41 @@ func ApplyRemedy(g *admission.Gate, w admission.Workload, r Remedy) (admission.W
 		if r.Shape == nil {
 			return w, errShapeless
 		}
+		if err := checkShrink(w, *r.Shape); err != nil {
+			return w, err
+		}
 		return shrunk(w, *r.Shape), nil
+	case RemedyWait:
+		return w, nil
 	}
-	return w, nil
+	return w, fmt.Errorf("%w: unknown kind %d", ErrInvalidRemedy, r.Kind)
+}
+
+// checkShrink reports why s is no shrink of w: for a plain workload, a request of
+// another length, or one that asks a negative amount or more than w asks of a
+// resource; for a gang, a negative amount per pod, or a resource the gang does not ask
+// for. A host builds remedies too, and a "shrink" that grew the workload or asked
+// nothing would be carried out as written.
+func checkShrink(w admission.Workload, s Shape) error {
+	if w.Gang == nil {
+		if len(s.Request) != len(w.Request) {
+			return fmt.Errorf("%w: the shrink asks %d resources (Shape.Request), the workload %d", ErrInvalidRemedy, len(s.Request), len(w.Request))
+		}
+		for j, x := range s.Request {
+			if x < 0 || x > w.Request[j] {
+				return fmt.Errorf("%w: the shrink asks %s of resource %d (Shape.Request), which is not between 0 and the workload's %s",
+					ErrInvalidRemedy, x, j, w.Request[j])
+			}
+		}
+		return nil
+	}
+	switch {
+	case s.PerPod < 0:
+		return fmt.Errorf("%w: the shrink asks %d %s per pod (Shape.PerPod), below 0", ErrInvalidRemedy, s.PerPod, s.Resource)
+	case !slices.Contains(w.Gang.Requests.Resources, s.Resource):
+		return fmt.Errorf("%w: the shrink names %q (Shape.Resource), which the gang does not ask for", ErrInvalidRemedy, s.Resource)
+	}
+	return nil
 }
 
 // carryOut makes r's evictions or raises on g, stopping at the first that fails.

@@ -84,6 +84,43 @@ func TestMalformedRemediesDoNotPanic(t *testing.T) {
 	assert.Error(t, err)
 }
 
+// TestApplyRemedyRefusesWhatIsNoRemedy: a remedy a host builds of an unknown kind, or
+// a shrink that grows the workload, asks a negative amount, asks of another number of
+// resources or names a resource the gang does not ask for, is refused with
+// ErrInvalidRemedy and the workload handed back as it was. (Each was carried out as
+// written: a "shrink" to -5 GPUs, or to an empty request.)
+func TestApplyRemedyRefusesWhatIsNoRemedy(t *testing.T) {
+	g := gatetest.PoolGate(t, 8, admission.Options{}, "team:8")
+	plain := gatetest.Work("w", "team", quota.Normal, 6, 1)
+	gang := gatetest.RackGang(t, "g", "team", quota.Low, 3, 8, 2)
+	shrink := func(s explain.Shape) explain.Remedy { return explain.Remedy{Kind: explain.RemedyShrink, Shape: &s} }
+	for _, tc := range []struct {
+		name string
+		w    admission.Workload
+		r    explain.Remedy
+	}{
+		{"an unknown kind", plain, explain.Remedy{Kind: 200}},
+		{"a negative request", plain, shrink(explain.Shape{Resource: "gpu", Request: []quota.Quantity{-5}})},
+		{"a larger request", plain, shrink(explain.Shape{Resource: "gpu", Request: []quota.Quantity{100}})},
+		{"no request", plain, shrink(explain.Shape{Resource: "nope"})},
+		{"a negative amount per pod", gang, shrink(explain.Shape{Resource: "gpu", PerPod: -1})},
+		{"a resource the gang does not ask for", gang, shrink(explain.Shape{Resource: "nope", PerPod: 1})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := explain.ApplyRemedy(g, tc.w, tc.r)
+			require.ErrorIs(t, err, explain.ErrInvalidRemedy)
+			assert.Equal(t, tc.w.ID, got.ID)
+		})
+	}
+	// A shrink that is one is carried out, with or without a gate: it changes none.
+	got, err := explain.ApplyRemedy(nil, plain, shrink(explain.Shape{Resource: "gpu", Request: []quota.Quantity{4}}))
+	require.NoError(t, err)
+	assert.Equal(t, []quota.Quantity{4}, got.Request)
+	got, err = explain.ApplyRemedy(g, plain, explain.Remedy{Kind: explain.RemedyWait})
+	require.NoError(t, err)
+	assert.Equal(t, plain.ID, got.ID)
+}
+
 // TestConcurrentExplanations: Explain only reads the gate (its remedies are checked on
 // copies from its snapshot), so explanations may run beside each other and beside
 // cycles while nothing mutates it (run with -race), each the one made alone.
