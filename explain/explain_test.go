@@ -367,3 +367,26 @@ func TestExplainWaitsForMinimumRuntime(t *testing.T) {
 	e = explainChecked(t, g, "serve")
 	assert.Equal(t, CauseNone, e.Cause, e.Text)
 }
+
+// TestEvictRemedyIsAlwaysOneMinimal: LOW v2 (8 GPUs) and v1 (1 GPU, admitted later)
+// fill a pool's 9; w asks 8 in another queue. Evicting the most recent first takes v1,
+// then v2, and dropping v1 again needs one more check: under every budget, an evict
+// remedy names v2 alone, or there is none. (A budget that ran out before that check
+// once handed out both, v1 being one that can be spared.)
+func TestEvictRemedyIsAlwaysOneMinimal(t *testing.T) {
+	g := poolGate(t, 9, admission.Options{}, "a:0", "b:0")
+	run(t, g, work("v2", "a", quota.Low, 8, 1), work("v1", "a", quota.Low, 1, 2))
+	submit(t, g, work("w", "b", quota.Low, 8, 3))
+	found := false
+	for checks := 1; checks <= 12; checks++ {
+		e, err := Explain(g, "w", at(10), Options{MaxChecks: checks})
+		require.NoError(t, err)
+		for _, r := range e.Remedies {
+			if r.Kind == RemedyEvict {
+				assert.Equal(t, []admission.WorkloadID{"v2"}, r.Victims, "with %d checks", checks)
+				found = true
+			}
+		}
+	}
+	assert.True(t, found, "a budget large enough finds the remedy")
+}

@@ -19,7 +19,8 @@ type Remedy struct {
 	Kind RemedyKind
 	// Victims are, for RemedyEvict, the LOW workloads to evict, most recently admitted
 	// first: the fewest that admit the workload when every smaller set could be tried
-	// within Options.MaxChecks, and always 1-minimal: no one of them can be spared.
+	// within Options.MaxChecks, and always 1-minimal: no one of them can be spared. A
+	// set the checks left cannot prove 1-minimal (one check per victim) is no remedy.
 	Victims []admission.WorkloadID `json:",omitempty"`
 	// Raises are, for RemedyRaiseQuota, the quota changes to make, in order.
 	Raises []Raise `json:",omitempty"`
@@ -297,9 +298,10 @@ func (c *checker) matures(d admission.Decision, now time.Time) (time.Time, bool)
 }
 
 // victims returns LOW running workloads whose eviction admits w, or nil: the fewest
-// when the budget allows trying every smaller set, else 1-minimal. It evicts them most
-// recently admitted first until w is admitted, then drops every one that can be spared,
-// then looks for a smaller set among all.
+// when the budget allows trying every smaller set, else 1-minimal, and nil when the
+// budget cannot prove even that. It evicts them most recently admitted first until w
+// is admitted, then drops every one that can be spared, then looks for a smaller set
+// among all.
 func (c *checker) victims(w admission.Workload) []admission.WorkloadID {
 	var low []admission.RunningWorkload
 	for _, r := range c.running() {
@@ -342,7 +344,13 @@ func (c *checker) victims(w admission.Workload) []admission.WorkloadID {
 		}
 	}
 	set := slices.Clone(ids[:hi])
-	// 1-minimal: drop each victim the others admit without.
+	// 1-minimal: drop each victim the others admit without. That takes a check per
+	// victim; a set the budget cannot prove 1-minimal is not returned, as no remedy the
+	// search did not reach is (keeping a victim whose check was never run would hand
+	// out one that can be spared).
+	if len(set) > 1 && c.left < len(set) {
+		return nil
+	}
 	for i := len(set) - 1; i >= 0 && len(set) > 1; i-- {
 		rest := slices.Delete(slices.Clone(set), i, i+1)
 		if c.admits(w, evict(rest)) {
