@@ -176,13 +176,16 @@ func newFlavorBook(op string, flavors []Flavor) (*flavorBook, error) {
 	return b, nil
 }
 
-// pairsOf appends to out the pairs that groups list and out lacks, flavor by flavor in
-// each group's order.
-func pairsOf(out []string, groups []ResourceGroup) []string {
+// pairsOf appends to out the pairs that groups list and seen lacks, flavor by flavor in
+// each group's order, and adds them to seen (the names out holds): a set, since a tree
+// of thousands of flavors has as many pairs, and a scan of out for each cost their
+// square.
+func pairsOf(out []string, seen map[string]bool, groups []ResourceGroup) []string {
 	for _, g := range groups {
 		for _, f := range g.Flavors {
 			for _, r := range g.Resources {
-				if p := PairName(r, f); !slices.Contains(out, p) {
+				if p := PairName(r, f); !seen[p] {
+					seen[p] = true
 					out = append(out, p)
 				}
 			}
@@ -253,11 +256,21 @@ func (t *Tree) checkPairQuotas(op string, ns NodeSpec) error {
 	}
 	names := keysOf(ns.Quotas)
 	slices.Sort(names)
+	// The pairs the groups list, once: a queue of thousands of flavors holds quota on
+	// as many pairs, and a scan of its groups for each cost their product.
+	listed := map[string]bool{}
+	for _, g := range ns.Groups {
+		for _, f := range g.Flavors {
+			for _, r := range g.Resources {
+				listed[PairName(r, f)] = true
+			}
+		}
+	}
 	for _, name := range names {
 		if _, _, pair := SplitPair(name); !pair || ns.Quotas[name] == (NodeQuota{}) {
 			continue
 		}
-		if !groupsList(ns.Groups, name) {
+		if !listed[name] {
 			return &TreeError{Op: op, Node: ns.Name, Resource: name, Rule: ErrPairOutsideGroups}
 		}
 	}

@@ -125,8 +125,12 @@ func NewTree(spec TreeSpec) (*Tree, error) {
 	resources := spec.Resources
 	if fl != nil {
 		resources = slices.Clip(resources)
+		seen := make(map[string]bool, len(resources))
+		for _, r := range resources {
+			seen[r] = true
+		}
 		for _, ns := range spec.Nodes {
-			resources = pairsOf(resources, ns.Groups)
+			resources = pairsOf(resources, seen, ns.Groups)
 		}
 	}
 	t := &Tree{resIndex: make(map[string]int32, len(resources)), fl: fl}
