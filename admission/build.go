@@ -272,7 +272,9 @@ func (g *Gate) Reconfigure(tree *quota.Tree) error {
 // describes reports whether t, a tree without usage, is the gate's tree as it would
 // hold it (capped by its capacity), usage aside.
 func (g *Gate) describes(t *quota.Tree) bool {
-	if !slices.Equal(t.Roots(), g.tree.Roots()) {
+	// The capacity caps a tree of the gate's resources; another one is not the gate's
+	// (and reconfigure says why).
+	if !slices.Equal(t.Resources(), g.resources) || !slices.Equal(t.Roots(), g.tree.Roots()) {
 		return false
 	}
 	t = t.Clone()
@@ -313,7 +315,18 @@ func (g *Gate) reconfigure(l layout, drop map[*record]bool) error {
 	if got := l.tree.Resources(); !slices.Equal(got, g.resources) {
 		return inputErr(ErrInvalidConfig, "tree.resources", joinNames(got), "must be the gate's resources "+joinNames(g.resources))
 	}
-	next := &Gate{resources: g.resources, strategies: g.strategies, fallback: g.fallback, capacity: g.capacity,
+	// A cluster's capacity is counted again for a new tree (Reconfigure): its flavors'
+	// labels say which nodes each pair counts, and they may have changed. A pool set
+	// keeps its flavors for good, and its book counts its GPUs whether or not a node
+	// lists them: its edits keep the book.
+	book := g.capacity
+	if book.clustered && !book.fromPools {
+		var err error
+		if book, err = newCapacityBook(g.live.cluster, l.tree.Resources(), 0, l.tree.Flavors()...); err != nil {
+			return err
+		}
+	}
+	next := &Gate{resources: g.resources, strategies: g.strategies, fallback: g.fallback, capacity: book,
 		minRuntimes: g.minRuntimes, minFallback: g.minFallback, costNames: g.costNames, reserveQueues: g.reserveQueues}
 	next.install(l)
 	leaves := make(map[*record]quota.NodeID, len(g.ids))

@@ -85,6 +85,26 @@ func newCapacityBook(cluster *topology.Cluster, names []string, given quota.Quan
 	return b, nil
 }
 
+// learn counts the resources that cluster has come to count since the book was made,
+// a node added or resized with one: every node offered none of them until then, and
+// each node's offer is worked out again so that the sums hold them.
+func (b *capacityBook) learn(cluster *topology.Cluster) {
+	if !b.clustered {
+		return
+	}
+	learnt := false
+	for j, name := range b.names {
+		if !b.known[j] && cluster.Knows(name) {
+			b.known[j], learnt = true, true
+		}
+	}
+	if learnt {
+		for _, n := range cluster.Nodes() {
+			b.follow(n, true)
+		}
+	}
+}
+
 // follow brings the offer of node n up to date: it is there, or it is gone.
 func (b *capacityBook) follow(n topology.Node, there bool) {
 	var next []quota.Quantity

@@ -14,9 +14,14 @@ func (g *Gate) recount(names ...string) {
 	if !g.capacity.clustered {
 		return
 	}
+	// A node added or resized may list a resource the cluster did not count before.
+	g.capacity.learn(g.live.cluster)
 	for _, name := range names {
+		// The node as the cluster has it, labels included: with flavors, its labels
+		// say which pairs its offer counts toward.
 		n, ok := g.live.cluster.Node(name)
-		g.capacity.follow(topology.Node{Name: name, Capacity: n.Capacity, Free: n.Free, Cordoned: n.Cordoned}, ok)
+		n.Name = name
+		g.capacity.follow(n, ok)
 	}
 	if g.capacity.capTree(g.tree) {
 		// A change of what can ever run, whoever changed it: the work on a cordoned node
