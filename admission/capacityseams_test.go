@@ -19,9 +19,9 @@ func capacities(g *Gate) []quota.Quantity {
 	return out
 }
 
-// sameAfterRestore requires that g restored from its snapshot writes the same bytes
-// and decides w as g does.
-func sameAfterRestore(t *testing.T, g *Gate, w Workload) {
+// restoredAlike returns g restored from its snapshot, and requires that it writes the
+// same bytes.
+func restoredAlike(t *testing.T, g *Gate) *Gate {
 	t.Helper()
 	data, err := g.MarshalBinary()
 	require.NoError(t, err)
@@ -29,7 +29,15 @@ func sameAfterRestore(t *testing.T, g *Gate, w Workload) {
 	require.NoError(t, err)
 	again, err := h.MarshalBinary()
 	require.NoError(t, err)
-	assert.Equal(t, data, again, "a restored gate writes the same bytes")
+	assert.Equal(t, data, again, "the restored gate writes the same snapshot")
+	return h
+}
+
+// sameAfterRestore requires that g restored from its snapshot writes the same bytes,
+// counts the same capacity and decides w as g does.
+func sameAfterRestore(t *testing.T, g *Gate, w Workload) {
+	t.Helper()
+	h := restoredAlike(t, g)
 	assert.Equal(t, g.Capacity(), h.Capacity())
 	d, err := g.Decide(w)
 	require.NoError(t, err)
