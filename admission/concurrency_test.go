@@ -192,34 +192,16 @@ func TestConcurrentReadsOnEveryKindOfGate(t *testing.T) {
 				queues = append(queues, tr.Name(n))
 			}
 		}
+		node := ""
+		if c := g.Cluster(); c != nil && len(c.Nodes()) > 0 {
+			node = c.Nodes()[0].Name
+		}
 		var wg sync.WaitGroup
 		for i := range 4 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				var res CycleResult
-				_ = g.CycleInto(at(20), &res)
-				_ = g.CycleInto(at(21), &res)
-				_ = g.Cycle(at(20))
-				for _, w := range g.Pending() {
-					_, _ = g.Decide(w)
-				}
-				_, _ = g.Decide(misuseWork(t, kind, rand.New(rand.NewSource(int64(i))), "probe", 20))
-				_, _ = g.MarshalBinary()
-				_ = g.Running()
-				_ = g.Inadmissible()
-				_, _ = g.Counts()
-				_ = g.Capacity()
-				_ = g.Reservations()
-				_ = g.Cluster()
-				_ = g.Tree()
-				_ = g.Pools()
-				_ = g.PoolList()
-				for _, q := range queues {
-					_, _ = g.Usage(q)
-					_, _ = g.Strategy(q)
-					_, _ = g.MinRuntime(q)
-				}
+				readAll(g, at(20), misuseWork(t, kind, rand.New(rand.NewSource(int64(i))), "probe", 20), queues, node)
 			}()
 		}
 		wg.Wait()

@@ -509,11 +509,20 @@ func (r *staleRig) mutate(op staleOp, d *Decision, c CycleResult) (staleExpect, 
 
 // reads calls every method of *Gate that only reads it.
 func (r *staleRig) reads(op staleOp) {
-	g := r.g
+	readAll(r.g, at(r.now), r.workload(100+r.now, op.B), []string{r.queues()[op.A%len(r.queues())]}, r.node(op.A, op.B))
+}
+
+// readAll calls every method of *Gate that only reads it: cycles at now, decisions of
+// w and of the pending work, and the reads by queue and by node for queues and node.
+func readAll(g *Gate, now time.Time, w Workload, queues []string, node string) {
 	var res CycleResult
-	_ = g.CycleInto(at(r.now), &res)
-	_ = g.Cycle(at(r.now))
-	_, _ = g.Decide(r.workload(100+r.now, op.B))
+	_ = g.CycleInto(now, &res)
+	_ = g.CycleInto(now.Add(time.Minute), &res)
+	_ = g.Cycle(now)
+	_, _ = g.Decide(w)
+	for _, p := range g.Pending() {
+		_, _ = g.Decide(p)
+	}
 	_, _ = g.MarshalBinary()
 	_, _ = g.Check(Submission{})
 	_ = g.Capacity()
@@ -522,18 +531,20 @@ func (r *staleRig) reads(op staleOp) {
 	_ = g.FairSharing()
 	_ = g.Inadmissible()
 	_ = g.NumInadmissible()
-	_ = g.Pending()
 	_ = g.Running()
 	_ = g.PoolList()
 	_ = g.Pools()
+	_ = g.Reservations()
 	_ = g.Resources()
 	_ = g.Tree()
-	q := r.queues()[op.A%len(r.queues())]
-	_, _ = g.Usage(q)
-	_, _ = g.Strategy(q)
-	_, _ = g.PoolUsage(q)
-	_, _ = g.Node(r.node(op.A, op.B))
-	_, _ = g.NodeUsage(r.node(op.A, op.B))
+	for _, q := range queues {
+		_, _ = g.Usage(q)
+		_, _ = g.Strategy(q)
+		_, _ = g.MinRuntime(q)
+		_, _ = g.PoolUsage(q)
+	}
+	_, _ = g.Node(node)
+	_, _ = g.NodeUsage(node)
 }
 
 // check holds the results taken before a step to what the step requires of them,
