@@ -297,6 +297,86 @@ func BenchmarkForecastStandsWithdrawn(b *testing.B) {
 	})
 }
 
+// BenchmarkForecastStandsSubmitted asks StandsSubmitted 10,000 questions on the queue
+// of the 4× replay, each a started workload and a newcomer submitted at now: another
+// workload of the kind of a random one pending (most of the queue is LOW), and reports
+// the share that stands.
+func BenchmarkForecastStandsSubmitted(b *testing.B) {
+	g, now, est, err := replayQueue()
+	require.NoError(b, err)
+	pending := g.Pending()
+	arrival := func(rng *rand.Rand, i int) admission.Workload {
+		x := pending[rng.IntN(len(pending))]
+		x.ID, x.Submitted = admission.WorkloadID("arrival-"+strconv.Itoa(i)), now
+		return x
+	}
+	onForecasts(b, g, now, est, func(b *testing.B, f Forecast, started []admission.WorkloadID) {
+		rng := rand.New(rand.NewPCG(3, 4))
+		type question struct {
+			id admission.WorkloadID
+			x  admission.Workload
+		}
+		qs := make([]question, 10_000)
+		stands := 0
+		for i := range qs {
+			qs[i] = question{started[rng.IntN(len(started))], arrival(rng, i)}
+			if f.StandsSubmitted(qs[i].id, qs[i].x) {
+				stands++
+			}
+		}
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			q := &qs[i%len(qs)]
+			sinkStands = f.StandsSubmitted(q.id, q.x)
+			i++
+		}
+		b.ReportMetric(100*float64(stands)/float64(len(qs)), "stands-%")
+	})
+	// What every forecast pays for the answers: the index of its waiting work by kind,
+	// built once as it finishes.
+	b.Run("index", func(b *testing.B) {
+		f, err := Run(g, now, est, Options{NoWaits: true, Resolution: 10 * time.Minute})
+		require.NoError(b, err)
+		b.ReportAllocs()
+		for b.Loop() {
+			f.kinds = indexKinds(f.waiting, f.runs)
+		}
+		b.ReportMetric(float64(len(f.kinds)), "kinds")
+	})
+	// What the other answers cost: the forecast run again on a copy of the gate with
+	// a newcomer (ends grouped to the minute), which also checks every start
+	// StandsSubmitted said stands against it.
+	b.Run("rerun-1m", func(b *testing.B) {
+		o := Options{NoWaits: true, Resolution: time.Minute}
+		f, err := Run(g, now, est, o)
+		require.NoError(b, err)
+		data, err := g.MarshalBinary()
+		require.NoError(b, err)
+		rng := rand.New(rand.NewPCG(9, 10))
+		checked, i := 0, 0
+		for b.Loop() {
+			x := arrival(rng, i)
+			i++
+			h, err := admission.Restore(data)
+			require.NoError(b, err)
+			require.NoError(b, h.Submit(x))
+			again, err := Run(h, now, est, o)
+			require.NoError(b, err)
+			for _, s := range f.Starts {
+				if !f.StandsSubmitted(s.Workload, x) {
+					continue
+				}
+				checked++
+				if a, _ := again.Of(s.Workload); !a.At.Equal(s.At) {
+					b.Fatalf("%s stands with %s submitted, by StandsSubmitted, at %v; run again, it starts at %v", s.Workload, x.ID, s.At, a.At)
+				}
+			}
+		}
+		b.ReportMetric(float64(checked)/float64(b.N), "checked/op")
+	})
+}
+
 // onForecasts runs fn as a sub-benchmark on the forecast of g from now, without waits,
 // exact ("exact") and with ends grouped to the minute ("resolution-1m"), made once
 // before the clock starts, with the workloads it starts.
@@ -321,5 +401,5 @@ func onForecasts(b *testing.B, g *admission.Gate, now time.Time, est map[admissi
 	}
 }
 
-// sinkStands keeps the answers of BenchmarkForecastStands and BenchmarkForecastStandsWithdrawn.
+// sinkStands keeps the answers of the BenchmarkForecastStands family.
 var sinkStands bool

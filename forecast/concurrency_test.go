@@ -15,7 +15,7 @@ import (
 // TestConcurrentForecasts: Run only reads the gate (its snapshot), so forecasts may run
 // beside each other and beside the gate's own reads while nothing mutates it (run with
 // -race), each giving the forecast made alone, while a forecast's own answers (Stands,
-// StandsWithdrawn) are read side by side. (A snapshot once cloned the gate's queue, a
+// StandsWithdrawn, StandsSubmitted) are read side by side. (A snapshot once cloned the gate's queue, a
 // write to the tree it copied.)
 func TestConcurrentForecasts(t *testing.T) {
 	g := poolGate(t, 8, admission.Options{}, "team:8")
@@ -36,6 +36,7 @@ func TestConcurrentForecasts(t *testing.T) {
 			// A forecast's own answers are reads of it, safe side by side.
 			_, _ = want.StandsUntil("r2", minutes(5))
 			_ = want.StandsWithdrawn("p3", "p4")
+			_ = want.StandsSubmitted("p3", work("p5", "team", quota.Low, 8, -1))
 			if f, err := Run(g, t0, est, Options{Default: time.Hour}); err == nil {
 				starts[i] = f.Starts
 			}

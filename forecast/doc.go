@@ -37,15 +37,15 @@
 // passed to Run; a host that gives both the same gets a forecast in which reserved
 // room frees when the gate expects it to. It does not estimate runtimes, and every
 // call starts again from a snapshot: a forecast is not updated after a change, though
-// it tells which of its starts two kinds of change leave standing (below). The
+// it tells which of its starts three kinds of change leave standing (below). The
 // times are as exact as the estimates; with Options.Resolution ends are grouped,
 // trading exactness for fewer cycles. A host asking about a few workloads names them
 // (Options.For): the forecast stops at the cycle that decides the last of them, with
 // the starts the whole forecast would give them.
 //
-// # After an estimate changes, or waiting work is withdrawn
+// # After an estimate changes, waiting work is withdrawn, or LOW work is submitted
 //
-// Two changes can be answered from the forecast alone. The first is a new estimate,
+// Three changes can be answered from the forecast alone. The first is a new estimate,
 // passed to Run, of one workload. Such an estimate shapes nothing but the end of a run, and each
 // cycle decides on the work ended by its instant; so a start stands when every run of
 // the changed workload that began by then ends after it, by the old estimate and the
@@ -65,8 +65,18 @@
 // that a start stands when the forecast admits the withdrawn work only after it, or
 // never, and records no such hold or reservation of it up to then; with fair sharing
 // on it cannot tell, as a queue's head takes its turn in the tournament whether it is
-// admitted or not. Other changes — work submitted, running work ended early — start
-// again from a snapshot.
+// admitted or not.
+//
+// The third is LOW work submitted (Gate.Submit). Without fair sharing LOW work evicts
+// nothing, so between the decisions of two LOW workloads in a cycle the gate only
+// admits, taking room and quota: a newcomer of the kind of a workload that waited
+// ahead of it (the same queue, request and gang, submitted earlier) is left waiting
+// wherever that one is. Forecast.StandsSubmitted reports that a start stands when such
+// a workload waited past it, found in an index of the waiting work by kind that every
+// forecast builds; where a gang held reserved room by then, the newcomer must be no
+// readier to backfill than that workload. Other changes — HIGH or NORMAL work
+// submitted, whose plans may free room between two decisions, running work ended
+// early — start again from a snapshot.
 //
 // # Cost
 //

@@ -104,7 +104,8 @@ func newSimulation(g *admission.Gate, now time.Time, est map[admission.WorkloadI
 		}
 		s.asked = map[admission.WorkloadID]bool{}
 	}
-	for _, w := range g.Pending() {
+	s.out.waiting = g.Pending()
+	for _, w := range s.out.waiting {
 		s.add(Start{Workload: w.ID, Queue: w.Queue, Priority: w.Priority})
 		if _, ok := asked[w.ID]; ok {
 			s.asked[w.ID] = true
@@ -236,6 +237,9 @@ func (s *simulation) follow(t time.Time) {
 		}
 		if d.Reservation != nil {
 			s.shape(d.Workload.ID, t)
+			if s.out.held.IsZero() {
+				s.out.held = t
+			}
 		}
 		switch {
 		case d.Outcome == admission.Admit:
@@ -322,4 +326,5 @@ func (s *simulation) finish() {
 		s.out.NoEnd = append(s.out.NoEnd, id)
 	}
 	slices.Sort(s.out.NoEnd)
+	s.out.kinds = indexKinds(s.out.waiting, s.out.runs)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/poolgate/poolgate/admission"
 	"github.com/poolgate/poolgate/internal/gatetest"
 	"github.com/poolgate/poolgate/internal/gen"
+	"github.com/poolgate/poolgate/quota"
 )
 
 // propertySteps bounds the cycles of the forecast and of the driver alike: with fair
@@ -42,7 +43,8 @@ func TestForecastIsWhatHappens(t *testing.T) {
 	kinds := []string{"pools", "pools on a cluster", "tree", "evicted", "restarted", "stalled", "inadmissible",
 		"zero estimate", "fallback", "resolution", "waits", "reservations", "reserved", "for", "for stopped early",
 		"stands", "cannot tell", "stands for one", "stands until", "stands until a horizon",
-		"withdrawn stands", "withdrawn cannot tell", "withdrawn under fair sharing moves"}
+		"withdrawn stands", "withdrawn cannot tell", "withdrawn under fair sharing moves",
+		"submitted stands", "submitted cannot tell", "submitted stands by a reservation"}
 	// A reservation made is about one case in fifty, and a start that fair sharing
 	// moves when a waiting workload is withdrawn rarer still, so a run of 300 misses
 	// them now and then: fixed seeds, each checked like the others, top the run up
@@ -187,6 +189,78 @@ func checkForecast(t *testing.T, seed int64, seen map[string]int) string {
 	}
 	if msg := checkWithdrawn(t, rng, before, est, o, f, seen); msg != "" {
 		return fmt.Sprintf("seed %d: %s", seed, msg)
+	}
+	if msg := checkSubmitted(t, rng, before, est, o, f, newWork, seen); msg != "" {
+		return fmt.Sprintf("seed %d: %s", seed, msg)
+	}
+	return ""
+}
+
+// checkSubmitted submits one more workload to a copy of the gate restored from
+// snapshot and drives it; wherever f says a start stands with that workload
+// submitted, the workload must start then. The newcomer is mostly one of the kind of a
+// workload pending at now (LOW where there is one), submitted at the same instant or
+// up to three minutes later, with an estimate for the gate of its own, and otherwise
+// new work of any kind.
+func checkSubmitted(t *testing.T, rng *rand.Rand, snapshot []byte, est map[admission.WorkloadID]time.Duration, o Options, f Forecast,
+	newWork func(id string, at int) admission.Workload, seen map[string]int) string {
+	g, err := admission.Restore(snapshot)
+	require.NoError(t, err)
+	pending := g.Pending()
+	var x admission.Workload
+	if len(pending) > 0 && rng.IntN(4) > 0 {
+		var low []admission.Workload
+		for _, w := range pending {
+			if w.Priority == quota.Low {
+				low = append(low, w)
+			}
+		}
+		if len(low) == 0 || rng.IntN(5) == 0 {
+			low = pending
+		}
+		x = low[rng.IntN(len(low))]
+		x.Submitted = x.Submitted.Add(minutes(rng.IntN(4)))
+		x.Estimate = minutes([]int{0, 0, 5, 30, 60, 120}[rng.IntN(6)])
+		x.ID = admission.WorkloadID([]string{"a", "w", "zz"}[rng.IntN(3)]) // before or after others of one instant
+	} else {
+		x = newWork("zz", -5+rng.IntN(10))
+	}
+	if err := g.Submit(x); err != nil {
+		return "" // refused: nothing arrives
+	}
+	var h *happened
+	driven := func() *happened {
+		if h == nil {
+			got := drive(t, g, t0, est, o)
+			h = &got
+		}
+		return h
+	}
+	for _, s := range f.Starts {
+		if !f.StandsSubmitted(s.Workload, x) {
+			if !s.At.IsZero() {
+				seen["submitted cannot tell"]++
+			}
+			// What each condition left out would claim, and the starts that move.
+			if f.kindWaitsLonger(s.Workload, x, false) && (f.fair || f.kindWaitsLonger(s.Workload, x, true) == false) {
+				if ts := driven().starts[s.Workload]; len(ts) == 0 || !ts[0].Equal(s.At) {
+					if f.fair {
+						seen["submitted under fair sharing moves"]++
+					} else {
+						seen["submitted readier to backfill moves"]++
+					}
+				}
+			}
+			continue
+		}
+		seen["submitted stands"]++
+		if !f.held.IsZero() && !f.held.After(s.At) {
+			seen["submitted stands by a reservation"]++
+		}
+		if ts := driven().starts[s.Workload]; len(ts) == 0 || !ts[0].Equal(s.At) {
+			return fmt.Sprintf("%s stands, by StandsSubmitted, with %s (%s, submitted %v) submitted; it starts at %v, not %v",
+				s.Workload, x.ID, x.Priority, x.Submitted, ts, s.At)
+		}
 	}
 	return ""
 }

@@ -40,6 +40,13 @@ type Forecast struct {
 	shaped       map[admission.WorkloadID]time.Time
 	pendingAtNow int
 	fair         bool
+	// waiting holds the workloads pending at Now, as the gate held them, in the order
+	// of the first starts; held is the instant of the first cycle in which some gang
+	// reserved room, the zero time for none; kinds indexes the LOW work of waiting by
+	// kind. StandsSubmitted reads them.
+	waiting []admission.Workload
+	held    time.Time
+	kinds   kindIndex
 }
 
 // estimatedRun is one run a forecast followed: its start, and the end its estimate

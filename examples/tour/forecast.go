@@ -79,6 +79,12 @@ func tourForecast(w io.Writer) {
 		f.StandsWithdrawn("eval", "sweep"))
 	fmt.Fprintf(w, "  if report is withdrawn, does eval still start at 10:15? %v (report starts before it: run the forecast again)\n",
 		f.StandsWithdrawn("eval", "report"))
+	// So is LOW work submitted now, when one of its kind waits ahead of it past the
+	// start: what leaves that one waiting leaves the newcomer waiting.
+	fmt.Fprintf(w, "  if another sweep is submitted now, does eval still start at 10:15? %v (sweep, ahead of it, waits past 10:15)\n",
+		f.StandsSubmitted("eval", job("sweep-2", quota.Low, 6, 0)))
+	fmt.Fprintf(w, "  if a HIGH job of 4 GPUs is submitted now, does eval still start at 10:15? %v (HIGH work goes first: run the forecast again)\n",
+		f.StandsSubmitted("eval", job("urgent", quota.High, 4, 0)))
 	tourReservations(w)
 }
 

@@ -84,7 +84,7 @@ var sections = []section{
 		"When will my job start? With estimated runtimes the gate runs its own cycles forward on a\n" +
 			"copy of itself: each start follows its rules, and each wait says what held it. A big job\n" +
 			"that has waited long keeps the room the estimates free first; short work may use it meanwhile.",
-		"forecast (Run, Options.For, Stands, StandsWithdrawn), admission (Options.Reservations with Reservations.Priorities, Workload.Estimate)", tourForecast},
+		"forecast (Run, Options.For, Stands, StandsWithdrawn, StandsSubmitted), admission (Options.Reservations with Reservations.Priorities, Workload.Estimate)", tourForecast},
 }
 
 func main() {

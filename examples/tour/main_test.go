@@ -49,6 +49,8 @@ func TestTourIsDeterministic(t *testing.T) {
 	assert.Contains(t, first, "does eval still start at 10:15? false (tune", "tune ends before 10:15 by the new estimate")
 	assert.Contains(t, first, "if sweep is withdrawn, does eval still start at 10:15? true", "sweep waits until after 10:15")
 	assert.Contains(t, first, "if report is withdrawn, does eval still start at 10:15? false", "report starts at 09:30, before eval")
+	assert.Contains(t, first, "if another sweep is submitted now, does eval still start at 10:15? true", "sweep waits until 10:30")
+	assert.Contains(t, first, "if a HIGH job of 4 GPUs is submitted now, does eval still start at 10:15? false", "HIGH work is not answered")
 	assert.Contains(t, first, "reserves n1 from 10:00", "a's estimate frees n1 first")
 	assert.Contains(t, first, "  short  admit to team--shared, backfilled", "a job that ends before the reservation uses its room")
 	assert.Contains(t, first, "  job-2: admit to research — nvidia.com/gpu: a100 (Fit); h100: Quota\n", "Kueue's objects decide as read")
