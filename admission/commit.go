@@ -187,6 +187,8 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 	switch {
 	case s == nil || s.gate != g.self:
 		return inputErr(ErrStaleDecision, "decision", string(d.Workload.ID), "was not made by this gate's Decide")
+	case d.sealUse != s.use:
+		return inputErr(ErrStaleDecision, "decision", string(d.Workload.ID), "was written over by a later DecideInto; decide again")
 	case s.edited(&d):
 		return inputErr(ErrEditedDecision, "decision", string(d.Workload.ID), "no longer says what the gate decided: its workload, outcome, request, plan or placement changed")
 	case s.gen != g.usageGen:
@@ -228,6 +230,7 @@ func (g *Gate) Commit(d Decision, now time.Time) error {
 	if pending {
 		g.changed(changeQueue)
 	}
+	s.taken = true // k holds the seal's copies of the request now
 	g.tick(now)
 	return nil
 }

@@ -172,8 +172,10 @@ type Decision struct {
 	// shrinks are the elastic pods Shrinks takes back, as the gate holds them.
 	shrinks []podRef
 	// seal is what Decide decided, for Commit; nil in a cycle's decisions, so that
-	// Commit refuses them (their seals are the cycle's).
-	seal *decided
+	// Commit refuses them (their seals are the cycle's). sealUse is the decision of the
+	// seal this one is: DecideInto writes later ones into the same seal.
+	seal    *decided
+	sealUse uint32
 	// possible reports that the decision found the pending work admissible under the
 	// configuration it was decided on, had nothing else been running: a cycle's Apply
 	// then spares the work that check until the configuration changes.
@@ -380,7 +382,15 @@ type sealed struct {
 	// barred, work found inadmissible, with why: Apply remembers the one and sets the
 	// other aside.
 	possible bool
-	barred   *barred
+	// use counts, in a seal of Decide's (decided), the decisions written into it:
+	// DecideInto writes the next one over the last, and a Decision names the one it
+	// holds (Decision.sealUse). taken says that Commit carried the decision out: the
+	// running record shares the seal's copies of the request, so no later decision is
+	// written into it. Both sit here, where the words before leave room, so that the
+	// seal's one allocation keeps its size; a cycle's seals leave them zero.
+	taken  bool
+	use    uint32
+	barred *barred
 	// rec is the workload as the gate resolved it: for Decide a copy with its own
 	// request, for a cycle the pending record, which does not change while the cycle's
 	// result is valid.
@@ -432,6 +442,10 @@ type decided struct {
 	gen  uint64
 	own  record
 	buf  [2 * inlineRequest]quota.Quantity
+	// fs is the flavored seal that holds this one, nil for a plain one, so that a
+	// later decision with flavors written into it (DecideInto) finds the room of its
+	// explanation too.
+	fs *flavoredSeal
 }
 
 // explanationBlock holds the whole explanation of a decision on one group of up to

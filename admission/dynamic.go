@@ -43,7 +43,7 @@ func (g *Gate) Decide(w Workload) (Decision, error) {
 	if !g.usable() {
 		return d, errUnusable()
 	}
-	err := g.decideAt(w, g.clock, &d)
+	err := g.decideAt(w, g.clock, &d, nil)
 	return d, err
 }
 
@@ -52,13 +52,41 @@ func (g *Gate) Decide(w Workload) (Decision, error) {
 // each victim loses up to then (RunningWorkload.LostWork).
 func (g *Gate) DecideAt(w Workload, now time.Time) (Decision, error) {
 	var d Decision
-	err := g.decideAt(w, now, &d)
+	err := g.decideAt(w, now, &d, nil)
 	return d, err
 }
 
+// DecideInto decides w as DecideAt does at now, into d, and reuses what d holds of a
+// decision of this gate's (Decide, DecideAt or DecideInto): the seal Commit checks it
+// against, with the explanation of the flavors tried. A host that decides workload
+// after workload into one Decision allocates nothing for a workload without a gang that
+// needs no plan, on a gate with flavors or without, where Decide allocates the seal
+// every time. The decision d held is written over: neither it nor any copy of it can
+// be committed any more (ErrStaleDecision), as with a cycle result run into again; a
+// decision of another gate's is only written over, its seal left to it, and so is one
+// that was committed, whose seal the running workload keeps. It is an
+// error, leaving d as it was, for a nil d and for what Decide refuses. Like Decide it
+// only reads the gate; d is the caller's, and two goroutines must not decide into one
+// Decision at once.
+func (g *Gate) DecideInto(w Workload, now time.Time, d *Decision) error {
+	switch {
+	case d == nil:
+		return inputErr(ErrInvalidValue, "decision", "nil", "must not be nil")
+	case !g.usable():
+		return errUnusable()
+	}
+	old := d.seal
+	if old != nil && old.gate != g.self {
+		old = nil
+	}
+	return g.decideAt(w, now, d, old)
+}
+
 // decideAt is Decide at now, written to d: Decide and DecideAt copy the decision once,
-// as they return it.
-func (g *Gate) decideAt(w Workload, now time.Time, d *Decision) error {
+// as they return it. For DecideInto the seal old, when not nil, is written over. d is
+// written only once w is found decidable, and then whole: decide starts every path
+// with a decision of its own.
+func (g *Gate) decideAt(w Workload, now time.Time, d *Decision, old *decided) error {
 	var r record
 	if err := g.resolvePending(w, &r); err != nil {
 		return err
@@ -69,7 +97,7 @@ func (g *Gate) decideAt(w Workload, now time.Time, d *Decision) error {
 	s, p := g.trial(now), plans{}
 	var fs *flavoredSeal
 	if r.fl != nil && inBlock(g.menu.groups[r.leaf-1], r.fl.groups) {
-		fs = &flavoredSeal{decided: decided{gate: g.self, gen: g.usageGen}}
+		fs = g.flavoredSealOf(old)
 		s.explain = &fs.explain
 	}
 	var a *ask
@@ -82,7 +110,7 @@ func (g *Gate) decideAt(w Workload, now time.Time, d *Decision) error {
 		g.sealFlavored(d, &r, &fs.decided)
 		return nil
 	}
-	g.sealDecision(d, &r)
+	g.sealDecision(d, &r, old)
 	return nil
 }
 
@@ -191,8 +219,8 @@ func (x apartUndo) undo(s *state) {
 
 // sealDecision seals d, the decision for r, and gives d the host's own copy of the
 // request.
-func (g *Gate) sealDecision(d *Decision, r *record) {
-	s := &decided{gate: g.self, gen: g.usageGen}
+func (g *Gate) sealDecision(d *Decision, r *record, old *decided) {
+	s := g.decidedOf(old)
 	if r.fl != nil {
 		g.sealFlavored(d, r, s)
 		return
@@ -214,14 +242,51 @@ func (g *Gate) sealDecision(d *Decision, r *record) {
 	} else {
 		s.own.w.Request = slices.Clone(r.w.Request)
 	}
+	use := s.use
 	s.sealed = seal(d, &s.own)
-	d.seal = s
+	s.use = use
+	d.seal, d.sealUse = s, use
 	d.Request = host
 	d.Workload = r.w
 	d.Workload.Request = nil
 	if d.Workload.Gang == nil {
 		d.Workload.Request = host
 	}
+}
+
+// decidedOf returns the seal to write a decision of g into: old, when DecideInto was
+// handed one of g's that Commit has not taken, emptied and counted on, else a new one.
+func (g *Gate) decidedOf(old *decided) *decided {
+	s := old
+	if s == nil || s.taken {
+		s = new(decided)
+	}
+	use, fs := s.use, s.fs
+	*s = decided{gate: g.self, gen: g.usageGen, fs: fs}
+	s.use = use + 1
+	return s
+}
+
+// flavoredSealOf returns the flavored seal to write a decision of g into: old's own,
+// emptied and counted on, when old is one that Commit has not taken, else a new one,
+// and then old, a plain seal not taken, is counted on all the same: what it sealed is
+// written over.
+func (g *Gate) flavoredSealOf(old *decided) *flavoredSeal {
+	if old == nil || old.fs == nil || old.taken {
+		if old != nil && !old.taken {
+			old.use++
+		}
+		fs := &flavoredSeal{decided: decided{gate: g.self, gen: g.usageGen}}
+		fs.use, fs.fs = 1, fs
+		return fs
+	}
+	// The explanation's room is written as the walk goes: a decision's slices of it are
+	// capped at their length, so nothing of the one before shows.
+	fs := old.fs
+	use := fs.use
+	fs.decided = decided{gate: g.self, gen: g.usageGen, fs: fs}
+	fs.use = use + 1
+	return fs
 }
 
 // sealFlavored is sealDecision for work with a menu of flavors, whose charge (the
@@ -242,8 +307,10 @@ func (g *Gate) sealFlavored(d *Decision, r *record, s *decided) {
 	copy(hostReq, r.w.Request)
 	s.own = *r
 	s.own.w.Request = ownReq
+	use := s.use
 	s.sealed = seal(d, &s.own)
-	d.seal = s
+	s.use = use
+	d.seal, d.sealUse = s, use
 	d.Request = host
 	d.Workload = r.w
 	d.Workload.Request = hostReq

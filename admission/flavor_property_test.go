@@ -993,7 +993,7 @@ func checkVictims(t *testing.T, kind worldKind, n int) {
 // that the work was found admissible, which a pending workload found so already does
 // not give again.
 func comparableDecision(d Decision) Decision {
-	d.seal, d.Searches, d.possible = nil, 0, false
+	d.seal, d.sealUse, d.Searches, d.possible = nil, 0, 0, false
 	d.Plan = slices.Clone(d.Plan)
 	for i := range d.Plan {
 		d.Plan[i].Workload.Gang = nil
@@ -1068,6 +1068,19 @@ func TestFlavorAssignmentIsAFunctionOfState(t *testing.T) {
 				return err.Error()
 			}
 			same("decided pending on the restored gate", ds[i], d)
+		}
+		// One Decision written over and over decides as a fresh one each time, its seal
+		// and its explanation's room reused (DecideInto).
+		var into Decision
+		for _, wl := range ws {
+			d, err := h.DecideAt(wl, at(30))
+			if err != nil {
+				return err.Error()
+			}
+			if err := h.DecideInto(wl, at(30), &into); err != nil {
+				return err.Error()
+			}
+			same("decided into one decision", d, into)
 		}
 		return v.report(w)
 	}, flavorWorlds(mixedWorlds)))

@@ -160,8 +160,11 @@ type hostSUT struct {
 	tb       testing.TB
 	g, other *Gate
 	// gpu is the name the gates count GPUs by.
-	gpu   string
-	held  []Decision
+	gpu  string
+	held []Decision
+	// into is the Decision that the host decides every other workload into
+	// (DecideInto): the decisions held from it before are written over.
+	into  Decision
 	now   int
 	stats map[string]int
 	// live is what the host knows: the workloads it handed the gate and has not seen
@@ -240,7 +243,14 @@ func (c hostCommand) Run(sut commands.SystemUnderTest) commands.Result {
 		w := hostWorkload(s.tb, c.op, s.gpu)
 		want := s.refusalOf(w, c.op.Ask, false)
 		var d Decision
-		d, err = g.Decide(w)
+		if c.op.Pick%2 == 0 {
+			if err = g.DecideInto(w, at(s.now), &s.into); err == nil {
+				d = s.into
+				s.stats["decided into one decision"]++
+			}
+		} else {
+			d, err = g.Decide(w)
+		}
 		expect("deciding", w, err, want)
 		if err != nil {
 			refusal(err)
@@ -280,6 +290,10 @@ func (c hostCommand) Run(sut commands.SystemUnderTest) commands.Result {
 			err = g.Commit(d, at(s.now))
 			if err == nil {
 				run.problems = append(run.problems, "an edited decision was committed")
+			}
+			if d.seal != nil && d.sealUse != d.seal.use {
+				refusal(err, ErrStaleDecision) // decided into, and written over since
+				break
 			}
 			refusal(err, ErrEditedDecision)
 			break

@@ -212,6 +212,27 @@ func TestFlavorFixtures(t *testing.T) {
 	}
 }
 
+// BenchmarkFlavorDecideInto: the same decisions written into one Decision
+// (Gate.DecideInto), as a host that decides workload after workload does: the seal
+// and the room of the explanation are the last decision's.
+func BenchmarkFlavorDecideInto(b *testing.B) {
+	for _, c := range flavorCases {
+		b.Run(c.name(), func(b *testing.B) {
+			g, w := flavorFixture(b, c)
+			var d admission.Decision
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := g.DecideInto(w, t0, &d); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if !d.Admitted() || d.Flavors[0].Flavor != c.flavor {
+				b.Fatal(d.Message())
+			}
+		})
+	}
+}
+
 // BenchmarkFlavorDecide: Gate.Decide of the pending workload on each input of
 // flavorCases, the whole decision: the walk over its menu of flavors, the plan when the
 // first flavor needs one, the sealed decision with its explanation.

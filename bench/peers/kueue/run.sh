@@ -29,6 +29,9 @@
 #                    preemption oracle) on 1, 2 and 8 GPU models, fit, borrow and preempt
 #                    (BenchmarkFlavorAssigner in flavors_test.go; poolgate: bench's
 #                    BenchmarkFlavorDecide, Gate.Decide on a gate with the same flavors)
+#        flavors-into  the same, poolgate's decisions written into one Decision
+#                    (BenchmarkFlavorDecideInto, Gate.DecideInto), as a host deciding
+#                    workload after workload does
 #   -n count     go test -count, default 5
 #   -t benchtime go test -benchtime, default go's (1s), and 2s for the tas families
 #   -o dir       also keep the raw outputs, one directory per family, in dir
@@ -39,7 +42,7 @@
 # removed on exit (and, with -o, to dir); the module cache is only read.
 set -euo pipefail
 
-usage() { sed -n '4,39p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,42p' "$0" | sed 's/^# \{0,1\}//'; }
 
 families=quota,drs count=5 benchtime= keep= check=1
 while getopts 'f:n:t:o:sh' opt; do
@@ -221,6 +224,10 @@ for family in "${selected[@]}"; do
   flavors)
     side kueue-v0.19.2 "$here" . '^TestFlavors$' '^BenchmarkFlavorAssigner$' "$benchtime"
     side poolgate "$root" ./bench '^TestFlavorFixtures$' '^BenchmarkFlavorDecide$' "$benchtime" 's#^BenchmarkFlavorDecide/#BenchmarkFlavorAssigner/#'
+    ;;
+  flavors-into)
+    side kueue-v0.19.2 "$here" . '^TestFlavors$' '^BenchmarkFlavorAssigner$' "$benchtime"
+    side poolgate "$root" ./bench '^TestFlavorFixtures$' '^BenchmarkFlavorDecideInto$' "$benchtime" 's#^BenchmarkFlavorDecideInto/#BenchmarkFlavorAssigner/#'
     ;;
   *)
     echo "unknown family $family" >&2
