@@ -68,15 +68,17 @@
 // admitted or not.
 //
 // The third is LOW work submitted (Gate.Submit). Without fair sharing LOW work evicts
-// nothing, so between the decisions of two LOW workloads in a cycle the gate only
-// admits, taking room and quota: a newcomer of the kind of a workload that waited
+// nothing, and while no gang runs elastic pods it takes nothing back, so between the
+// decisions of two LOW workloads in a cycle the gate only admits, taking room and
+// quota: a newcomer of the kind of a workload that waited
 // ahead of it (the same queue, request and gang, submitted earlier) is left waiting
 // wherever that one is. Forecast.StandsSubmitted reports that a start stands when such
 // a workload waited past it, found in an index of the waiting work by kind that every
 // forecast builds; where a gang held reserved room by then, the newcomer must be no
-// readier to backfill than that workload. Other changes — HIGH or NORMAL work
-// submitted, whose plans may free room between two decisions, running work ended
-// early — start again from a snapshot.
+// readier to backfill than that workload. Once elastic pods run, which any work may
+// take back, it cannot tell. Other changes — HIGH or NORMAL work submitted, whose
+// plans may free room between two decisions, running work ended early — start again
+// from a snapshot.
 //
 // # Cost
 //

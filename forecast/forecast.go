@@ -80,6 +80,8 @@ type simulation struct {
 	// asked holds the work of Options.For that waits and has not started; nil when the
 	// forecast is of all work.
 	asked map[admission.WorkloadID]bool
+	// grown reports that some running gang holds elastic pods before the next cycle.
+	grown bool
 }
 
 // newSimulation starts the forecast of g, the caller's gate's copy, at now: a start
@@ -124,6 +126,7 @@ func newSimulation(g *admission.Gate, now time.Time, est map[admission.WorkloadI
 	s.ends = make(ends, 0, running)
 	for _, r := range g.Running() {
 		s.started(&r.Workload, r.Queue, r.Admitted)
+		s.grown = s.grown || len(r.Elastic) > 0
 	}
 	return s
 }
@@ -170,6 +173,9 @@ func (s *simulation) run() error {
 			s.horizon = true
 			break
 		}
+		if s.grown && s.out.elastic.IsZero() {
+			s.out.elastic = t
+		}
 		if err := s.g.CycleInto(t, &s.res); err != nil {
 			return fmt.Errorf("forecast: the cycle at %v: %w", t, err)
 		}
@@ -179,6 +185,7 @@ func (s *simulation) run() error {
 		if err := s.g.Apply(s.res); err != nil {
 			return fmt.Errorf("forecast: applying the cycle at %v: %w", t, err)
 		}
+		s.grown = s.grown || len(s.res.Grows) > 0
 		next, ok := s.next()
 		if !ok {
 			break
@@ -240,6 +247,9 @@ func (s *simulation) follow(t time.Time) {
 			if s.out.held.IsZero() {
 				s.out.held = t
 			}
+		}
+		if len(d.Grown) > 0 && s.out.elastic.IsZero() {
+			s.out.elastic = t // later work of the cycle may take them back
 		}
 		switch {
 		case d.Outcome == admission.Admit:

@@ -42,10 +42,12 @@ type Forecast struct {
 	fair         bool
 	// waiting holds the workloads pending at Now, as the gate held them, in the order
 	// of the first starts; held is the instant of the first cycle in which some gang
-	// reserved room, the zero time for none; kinds indexes the LOW work of waiting by
-	// kind. StandsSubmitted reads them.
+	// reserved room, the zero time for none; elastic that of the first cycle in which
+	// some gang ran elastic pods, the zero time for none; kinds indexes the LOW work of
+	// waiting by kind. StandsSubmitted reads them.
 	waiting []admission.Workload
 	held    time.Time
+	elastic time.Time
 	kinds   kindIndex
 }
 

@@ -19,9 +19,10 @@ import (
 // it: pending at Now in the same queue, LOW too, asking the same (its request, or a
 // gang of the same PodGroup, per-pod requests and elastic pods), and walked before x
 // (submitted earlier, or at the same instant with a smaller ID). Without fair sharing
-// LOW work evicts nothing, so between the decisions of the two in a cycle the gate only
-// admits, which takes room and quota and gives none back: what leaves the other
-// waiting leaves x waiting. So when the forecast admits the other only after id's
+// LOW work evicts nothing, and while no gang runs elastic pods it takes nothing back
+// either, so between the decisions of the two in a cycle the gate only admits, which
+// takes room and quota and gives none back: what leaves the other waiting leaves x
+// waiting. So when the forecast admits the other only after id's
 // start, or never, x waits up to then too. It holds no StrictFIFO queue back (the
 // other is ahead of it in its queue) and reserves nothing: the other has waited at
 // least as long, and either reserves first or finds no room that x would find. Where
@@ -30,9 +31,12 @@ import (
 //
 // It reports false — the start may move — with fair sharing on (a tournament gives
 // x's queue turns), for x of priority HIGH or NORMAL (a plan decided between the two
-// may free room), for an x whose ID the forecast knows or with a negative estimate
-// (Submit refuses both), for a start f does not have, and where no waiting workload of
-// x's kind waits past id's start. The forecast indexes the LOW work pending at Now by
+// may free room), where some gang ran elastic pods by id's start (any work may take
+// them back, LOW work included, and which it may take depends on the queues that
+// borrow when it is decided, so work admitted between the two may open to x pods the
+// other could not take), for an x whose ID the forecast knows or with a negative
+// estimate (Submit refuses both), for a start f does not have, and where no waiting
+// workload of x's kind waits past id's start. The forecast indexes the LOW work pending at Now by
 // kind: an answer is a lookup and a binary search.
 func (f Forecast) StandsSubmitted(id admission.WorkloadID, x admission.Workload) bool {
 	return !f.fair && f.kindWaitsLonger(id, x, true)
@@ -44,7 +48,8 @@ func (f Forecast) StandsSubmitted(id admission.WorkloadID, x admission.Workload)
 // where room was held by then.
 func (f Forecast) kindWaitsLonger(id admission.WorkloadID, x admission.Workload, backfill bool) bool {
 	s, ok := f.Of(id)
-	if !ok || s.At.IsZero() || x.Priority != quota.Low || x.Estimate < 0 || f.knows(x.ID) {
+	if !ok || s.At.IsZero() || x.Priority != quota.Low || x.Estimate < 0 || f.knows(x.ID) ||
+		!f.elastic.IsZero() && !f.elastic.After(s.At) {
 		return false
 	}
 	k := f.kinds.of(&x)

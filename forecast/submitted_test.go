@@ -172,3 +172,133 @@ func TestPendingPast(t *testing.T) {
 	assert.False(t, pendingPast([]estimatedRun{{start: at(10)}}, at(10)))
 	assert.False(t, pendingPast([]estimatedRun{{start: at(9)}, {start: at(12)}}, at(10)))
 }
+
+// TestStandsSubmittedElasticPods: LOW work may take elastic pods back, so with a gang
+// running some, the work decided between a waiting workload and a newcomer of its
+// kind may leave the newcomer room the other did not find. The elastic gang e of lab
+// holds all of a 16-GPU node, 8 of them elastic; y (4 GPUs, team) waits, z (2 GPUs,
+// lab) follows, then w (team, a pod of fewer GPUs than y's), which starts at 09:00
+// while y waits. A newcomer x of y's kind, submitted between z and w, starts at 09:00 on
+// room it takes back from e, and w's start moves.
+func TestStandsSubmittedElasticPods(t *testing.T) {
+	elastic := func(t *testing.T, g *admission.Gate) {
+		e := gangOf(t, "e", "lab", quota.Low, 1, 8, -60)
+		e.Gang.Extra = []int64{1}
+		submit(t, g, e)
+		require.NoError(t, g.Apply(g.Cycle(at(-60))))
+		require.Len(t, g.Running(), 1)
+		require.Equal(t, []quota.Quantity{8}, g.Running()[0].Elastic)
+	}
+	est := map[admission.WorkloadID]time.Duration{"e": minutes(300), "y": minutes(60), "z": minutes(120), "w": minutes(60), "x": minutes(60)}
+	for _, tc := range []struct {
+		name  string
+		build func(t *testing.T) *admission.Gate
+		wGPUs int
+		moved time.Time
+	}{
+		{
+			// z takes e's elastic pod back, and leaves room y did not find: x takes
+			// it, and w (3 GPUs) finds too little left.
+			name: "z takes elastic pods back",
+			build: func(t *testing.T) *admission.Gate {
+				g, err := admission.NewForPools(poolSet(t, "team:8", "lab:16"), 0, admission.Options{Cluster: rackCluster(t, "r1:16")})
+				require.NoError(t, err)
+				elastic(t, g)
+				return g
+			},
+			wGPUs: 3,
+			moved: at(120),
+		},
+		{
+			// z borrows, so lab's elastic pods, which y could not take, are x's to take;
+			// team's quota of 4 is then x's, not w's.
+			name: "z makes lab borrow",
+			build: func(t *testing.T) *admission.Gate {
+				tr, err := quota.NewTree(quota.TreeSpec{Resources: []string{"gpu"}, Nodes: []quota.NodeSpec{
+					{Name: "org", Kind: quota.KindCohort, Quotas: map[string]quota.NodeQuota{"gpu": {}}},
+					{Name: "team", Parent: "org", Kind: quota.KindQueue,
+						Quotas: map[string]quota.NodeQuota{"gpu": {Nominal: 4, BorrowingLimit: quota.LimitOf(0)}}},
+					{Name: "lab", Parent: "org", Kind: quota.KindQueue, Quotas: map[string]quota.NodeQuota{"gpu": {Nominal: 16}}}}})
+				require.NoError(t, err)
+				g, err := admission.New(tr, admission.Options{Cluster: rackCluster(t, "r1:16,2,2")})
+				require.NoError(t, err)
+				elastic(t, g)
+				return g
+			},
+			wGPUs: 2,
+			moved: at(120),
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			build := func() *admission.Gate {
+				g := tc.build(t)
+				submit(t, g, gangOf(t, "y", "team", quota.Low, 1, 4, -30), gangOf(t, "z", "lab", quota.Low, 1, 2, -20),
+					gangOf(t, "w", "team", quota.Low, 1, tc.wGPUs, -10))
+				return g
+			}
+			f, err := Run(build(), t0, est, Options{})
+			require.NoError(t, err)
+			w, _ := f.Of("w")
+			require.Equal(t, t0, w.At)
+			y, _ := f.Of("y")
+			require.True(t, y.At.After(w.At), "y, of x's kind, waits past w's start: %v", y.At)
+
+			x := gangOf(t, "x", "team", quota.Low, 1, 4, -15)
+			assert.False(t, f.StandsSubmitted("w", x))
+			g := build()
+			submit(t, g, x)
+			again, err := Run(g, t0, est, Options{})
+			require.NoError(t, err)
+			started, _ := again.Of("x")
+			assert.Equal(t, t0, started.At)
+			moved, _ := again.Of("w")
+			assert.Equal(t, tc.moved, moved.At)
+		})
+	}
+}
+
+// TestForecastNotesElasticPods: the forecast notes the first cycle in which a gang
+// runs elastic pods: at Now for a gang that runs them then, the cycle of its admission
+// for a gang that grows them there, and for a gang that grows them at the end of a
+// cycle, the next one.
+func TestForecastNotesElasticPods(t *testing.T) {
+	newGate := func() *admission.Gate {
+		g, err := admission.NewForPools(poolSet(t, "team:16"), 0, admission.Options{Cluster: rackCluster(t, "r1:16")})
+		require.NoError(t, err)
+		return g
+	}
+	elastic := gangOf(t, "e", "team", quota.Low, 1, 8, -10)
+	elastic.Gang.Extra = []int64{1}
+	est := map[admission.WorkloadID]time.Duration{"e": minutes(300), "b": minutes(90), "p": minutes(60)}
+
+	g := newGate()
+	submit(t, g, elastic)
+	require.NoError(t, g.Apply(g.Cycle(at(-10))))
+	require.Equal(t, []quota.Quantity{8}, g.Running()[0].Elastic)
+	submit(t, g, gangOf(t, "p", "team", quota.Low, 1, 16, -5))
+	f, err := Run(g, t0, est, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, t0, f.elastic, "running at Now")
+
+	g = newGate()
+	submit(t, g, elastic)
+	f, err = Run(g, t0, est, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, t0, f.elastic, "grown at its admission")
+
+	// b holds half the node until 09:30; e, admitted beside it at its minimum, grows
+	// at the end of that cycle, and the next is at e's end, 13:50.
+	g = newGate()
+	require.NoError(t, g.AddRunning(gangOf(t, "b", "team", quota.Low, 1, 8, -60), at(-60), nil))
+	submit(t, g, elastic)
+	require.NoError(t, g.Apply(g.Cycle(at(-10))))
+	for _, r := range g.Running() {
+		require.Nil(t, r.Elastic, "%s", r.Workload.ID)
+	}
+	submit(t, g, gangOf(t, "p", "team", quota.Low, 1, 16, -5))
+	f, err = Run(g, t0, est, Options{})
+	require.NoError(t, err)
+	p, _ := f.Of("p")
+	require.Equal(t, at(290), p.At)
+	assert.Equal(t, at(290), f.elastic, "grown at the end of the cycle at 09:30")
+}
