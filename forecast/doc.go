@@ -76,9 +76,10 @@
 // a workload waited past it, found in an index of the waiting work by kind that every
 // forecast builds; where a gang held reserved room by then, the newcomer must be no
 // readier to backfill than that workload. Once elastic pods run, which any work may
-// take back, it cannot tell. Other changes — HIGH or NORMAL work submitted, whose
-// plans may free room between two decisions, running work ended early — start again
-// from a snapshot.
+// take back, it cannot tell, nor for a queue that offers flavors in more than one
+// resource group, whose flavors the gate picks group by group without going back.
+// Other changes — HIGH or NORMAL work submitted, whose plans may free room between two
+// decisions, running work ended early — start again from a snapshot.
 //
 // # Cost
 //

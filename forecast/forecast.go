@@ -337,4 +337,7 @@ func (s *simulation) finish() {
 	}
 	slices.Sort(s.out.NoEnd)
 	s.out.kinds = indexKinds(s.out.waiting, s.out.runs)
+	if len(s.out.kinds) > 0 {
+		s.out.kinds.markChoices(s.g.Tree(), s.out.Starts)
+	}
 }

@@ -21,9 +21,10 @@ import (
 // (submitted earlier, or at the same instant with a smaller ID). Without fair sharing
 // LOW work evicts nothing, and while no gang runs elastic pods it takes nothing back
 // either, so between the decisions of the two in a cycle the gate only admits, which
-// takes room and quota and gives none back: what leaves the other waiting leaves x
-// waiting. So when the forecast admits the other only after id's
-// start, or never, x waits up to then too. It holds no StrictFIFO queue back (the
+// takes room and quota and gives none back; with flavors offered in one resource
+// group, each flavor only loses room and quota to those admissions. What leaves the
+// other waiting leaves x waiting, so when the forecast admits the other only after
+// id's start, or never, x waits up to then too. It holds no StrictFIFO queue back (the
 // other is ahead of it in its queue) and reserves nothing: the other has waited at
 // least as long, and either reserves first or finds no room that x would find. Where
 // a gang held reserved room by id's start, x must be no readier to backfill than the
@@ -34,10 +35,14 @@ import (
 // may free room), where some gang ran elastic pods by id's start (any work may take
 // them back, LOW work included, and which it may take depends on the queues that
 // borrow when it is decided, so work admitted between the two may open to x pods the
-// other could not take), for an x whose ID the forecast knows or with a negative
-// estimate (Submit refuses both), for a start f does not have, and where no waiting
-// workload of x's kind waits past id's start. The forecast indexes the LOW work pending at Now by
-// kind: an answer is a lookup and a binary search.
+// other could not take), for x of a queue that offers flavors in more than one
+// resource group (the gate picks a flavor for each group in turn and never goes back,
+// so an admission that takes a flavor of the first group may send x to another, under
+// which its next group fits where the other's did not), for an x whose ID the
+// forecast knows or with a negative estimate (Submit refuses both), for a start f does
+// not have, and where no waiting workload of x's kind waits past id's start. The
+// forecast indexes the LOW work pending at Now by kind: an answer is a lookup and a
+// binary search.
 func (f Forecast) StandsSubmitted(id admission.WorkloadID, x admission.Workload) bool {
 	return !f.fair && f.kindWaitsLonger(id, x, true)
 }
@@ -53,7 +58,7 @@ func (f Forecast) kindWaitsLonger(id admission.WorkloadID, x admission.Workload,
 		return false
 	}
 	k := f.kinds.of(&x)
-	if k == nil {
+	if k == nil || k.chooses {
 		return false
 	}
 	// The workloads of the kind walked ahead of x are a prefix of its list, which is
@@ -95,11 +100,28 @@ type kindIndex map[uint64][]*kindList
 // kindList is one kind's work pending at Now: indexes into Forecast.waiting, in walk
 // order, and for each prefix the latest instant up to which its work waited, the first
 // admission of the one admitted last; never marks a prefix with work never admitted.
+// chooses reports that its leaf queue offers flavors in more than one resource group.
 type kindList struct {
-	ys    []int32
-	until []time.Time
-	never []bool
-	rep   *admission.Workload
+	ys      []int32
+	until   []time.Time
+	never   []bool
+	rep     *admission.Workload
+	chooses bool
+}
+
+// markChoices marks the kinds whose leaf queue, as the first cycle named it in starts
+// (whose first entries are those of the waiting work, in its order), offers flavors in
+// more than one resource group of tree.
+func (idx kindIndex) markChoices(tree *quota.Tree, starts []Start) {
+	if !tree.HasFlavors() {
+		return
+	}
+	for _, ks := range idx {
+		for _, k := range ks {
+			n, ok := tree.Node(starts[k.ys[0]].Queue)
+			k.chooses = ok && len(tree.Groups(n)) > 1
+		}
+	}
 }
 
 // waitsPast reports whether some of the first n of the kind waited past t.

@@ -8,7 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/poolgate/poolgate/admission"
+	"github.com/poolgate/poolgate/gang"
 	"github.com/poolgate/poolgate/quota"
+	"github.com/poolgate/poolgate/topology"
 )
 
 // TestStandsSubmitted: a pool of 8 GPUs that a fills until 09:30, and three LOW
@@ -301,4 +303,79 @@ func TestForecastNotesElasticPods(t *testing.T) {
 	p, _ := f.Of("p")
 	require.Equal(t, at(290), p.At)
 	assert.Equal(t, at(290), f.elastic, "grown at the end of the cycle at 09:30")
+}
+
+// TestStandsSubmittedFlavorGroups: the gate picks a flavor for each resource group in
+// turn and never goes back, so on a queue with two groups, work admitted between a
+// waiting workload and a newcomer of its kind may send the newcomer to another flavor
+// of the first group, under which its second group fits. Queue q offers GPUs in h100,
+// then a100, and CPUs in cpu-a (model A100), then cpu-h (model H100), whose quota of
+// 1,000 the running cpus holds. y (a pod of 8 GPUs and 1 CPU) takes h100 while h1 is
+// free, and then finds no CPU flavor; z, of another queue, takes h1; w, of a third,
+// takes a1 at 09:00. A newcomer x of y's kind, submitted between z and w, finds h1 full,
+// takes a100 and cpu-a, and holds a1 until 10:00, where w starts.
+func TestStandsSubmittedFlavorGroups(t *testing.T) {
+	pod := func(id, queue string, n int, amounts map[string]int64) admission.Workload {
+		spec, err := gang.ParseSpec([]byte(`{"minMember": 1}`))
+		require.NoError(t, err)
+		tr, err := gang.Compile(spec)
+		require.NoError(t, err)
+		var resources []string
+		for _, r := range []string{"gpu", "cpu"} {
+			if _, ok := amounts[r]; ok {
+				resources = append(resources, r)
+			}
+		}
+		req, err := tr.Requests(resources, map[string]map[string]int64{"": amounts})
+		require.NoError(t, err)
+		return admission.Workload{ID: admission.WorkloadID(id), Queue: queue, Priority: quota.Low,
+			Gang: &admission.Gang{Tree: tr, Requests: req, Name: "job"}, Submitted: at(n)}
+	}
+	full := map[string]int64{"gpu": 8, "cpu": 1000}
+	queue := func(name string, gpus, cpus []string, quotas map[string]quota.NodeQuota) quota.NodeSpec {
+		return quota.NodeSpec{Name: name, Kind: quota.KindQueue, Quotas: quotas,
+			Groups: []quota.ResourceGroup{{Resources: []string{"gpu"}, Flavors: gpus}, {Resources: []string{"cpu"}, Flavors: cpus}}}
+	}
+	build := func() *admission.Gate {
+		tr, err := quota.NewTree(quota.TreeSpec{
+			Flavors: []quota.Flavor{{Name: "h100", Labels: map[string]string{"model": "H100"}}, {Name: "a100", Labels: map[string]string{"model": "A100"}},
+				{Name: "cpu-h", Labels: map[string]string{"model": "H100"}}, {Name: "cpu-a", Labels: map[string]string{"model": "A100"}}},
+			Nodes: []quota.NodeSpec{
+				queue("q", []string{"h100", "a100"}, []string{"cpu-a", "cpu-h"}, map[string]quota.NodeQuota{
+					"gpu@h100": {Nominal: 8}, "gpu@a100": {Nominal: 8}, "cpu@cpu-a": {Nominal: 64000}, "cpu@cpu-h": {Nominal: 1000}}),
+				queue("p", []string{"h100"}, []string{"cpu-h"}, map[string]quota.NodeQuota{"gpu@h100": {Nominal: 8}, "cpu@cpu-h": {Nominal: 64000}}),
+				queue("r", []string{"a100"}, []string{"cpu-a"}, map[string]quota.NodeQuota{"gpu@a100": {Nominal: 8}, "cpu@cpu-a": {Nominal: 64000}}),
+			}})
+		require.NoError(t, err)
+		c, err := topology.NewCluster([]string{"hostname"}, []topology.Node{
+			{Name: "h1", Labels: map[string]string{"model": "H100", "hostname": "h1"}, Free: topology.Resources{"gpu": 8, "cpu": 64000}},
+			{Name: "a1", Labels: map[string]string{"model": "A100", "hostname": "a1"}, Free: topology.Resources{"gpu": 8, "cpu": 64000}}})
+		require.NoError(t, err)
+		g, err := admission.New(tr, admission.Options{Cluster: c})
+		require.NoError(t, err)
+		cpus := pod("cpus", "q", -60, map[string]int64{"cpu": 1000})
+		cpus.Flavors = map[string]string{"cpu": "cpu-h"}
+		require.NoError(t, g.AddRunning(cpus, at(-60), &topology.Placement{Assignments: []topology.Assignment{
+			{Group: "job", Node: "h1", Pods: 1, Shape: topology.Resources{"cpu": 1000}}}}))
+		submit(t, g, pod("y", "q", -30, full), pod("z", "p", -20, full), pod("w", "r", -10, full))
+		return g
+	}
+	est := map[admission.WorkloadID]time.Duration{"cpus": minutes(300), "y": minutes(60), "z": minutes(60), "w": minutes(60), "x": minutes(60)}
+	f, err := Run(build(), t0, est, Options{})
+	require.NoError(t, err)
+	w, _ := f.Of("w")
+	require.Equal(t, t0, w.At)
+	y, _ := f.Of("y")
+	require.True(t, y.At.After(w.At), "y, of x's kind, waits past w's start: %v", y.At)
+
+	x := pod("x", "q", -15, full)
+	assert.False(t, f.StandsSubmitted("w", x))
+	g := build()
+	submit(t, g, x)
+	again, err := Run(g, t0, est, Options{})
+	require.NoError(t, err)
+	started, _ := again.Of("x")
+	assert.Equal(t, t0, started.At)
+	moved, _ := again.Of("w")
+	assert.Equal(t, at(60), moved.At)
 }
