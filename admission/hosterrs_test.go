@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/poolgate/poolgate/gang"
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
@@ -299,15 +300,15 @@ func TestPendingGangDecidedWithItsOwnCompiledGang(t *testing.T) {
 }
 
 // TestPlacementTheNodeCannotCountIsRefused: a host that records running work with pods
-// whose GPUs, on a node that offers GPUs without limit, add up to more than a node can
-// count is refused, and nothing changes: had the node taken them, their release would
-// not give them back, and a capacity set later would leave it short of every GPU it
+// whose CPUs, on a node that offers CPUs and GPUs without limit, add up to more than a
+// node can count is refused, and nothing changes: had the node taken them, their release
+// would not give them back, and a capacity set later would leave it short of every CPU it
 // has, losing all its work for good. Such pods are not of the gang's shape (a gang that
 // asks as much is refused by its quota first), and that is what refuses them; the
 // node's own rule is topology's (TestUnlimitedNodeCountsWhatIsPlaced).
 func TestPlacementTheNodeCannotCountIsRefused(t *testing.T) {
 	unlimited := topology.Node{Name: "n1", Labels: map[string]string{"rack": "r1", "hostname": "n1"},
-		Free: topology.Resources{"gpu": topology.Unlimited, "cpu": 64000}}
+		Free: topology.Resources{"gpu": topology.Unlimited, "cpu": topology.Unlimited}}
 	c, err := topology.NewCluster([]string{"rack", "hostname"}, []topology.Node{unlimited})
 	require.NoError(t, err)
 	g, err := NewForPools(poolSet(t, "team:8"), 0, Options{Cluster: c})
@@ -315,13 +316,22 @@ func TestPlacementTheNodeCannotCountIsRefused(t *testing.T) {
 	placedOn(t, g, "small", "team", quota.High, 1, "n1", 0)
 	before := snapshot(g)
 
-	w := podWorkload(t, "huge", "team", quota.Low, 2, 1, 1)
+	// Two pods of 2^62 − 1 CPUs each: the gang's request stays in the int64 range and
+	// the pools charge no CPU, so only the node's count can refuse them.
+	const cpus = 1<<62 - 1
+	spec, err := gang.ParseSpec([]byte(`{"minMember": 2}`))
+	require.NoError(t, err)
+	tree, err := gang.Compile(spec)
+	require.NoError(t, err)
+	req, err := tree.Requests([]string{"gpu", "cpu"}, map[string]map[string]int64{"": {"gpu": 1, "cpu": cpus}})
+	require.NoError(t, err)
+	w := Workload{ID: "huge", Queue: "team", Priority: quota.Low, Gang: &Gang{Tree: tree, Requests: req, Name: "job"}, Submitted: at(1)}
 	pl := topology.Placement{Assignments: []topology.Assignment{{Group: "job", Node: "n1", Pods: 2,
-		Shape: topology.Resources{"gpu": 1 << 62, "cpu": 100}}}}
+		Shape: topology.Resources{"gpu": 1, "cpu": cpus}}}}
 	err = g.AddRunning(w, at(1), &pl)
 	assert.ErrorIs(t, err, ErrInvalidValue)
 	assert.ErrorIs(t, err, topology.ErrInvalidPlacement, "topology's rule shows through")
-	assert.ErrorContains(t, err, "must be the group's pod shape")
+	assert.ErrorContains(t, err, "more can be counted on a node that offers it without limit")
 	assert.Equal(t, before, snapshot(g))
 	if err == nil {
 		_, err := g.Release("huge")
