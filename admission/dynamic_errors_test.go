@@ -3,6 +3,7 @@ package admission
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -164,6 +165,43 @@ func TestNilAndZeroGate(t *testing.T) {
 		} {
 			assert.ErrorIs(t, f(), ErrInvalidConfig)
 		}
+		pool, sub := name(t, "p"), name(t, "p--a")
+		for call, f := range map[string]func() error{
+			"AddNode":              func() error { return g.AddNode(topology.Node{Name: "n"}) },
+			"RemoveNode":           func() error { _, err := g.RemoveNode("n"); return err },
+			"CordonNode":           func() error { return g.CordonNode("n") },
+			"UncordonNode":         func() error { return g.UncordonNode("n") },
+			"SetNodeCapacity":      func() error { _, err := g.SetNodeCapacity("n", nil); return err },
+			"AddPool":              func() error { _, err := g.AddPool(pool, quota.NewPoolConfig(1)); return err },
+			"UpdatePool":           func() error { _, err := g.UpdatePool(pool, quota.NewPoolConfig(1)); return err },
+			"SetPoolQuota":         func() error { _, err := g.SetPoolQuota(pool, 1); return err },
+			"SetPoolStatus":        func() error { _, err := g.SetPoolStatus(pool, quota.Status(0)); return err },
+			"RemovePool":           func() error { _, err := g.RemovePool(pool); return err },
+			"CreateSubpool":        func() error { _, err := g.CreateSubpool(sub, 1); return err },
+			"CreateSubpoolFlavors": func() error { _, err := g.CreateSubpoolFlavors(sub, nil); return err },
+			"UpdateSubpool":        func() error { _, err := g.UpdateSubpool(sub, 1); return err },
+			"UpdateSubpoolFlavors": func() error { _, err := g.UpdateSubpoolFlavors(sub, nil); return err },
+			"CycleInto":            func() error { var r CycleResult; return g.CycleInto(at(0), &r) },
+			"DecideAt":             func() error { _, err := g.DecideAt(wl("a", "p", quota.Normal, 1, 0), at(0)); return err },
+			"Checkpoint":           func() error { return g.Checkpoint("a", at(0)) },
+			"SetEstimate":          func() error { return g.SetEstimate("a", time.Minute) },
+			"SetMinRuntime":        func() error { return g.SetMinRuntime("p", MinRuntime{}) },
+			"SetReservations":      func() error { return g.SetReservations(Reservations{}) },
+			"SetFairSharing":       func() error { return g.SetFairSharing(true) },
+			"SetLeastLostWork":     func() error { return g.SetLeastLostWork(true) },
+			"Node":                 func() error { _, err := g.Node("n"); return err },
+			"NodeUsage":            func() error { _, err := g.NodeUsage("n"); return err },
+			"PoolUsage":            func() error { _, err := g.PoolUsage("p"); return err },
+			"MinRuntime":           func() error { _, err := g.MinRuntime("p"); return err },
+			"PlaceOf":              func() error { _, err := g.PlaceOf(wl("a", "p", quota.Normal, 1, 0)); return err },
+		} {
+			assert.ErrorIs(t, f(), ErrInvalidConfig, call)
+		}
+		g.RecordEvents(true)
+		assert.Empty(t, g.TakeEvents())
+		assert.Zero(t, g.NumInadmissible())
+		assert.False(t, g.FairSharing())
+		assert.False(t, g.LeastLostWork())
 		assert.Nil(t, g.Resources())
 		assert.Nil(t, g.Tree())
 		assert.Nil(t, g.Cluster())
