@@ -373,8 +373,9 @@
 // running workload with pods on the node is lost whole — it gives back what it holds on
 // every node of its placement and in the tree, and waits again with its original submit
 // time (Withdraw, for a host that will not rerun it). SetNodeCapacity below what runs
-// on a node loses the fewest of its workloads, in the order LOW first, then the most
-// recently admitted, then ID, that bring every resource within the new capacity; pods
+// on a node loses its workloads in the order LOW first, then the most recently
+// admitted, then ID, as many of that order as bring every resource within the new
+// capacity (the first of that order, not the fewest of any choice); pods
 // the host placed itself stay, over-committing the node. CordonNode and UncordonNode
 // stop and restart new placements there; AddNode adds a node, new or back from a
 // failure. Node reads one node, its capacity, free capacity and workloads. A change
