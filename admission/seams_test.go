@@ -268,10 +268,25 @@ func TestPoolChangesThatChangeNothing(t *testing.T) {
 // the cycle results and decisions it holds.
 func TestSettingsThatChangeNothing(t *testing.T) {
 	g := poolGate(t, 10, "team:6", "solo:4")
+	g.RecordEvents(true)
+	submit(t, g, wl("big", "solo", quota.Normal, 5, 0)) // above solo's nominal 4: set aside
+	cycle(t, g, 0)
+	require.Equal(t, 1, g.NumInadmissible())
 	submit(t, g, wl("a", "team", quota.Normal, 2, 0), wl("b", "solo", quota.Low, 1, 1))
 	require.NoError(t, g.SetMinRuntime("team", MinRuntime{Preempt: time.Minute}))
 	require.NoError(t, g.SetReservations(Reservations{After: time.Hour, Queues: map[string]time.Duration{"solo": 0}}))
 	again := func() {
+		g.TakeEvents()
+		before, err := g.MarshalBinary()
+		require.NoError(t, err)
+		aside := g.NumInadmissible()
+		defer func() {
+			after, err := g.MarshalBinary()
+			require.NoError(t, err)
+			assert.Equal(t, before, after, "the snapshot is the same")
+			assert.Empty(t, g.TakeEvents(), "no event")
+			assert.Equal(t, aside, g.NumInadmissible(), "work set aside stays aside")
+		}()
 		require.NoError(t, g.SetStrategy("team", BestEffortFIFO))
 		require.NoError(t, g.SetStrategy("solo", BestEffortFIFO))
 		require.NoError(t, g.SetMinRuntime("team", MinRuntime{Preempt: time.Minute}))
