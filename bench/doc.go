@@ -63,4 +63,7 @@
 //
 // go test ./bench/... without -bench runs the fixture tests: each fixture builds, the
 // baselines answer as the real paths do, and each path admits once.
+//
+// Concurrency: each benchmark builds its own fixtures and runs them on one goroutine;
+// nothing is shared between benchmarks.
 package bench

@@ -5,5 +5,8 @@
 // type's range is clamped to its bounds instead of wrapping, so no sum of quotas or
 // usages can overflow silently: quota arithmetic refuses or saturates, it never wraps.
 //
+// It returns no errors: AddChecked and MulChecked report a result that left the range,
+// and the packages that must refuse such a sum return their own errors.
+//
 // The functions are pure and safe for concurrent use.
 package sat

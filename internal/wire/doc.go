@@ -14,5 +14,8 @@
 // length is checked against the bytes left. Its first error sticks; the caller reads on
 // and checks Err once, then builds nothing from a failed read.
 //
+// It does not know what a snapshot holds: each package writes and reads its own fields
+// and checks the values it reads back.
+//
 // Concurrency: a Writer or Reader is used by one goroutine at a time.
 package wire

@@ -14,4 +14,8 @@
 // extra/*.go.in are poolgate's files that prepare.sh --extra adds beside KAI's benchmark
 // files in the temporary copy: a probe of what KAI's actions decide, and the same
 // benchmarks with session building outside the timer. KAI's own files are not changed.
+//
+// Concurrency: the package holds no code that runs (tools.go only keeps KAI's packages in
+// the module graph); the benchmarks run in the prepared copy as go test runs them, and
+// poolgate's files there start no goroutines.
 package kaipeer

@@ -16,4 +16,6 @@
 // file run.sh adds to a scratch copy of Kueue's scheduler package for the shapes
 // Kueue's own TAS benchmark lacks: its greedy path, a fragmented cluster and a
 // GPU-model selector.
+//
+// Concurrency: each benchmark builds its own fixtures and runs them on one goroutine.
 package kueuepeer
