@@ -59,10 +59,30 @@ func TestEditedDecisionsAreRefused(t *testing.T) {
 			d.Workload.Request = d.Request
 			return d
 		}(),
+		"decided request raised alone": func() Decision { d := admit; d.Request = []quota.Quantity{5}; return d }(),
 	} {
 		assert.ErrorIs(t, g.Commit(d, at(2)), ErrEditedDecision, name)
 		assert.Equal(t, before, snapshot(g), name)
 	}
+	// A placement moved to another node, or given more pods, is an edit too.
+	placed := nodeGate(t, 8, 4, 4)
+	pd, err := placed.Decide(podWorkload(t, "p", "team", quota.High, 1, 2, 1))
+	require.NoError(t, err)
+	require.Equal(t, "n1", pd.Placement.Assignments[0].Node)
+	placedBefore := snapshot(placed)
+	for name, edit := range map[string]func(*topology.Assignment){
+		"another node": func(a *topology.Assignment) { a.Node = "n2" },
+		"more pods":    func(a *topology.Assignment) { a.Pods++ },
+	} {
+		d := pd
+		pl := *pd.Placement
+		pl.Assignments = append([]topology.Assignment(nil), pd.Placement.Assignments...)
+		edit(&pl.Assignments[0])
+		d.Placement = &pl
+		assert.ErrorIs(t, placed.Commit(d, at(2)), ErrEditedDecision, name)
+		assert.Equal(t, placedBefore, snapshot(placed), name)
+	}
+	require.NoError(t, placed.Commit(pd, at(2)))
 	// The request's values changed in place, not the slice: refused too.
 	inPlace := admit
 	inPlace.Request[0] = 5
