@@ -137,6 +137,8 @@ func TestNilAndZeroGate(t *testing.T) {
 		w := wl("a", "p", quota.Normal, 1, 0)
 		_, err := g.Decide(w)
 		assert.ErrorIs(t, err, ErrInvalidConfig)
+		var d Decision
+		assert.ErrorIs(t, g.DecideInto(w, at(0), &d), ErrInvalidConfig)
 		assert.ErrorIs(t, g.Submit(w), ErrInvalidConfig)
 		assert.ErrorIs(t, g.AddRunning(w, at(0), nil), ErrInvalidConfig)
 		assert.ErrorIs(t, g.Commit(Decision{}, at(0)), ErrInvalidConfig)

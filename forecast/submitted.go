@@ -42,7 +42,8 @@ import (
 // forecast knows or with a negative estimate (Submit refuses both), for a start f does
 // not have, and where no waiting workload of x's kind waits past id's start. The
 // forecast indexes the LOW work pending at Now by kind: an answer is a lookup and a
-// binary search.
+// binary search, and, where room was held by id's start and x has an estimate, a walk
+// over the work of its kind ahead of it.
 func (f Forecast) StandsSubmitted(id admission.WorkloadID, x admission.Workload) bool {
 	return !f.fair && f.kindWaitsLonger(id, x, true)
 }

@@ -32,6 +32,8 @@
 //	strategy.pool0=...     one pool's queue's strategy, over the one above
 //	least-lost-work=on     plans that lose the least work (replay.Config.LeastLostWork)
 //	min-runtime=10m        every queue's minimum runtime, for preemption and reclaim
+//	patience=10m           with a minimum runtime: HIGH/NORMAL work that has waited
+//	                       this long may evict LOW work inside it (0: never)
 //	checkpoint=30m         running work checkpoints this often (0: never)
 //	period=5s              the least simulated time between two cycles
 //
