@@ -179,6 +179,13 @@ type record struct {
 	held holding
 	// spread reports that the placement has pods on more than one node.
 	spread bool
+	// possible is the gate's configuration count plus one, cut to 32 bits, when the
+	// pending record was found admissible under that configuration (had nothing else
+	// run), 0 before: it is not looked at again until the configuration changes. It is
+	// a hint that spares work, never a verdict: a count that came round again after 2^32
+	// changes would only spare one look too many. It sits beside held and spread, in
+	// room the record has anyway.
+	possible uint32
 	// fl is, on a gate with flavors, the workload's menu: every assignment of flavors
 	// to the groups it touches, resolved. Pending, the record's ask is fl.base; running,
 	// the ask of the flavors it was admitted on.
@@ -188,13 +195,6 @@ type record struct {
 	// minimum (nil otherwise: most work).
 	el    *elasticGang
 	grown *grown
-	// possible is the gate's configuration count plus one, cut to 32 bits, when the
-	// pending record was found admissible under that configuration (had nothing else
-	// run), 0 before: it is not looked at again until the configuration changes. It is
-	// a hint that spares work, never a verdict: a count that came round again after 2^32
-	// changes would only spare one look too many. It sits beside held and spread, in
-	// room the record has anyway.
-	possible uint32
 }
 
 // holding is how the gate holds a record. Gate.ids maps the ID of every pending or
