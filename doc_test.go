@@ -12,7 +12,8 @@ import (
 )
 
 // TestEveryExportedIdentifierIsDocumented holds the library to its own rule: every
-// package has a doc.go with the package comment, and every exported identifier of a
+// library package has a doc.go with the package comment (a command says what it does
+// in the comment above package main), and every exported identifier of a
 // library package has a doc comment that go doc shows, starting with the identifier's
 // name (grouped constants and variables may share their group's comment).
 func TestEveryExportedIdentifierIsDocumented(t *testing.T) {

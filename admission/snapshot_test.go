@@ -118,18 +118,21 @@ func TestRestoreRefusals(t *testing.T) {
 
 	tree, err := g.Tree().MarshalBinary()
 	require.NoError(t, err)
-	_, err = Restore(tree)
+	refused, err := Restore(tree)
 	assert.ErrorIs(t, err, ErrForeignSnapshot)
+	assert.Nil(t, refused, "a refused snapshot builds no gate")
 	for n := range len(data) {
-		_, err := Restore(data[:n])
+		refused, err := Restore(data[:n])
 		require.Error(t, err, "prefix %d", n)
+		require.Nil(t, refused, "prefix %d builds no gate", n)
 		var ie *InputError
 		require.True(t, errors.As(err, &ie), "prefix %d: %v", n, err)
 	}
 	flipped := slices.Clone(data)
 	flipped[len(flipped)/2] ^= 1
-	_, err = Restore(flipped)
+	refused, err = Restore(flipped)
 	assert.ErrorIs(t, err, ErrCorruptSnapshot)
+	assert.Nil(t, refused)
 
 	// A frame that checks out but holds running work its pools have no queue for.
 	other := poolGate(t, 8, "p:6", "q:2")
