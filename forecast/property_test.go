@@ -228,14 +228,7 @@ func checkSubmitted(t *testing.T, rng *rand.Rand, snapshot []byte, est map[admis
 	if err := g.Submit(x); err != nil {
 		return "" // refused: nothing arrives
 	}
-	var h *happened
-	driven := func() *happened {
-		if h == nil {
-			got := drive(t, g, t0, est, o)
-			h = &got
-		}
-		return h
-	}
+	driven := lazyDrive(t, g, est, o)
 	for _, s := range f.Starts {
 		if !f.StandsSubmitted(s.Workload, x) {
 			if !s.At.IsZero() {
@@ -279,14 +272,7 @@ func checkWithdrawn(t *testing.T, rng *rand.Rand, snapshot []byte, est map[admis
 	x := pending[rng.IntN(len(pending))].ID
 	_, err = g.Withdraw(x)
 	require.NoError(t, err)
-	var h *happened
-	driven := func() *happened {
-		if h == nil {
-			got := drive(t, g, t0, est, o)
-			h = &got
-		}
-		return h
-	}
+	driven := lazyDrive(t, g, est, o)
 	for _, s := range f.Starts {
 		if !f.StandsWithdrawn(s.Workload, x) {
 			if !s.At.IsZero() && s.Workload != x {
@@ -307,6 +293,20 @@ func checkWithdrawn(t *testing.T, rng *rand.Rand, snapshot []byte, est map[admis
 		}
 	}
 	return ""
+}
+
+// lazyDrive returns a function that drives g from t0 the first time it is called
+// (drive) and returns what happened then every time: a check drives the copy only
+// when some start is said to stand.
+func lazyDrive(t *testing.T, g *admission.Gate, est map[admission.WorkloadID]time.Duration, o Options) func() *happened {
+	var h *happened
+	return func() *happened {
+		if h == nil {
+			got := drive(t, g, t0, est, o)
+			h = &got
+		}
+		return h
+	}
 }
 
 // checkStands changes the estimate of a random workload of the n (w0 … w{n-1}) to a
