@@ -208,3 +208,39 @@ func TestDecideIntoAfterCommit(t *testing.T) {
 		assert.False(t, over.Admitted(), "flavored %v: %s", flavored, over.Message())
 	}
 }
+
+// TestDecideIntoItsOwnWorkload: a host that decides again the workload a Decision
+// holds, into that Decision (its Workload, whose Request is the decision's room), gets
+// what DecideAt says, and the commit charges the whole request: the queue cannot be
+// over-committed next.
+func TestDecideIntoItsOwnWorkload(t *testing.T) {
+	g := poolGate(t, 8, "team:8")
+	var d Decision
+	require.NoError(t, g.DecideInto(wl("a", "team", quota.Normal, 6, 1), at(1), &d))
+	want, err := g.DecideAt(d.Workload, at(1))
+	require.NoError(t, err)
+	require.NoError(t, g.DecideInto(d.Workload, at(1), &d))
+	assert.Equal(t, comparableDecision(want), comparableDecision(d))
+	// A workload asking the decision's Request is decided as one asking its own.
+	require.NoError(t, g.DecideInto(Workload{ID: "a", Queue: "team", Request: d.Request, Submitted: at(1)}, at(1), &d))
+	assert.Equal(t, comparableDecision(want), comparableDecision(d))
+	require.NoError(t, g.Commit(d, at(1)))
+	running := g.Running()
+	require.Len(t, running, 1)
+	assert.Equal(t, []quota.Quantity{6}, running[0].Request)
+	full, err := g.Decide(wl("b", "team", quota.Normal, 8, 1))
+	require.NoError(t, err)
+	assert.False(t, full.Admitted(), "the queue holds 6 of its 8: %s", full.Message())
+
+	fg := flavorGate(t, nil, flavorQueue("train", quota.Fungibility{}, map[string]quota.Quantity{"gpu@h100": 16, "gpu@a100": 8}))
+	var fd Decision
+	require.NoError(t, fg.DecideInto(wl("f", "train", quota.Normal, 8, 1), at(1), &fd))
+	fwant, err := fg.DecideAt(fd.Workload, at(1))
+	require.NoError(t, err)
+	require.NoError(t, fg.DecideInto(fd.Workload, at(1), &fd))
+	assert.Equal(t, comparableDecision(fwant), comparableDecision(fd))
+	require.NoError(t, fg.Commit(fd, at(1)))
+	frunning := fg.Running()
+	require.Len(t, frunning, 1)
+	assert.Equal(t, []quota.Quantity{8}, frunning[0].Workload.Request, "the running workload asks what it was decided on")
+}

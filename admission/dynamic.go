@@ -79,7 +79,28 @@ func (g *Gate) DecideInto(w Workload, now time.Time, d *Decision) error {
 	if old != nil && old.gate != g.self {
 		old = nil
 	}
+	if old != nil && !old.taken && old.holds(w.Request) {
+		// w's request lies in the room of the decision d holds (its Request or its
+		// workload's, as a host deciding that workload again hands it back): the room is
+		// emptied for the next seal before w's request is copied into it, so w reads
+		// from a copy of its own.
+		w.Request = slices.Clone(w.Request)
+	}
 	return g.decideAt(w, now, d, old)
+}
+
+// holds reports whether v lies in the room s keeps its copies of a request in, the
+// room DecideInto writes the next decision into.
+func (s *decided) holds(v []quota.Quantity) bool {
+	if len(v) == 0 {
+		return false
+	}
+	for i := range s.buf {
+		if &v[0] == &s.buf[i] {
+			return true
+		}
+	}
+	return false
 }
 
 // decideAt is Decide at now, written to d: Decide and DecideAt copy the decision once,
