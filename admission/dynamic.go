@@ -66,8 +66,8 @@ func (g *Gate) DecideAt(w Workload, now time.Time) (Decision, error) {
 // decision of another gate's is only written over, its seal left to it, and so is one
 // that was committed, whose seal the running workload keeps. It is an
 // error, leaving d as it was, for a nil d and for what Decide refuses. Like Decide it
-// only reads the gate; d is the caller's, and two goroutines must not decide into one
-// Decision at once.
+// only reads the gate; d is the caller's, and its copies share its seal: two goroutines
+// must not decide into one Decision, or into copies of one, at once.
 func (g *Gate) DecideInto(w Workload, now time.Time, d *Decision) error {
 	switch {
 	case d == nil:
