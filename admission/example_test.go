@@ -84,6 +84,41 @@ func ExampleGate_Decide() {
 	// pending quota - pending: queue team--shared holds 2 of its 4 gpu for HIGH/NORMAL work and the workload asks 3
 }
 
+// ExampleGate_DecideInto decides the waiting work of a submit path one workload after
+// another into one Decision, which reuses its seal, and commits the first that fits: a
+// decision written over can no longer be committed.
+func ExampleGate_DecideInto() {
+	var pools quota.PoolSet
+	team, _ := naming.ParsePool("team")
+	pools.AddPool(team, quota.NewPoolConfig(4))
+	gate, _ := admission.NewForPools(&pools, 4, admission.Options{})
+	now := time.Date(2025, 6, 1, 9, 0, 0, 0, time.UTC)
+	job := func(id string, gpus quota.Quantity) admission.Workload {
+		return admission.Workload{ID: admission.WorkloadID(id), Queue: "team", Request: []quota.Quantity{gpus}, Submitted: now}
+	}
+	var d, kept admission.Decision
+	for _, w := range []admission.Workload{job("huge", 6), job("train", 3), job("eval", 2)} {
+		if err := gate.DecideInto(w, now, &d); err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(d.Message())
+		if d.Admitted() && kept.Workload.ID == "" {
+			kept = d // a copy: the next decision into d writes it over
+		}
+	}
+	fmt.Println(errors.Is(gate.Commit(kept, now), admission.ErrStaleDecision))
+	if err := gate.DecideInto(job("train", 3), now, &d); err == nil {
+		fmt.Println(gate.Commit(d, now), len(gate.Running()))
+	}
+	// Output:
+	// inadmissible: the workload asks 6 gpu and queue team--shared guarantees HIGH/NORMAL work at most its nominal quota of 4
+	// admit to team--shared
+	// admit to team--shared
+	// true
+	// <nil> 1
+}
+
 // PoolUsage reads a whole pool (its cohort: the pool with its subpools) or one subpool
 // by its pool reference; NodeUsage reads any node of the tree by its name.
 func ExampleGate_PoolUsage() {
