@@ -76,6 +76,34 @@ func ExampleForecast_Stands() {
 	// late runs 3 hours: true
 }
 
+// ExampleForecast_StandsSubmitted asks, on a pool like ExampleRun's, whether starts
+// stand when more work is submitted. sweep (LOW, 6 GPUs) waits for train's room until
+// 10:00, and eval starts at once: another sweep submitted now is walked after sweep,
+// which waits past eval's start, so it waits too, and eval's start stands. sweep's own
+// start cannot be told: no workload of its kind waits past it. HIGH work is walked
+// first, and its plans may free room: only a forecast run again can say.
+func ExampleForecast_StandsSubmitted() {
+	gate, start, wf := teamPool()
+	gate.AddRunning(wf("train", quota.High, 6, -60), start.Add(-time.Hour), nil)
+	gate.Submit(wf("eval", quota.Normal, 2, -5))
+	gate.Submit(wf("sweep", quota.Low, 6, -4))
+
+	est := map[admission.WorkloadID]time.Duration{"train": 2 * time.Hour, "eval": 30 * time.Minute, "sweep": time.Hour}
+	f, err := forecast.Run(gate, start, est, forecast.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	another := wf("sweep-2", quota.Low, 6, 0)
+	fmt.Println("another sweep, eval's start:", f.StandsSubmitted("eval", another))
+	fmt.Println("another sweep, sweep's start:", f.StandsSubmitted("sweep", another))
+	fmt.Println("urgent HIGH work, eval's start:", f.StandsSubmitted("eval", wf("urgent", quota.High, 2, 0)))
+	// Output:
+	// another sweep, eval's start: true
+	// another sweep, sweep's start: false
+	// urgent HIGH work, eval's start: false
+}
+
 // teamPool returns the examples' gate, a pool of 8 GPUs, the instant they forecast
 // from, and a maker of the pool's workloads, submitted a number of minutes from then.
 func teamPool() (*admission.Gate, time.Time, func(id string, p quota.Priority, gpus, minute int) admission.Workload) {
