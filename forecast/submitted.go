@@ -40,7 +40,15 @@ import (
 // so an admission that takes a flavor of the first group may send x to another, under
 // which its next group fits where the other's did not), for an x whose ID the
 // forecast knows or with a negative estimate (Submit refuses both), for a start f does
-// not have, and where no waiting workload of x's kind waits past id's start. The
+// not have, and where no waiting workload of x's kind waits past id's start.
+//
+// It takes every placement search of the other to have decided: found a placement or
+// ruled one out. A search that runs out of its budget (topology.DefaultBudget steps)
+// says neither, and one on a fuller state, with fewer candidates, might then find
+// room. The search for a one-pod gang, such as those of a replayed trace, costs a few
+// steps per domain and node, far below the budget on clusters of thousands of nodes;
+// one for a gang of many pods, or of mixed shapes, on a crowded cluster can reach it,
+// and a decision does not say when it did. The
 // forecast indexes the LOW work pending at Now by kind: an answer is a lookup and a
 // binary search, and, where room was held by id's start and x has an estimate, a walk
 // over the work of its kind ahead of it.
