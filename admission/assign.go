@@ -37,6 +37,9 @@ func (g *Gate) assign(s *state, p *plans, r *record, d *Decision) ([]*record, []
 	// decision, copied once into d.
 	var slots [3]evaluation
 	var lastEv *evaluation
+	// ranOut reports that a search of some flavor evaluated ran out of its budget: a
+	// pending decision says so whichever flavor's decision it ends with.
+	ranOut := false
 	for _, gi := range fa.groups {
 		mg := &groups[gi]
 		res := askedOf(mg, fa.gen, asked)
@@ -50,6 +53,7 @@ func (g *Gate) assign(s *state, p *plans, r *record, d *Decision) ([]*record, []
 		for i := range steps {
 			g.evaluate(s, p, &steps[i], r, cur)
 			ev := cur
+			ranOut = ranOut || ev.d.SearchRanOut
 			name := mg.flavors[steps[i].flavor].name
 			tries = append(tries, FlavorTry{Flavor: name, Mode: ev.mode, Preemption: ev.kind, Level: ev.level, Passed: ev.passed})
 			choice.Tried = tries[start:len(tries):len(tries)]
@@ -71,7 +75,7 @@ func (g *Gate) assign(s *state, p *plans, r *record, d *Decision) ([]*record, []
 		if best < 0 {
 			choice.Passed = passEv.passed
 			*d = passEv.d
-			d.Flavors = append(choices, choice)
+			d.Flavors, d.SearchRanOut = append(choices, choice), ranOut
 			return nil, nil, nil
 		}
 		choice.Flavor = mg.flavors[steps[best].flavor].name
@@ -85,6 +89,7 @@ func (g *Gate) assign(s *state, p *plans, r *record, d *Decision) ([]*record, []
 	*d = lastEv.d
 	d.Flavors = choices
 	if d.Outcome != Admit {
+		d.SearchRanOut = ranOut
 		return nil, nil, nil
 	}
 	return lastEv.victims, lastEv.why, last.eval

@@ -62,6 +62,7 @@ func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload, d *Decision) (
 	}
 	if !a.guaranteed {
 		d.Reason, d.PlacementReasons = ReasonPlacement, res.Reasons
+		d.SearchRanOut = res.Outcome == topology.BudgetExhausted
 		return nil, nil
 	}
 	planned := g.nodePlan(s, p, a, res)
@@ -80,6 +81,8 @@ func (g *Gate) decideOpen(s *state, p *plans, a *ask, w Workload, d *Decision) (
 	}
 	if planned.cause != planFound {
 		d.Outcome, d.Reason, d.Plan, d.PlacementReasons = Pending, ReasonPlacement, nil, planned.res.Reasons
+		d.SearchRanOut = res.Outcome == topology.BudgetExhausted || planned.cause == planBudget ||
+			planned.res.Outcome == topology.BudgetExhausted
 		return nil, nil
 	}
 	admitted(d)

@@ -164,6 +164,13 @@ type Decision struct {
 	// Backfill reports an admission into room a reservation holds, allowed because the
 	// work ends by its estimate before the reservation starts.
 	Backfill bool
+	// SearchRanOut reports a pending decision one of whose placement searches ran out
+	// of its budget (topology.BudgetExhausted) before it found a placement or ruled one
+	// out: on some flavor tried, for the gang as it is or with every plan's candidates
+	// evicted. Unlike a search that found no placement, it proves nothing: the gang may
+	// fit where the search did not look, and a fuller cluster, with fewer candidates
+	// to try, may show it where this one did not.
+	SearchRanOut bool
 	// Fair says why a cycle with fair sharing took the workload when it did: at each
 	// cohort on its path, root first, the key it won with there. It is nil without fair
 	// sharing, from Decide, and for work a StrictFIFO head held back.

@@ -69,7 +69,9 @@
 // running — its queue closed, HIGH/NORMAL work above its queue's nominal quota, a
 // request the tree could never give its queue (a borrowing limit, a maximum, the
 // capacity: quota.Tree.FitsPotential), or a gang no placement holds on the cluster with
-// nothing running — is Pending with ReasonInadmissible and its Barrier. It is found on
+// nothing running — is Pending with ReasonInadmissible and its Barrier. A placement
+// search that ran out of its budget rules nothing out: such a gang waits as work that
+// could run, and its decisions say the search ran out (Decision.SearchRanOut). It is found on
 // Submit, or by the first cycle that decides it (work that returns to the queue, say),
 // and set aside: no cycle walks it, so it costs the cycles nothing; Inadmissible lists
 // it and Withdraw takes it out. Any change of quotas, capacity or nodes returns it to

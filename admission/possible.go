@@ -32,7 +32,9 @@ func (g *Gate) barrierOf(s *state, a *ask) (barred, bool) {
 	if a.place == nil || g.bare == nil {
 		return barred{}, false
 	}
-	if res := g.bareResult(s, a); res.Outcome != topology.Placed {
+	// Only a search that ruled a placement out bars the work: one that ran out of its
+	// budget proves nothing, and the work waits as work that could run.
+	if res := g.bareResult(s, a); res.Outcome == topology.NoFit {
 		return barred{barrier: BarrierPlacement, reasons: res.Reasons}, true
 	}
 	return barred{}, false

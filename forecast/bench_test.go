@@ -318,7 +318,7 @@ func BenchmarkForecastStandsSubmitted(b *testing.B) {
 		require.NoError(b, err)
 		b.ReportAllocs()
 		for b.Loop() {
-			f.kinds = indexKinds(f.waiting, f.runs)
+			f.kinds = indexKinds(f.waiting, f.runs, f.ranOut)
 		}
 		b.ReportMetric(float64(len(f.kinds)), "kinds")
 	})

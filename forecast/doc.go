@@ -77,9 +77,9 @@
 // forecast builds; where a gang held reserved room by then, the newcomer must be no
 // readier to backfill than that workload. Once elastic pods run, which any work may
 // take back, it cannot tell, nor for a queue that offers flavors in more than one
-// resource group, whose flavors the gate picks group by group without going back. It
-// takes each placement search of that workload to have decided within its budget, as
-// a one-pod gang's does (see StandsSubmitted).
+// resource group, whose flavors the gate picks group by group without going back.
+// Work whose placement search ran out of its budget (Decision.SearchRanOut) answers
+// for nothing: its search ruled nothing out.
 // Other changes — HIGH or NORMAL work submitted, whose plans may free room between two
 // decisions, running work ended early — start again from a snapshot.
 //

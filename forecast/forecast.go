@@ -248,6 +248,14 @@ func (s *simulation) follow(t time.Time) {
 				s.out.held = t
 			}
 		}
+		if d.SearchRanOut {
+			if _, ok := s.out.ranOut[d.Workload.ID]; !ok {
+				if s.out.ranOut == nil {
+					s.out.ranOut = map[admission.WorkloadID]time.Time{}
+				}
+				s.out.ranOut[d.Workload.ID] = t
+			}
+		}
 		if len(d.Grown) > 0 && s.out.elastic.IsZero() {
 			s.out.elastic = t // later work of the cycle may take them back
 		}
@@ -336,7 +344,7 @@ func (s *simulation) finish() {
 		s.out.NoEnd = append(s.out.NoEnd, id)
 	}
 	slices.Sort(s.out.NoEnd)
-	s.out.kinds = indexKinds(s.out.waiting, s.out.runs)
+	s.out.kinds = indexKinds(s.out.waiting, s.out.runs, s.out.ranOut)
 	if len(s.out.kinds) > 0 {
 		s.out.kinds.markChoices(s.g.Tree(), s.out.Starts)
 	}

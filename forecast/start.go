@@ -49,6 +49,10 @@ type Forecast struct {
 	held    time.Time
 	elastic time.Time
 	kinds   kindIndex
+	// ranOut holds, per workload, the first instant at which a decision left it
+	// pending after a placement search of it ran out of its budget
+	// (Decision.SearchRanOut): its waiting then proves nothing for work of its kind.
+	ranOut map[admission.WorkloadID]time.Time
 }
 
 // estimatedRun is one run a forecast followed: its start, and the end its estimate

@@ -42,13 +42,9 @@ import (
 // forecast knows or with a negative estimate (Submit refuses both), for a start f does
 // not have, and where no waiting workload of x's kind waits past id's start.
 //
-// It takes every placement search of the other to have decided: found a placement or
-// ruled one out. A search that runs out of its budget (topology.DefaultBudget steps)
-// says neither, and one on a fuller state, with fewer candidates, might then find
-// room. The search for a one-pod gang, such as those of a replayed trace, costs a few
-// steps per domain and node, far below the budget on clusters of thousands of nodes;
-// one for a gang of many pods, or of mixed shapes, on a crowded cluster can reach it,
-// and a decision does not say when it did. The
+// Work whose placement search ran out of its budget by id's start
+// (Decision.SearchRanOut) answers for nothing: its search found no placement and ruled
+// none out, and one on a fuller state, with fewer candidates, might find room. The
 // forecast indexes the LOW work pending at Now by kind: an answer is a lookup and a
 // binary search, and, where room was held by id's start and x has an estimate, a walk
 // over the work of its kind ahead of it.
@@ -83,13 +79,22 @@ func (f Forecast) kindWaitsLonger(id admission.WorkloadID, x admission.Workload,
 	if n == 0 {
 		return false
 	}
-	if !backfill || f.held.IsZero() || f.held.After(s.At) || x.Estimate == 0 {
+	// Where room was held by id's start and x may backfill, only work no readier to
+	// backfill than x answers for it; and work whose search ran out by then answers
+	// for nothing.
+	readier := backfill && !f.held.IsZero() && !f.held.After(s.At) && x.Estimate > 0
+	if !readier && !k.ranOut {
 		return k.waitsPast(n, s.At)
 	}
-	// Room was held by id's start, and x may backfill: only work no readier to
-	// backfill than x answers for it.
 	for _, i := range k.ys[:n] {
-		if y := &f.waiting[i]; y.Estimate > 0 && y.Estimate <= x.Estimate && pendingPast(f.runs[y.ID], s.At) {
+		y := &f.waiting[i]
+		if readier && (y.Estimate <= 0 || y.Estimate > x.Estimate) {
+			continue
+		}
+		if t, ok := f.ranOut[y.ID]; ok && !t.After(s.At) {
+			continue
+		}
+		if pendingPast(f.runs[y.ID], s.At) {
 			return true
 		}
 	}
@@ -116,6 +121,9 @@ type kindList struct {
 	never   []bool
 	rep     *admission.Workload
 	chooses bool
+	// ranOut reports that a placement search of some of its work ran out of its
+	// budget (Forecast.ranOut): answers read its work one by one.
+	ranOut bool
 }
 
 // markChoices marks the kinds whose leaf queue, as the first cycle named it in starts
@@ -138,8 +146,9 @@ func (k *kindList) waitsPast(n int, t time.Time) bool {
 	return k.never[n-1] || k.until[n-1].After(t)
 }
 
-// indexKinds indexes the LOW workloads of waiting by kind, with their runs.
-func indexKinds(waiting []admission.Workload, runs map[admission.WorkloadID][]estimatedRun) kindIndex {
+// indexKinds indexes the LOW workloads of waiting by kind, with their runs and the
+// instants their searches ran out.
+func indexKinds(waiting []admission.Workload, runs map[admission.WorkloadID][]estimatedRun, ranOut map[admission.WorkloadID]time.Time) kindIndex {
 	idx := kindIndex{}
 	for i := range waiting {
 		y := &waiting[i]
@@ -168,6 +177,9 @@ func indexKinds(waiting []admission.Workload, runs map[admission.WorkloadID][]es
 			until = r[0].start
 		}
 		k.ys, k.until, k.never = append(k.ys, int32(i)), append(k.until, until), append(k.never, never)
+		if _, ok := ranOut[y.ID]; ok {
+			k.ranOut = true
+		}
 	}
 	return idx
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/poolgate/poolgate/admission"
 	"github.com/poolgate/poolgate/gang"
+	"github.com/poolgate/poolgate/internal/gatetest"
 	"github.com/poolgate/poolgate/quota"
 	"github.com/poolgate/poolgate/topology"
 )
@@ -362,4 +363,32 @@ func newcomerMovesW(t *testing.T, build func() *admission.Gate, est map[admissio
 	assert.Equal(t, t0, started.At)
 	now, _ := again.Of("w")
 	assert.Equal(t, moved, now.At)
+}
+
+// TestStandsSubmittedSearchRanOut: work whose placement search ran out of its budget
+// answers for nothing. Nine racks of one 3-GPU node: y, ten replicas that each want a
+// rack of their own, waits, its search running out in every cycle, and w, one GPU,
+// starts at once. A newcomer of y's kind is walked after y, but y's waiting proves
+// nothing of it, so w's start cannot be told.
+func TestStandsSubmittedSearchRanOut(t *testing.T) {
+	racks := make([]string, 9)
+	for i := range racks {
+		racks[i] = "r" + itoa(i+1) + ":3"
+	}
+	g, err := admission.NewForPools(poolSet(t, "team:40"), 0, admission.Options{Cluster: rackCluster(t, racks...)})
+	require.NoError(t, err)
+	submit(t, g, gatetest.ReplicaGang(t, "y", "team", quota.Low, 10, -30), gangOf(t, "w", "team", quota.Low, 1, 1, -10))
+	f, err := Run(g, t0, map[admission.WorkloadID]time.Duration{"w": minutes(60)}, Options{})
+	require.NoError(t, err)
+	w, _ := f.Of("w")
+	require.Equal(t, t0, w.At)
+	y, _ := f.Of("y")
+	require.True(t, y.At.IsZero(), "y never starts: %v", y)
+	require.Equal(t, t0, f.ranOut["y"], "y's search ran out in the first cycle")
+
+	x := gatetest.ReplicaGang(t, "x", "team", quota.Low, 10, -5)
+	assert.False(t, f.StandsSubmitted("w", x))
+	// The same without the search's running out would stand: y waits past w's start.
+	f.ranOut, f.kinds = nil, indexKinds(f.waiting, f.runs, nil)
+	assert.True(t, f.StandsSubmitted("w", x))
 }

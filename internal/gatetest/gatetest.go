@@ -94,6 +94,29 @@ func RackGang(t testing.TB, id, queue string, p quota.Priority, pods, gpus, n in
 		Gang: &admission.Gang{Tree: tr, Requests: req, Name: "workers"}, Submitted: At(n)}
 }
 
+// ReplicaGang is a gang named svc of replicas SubGroups of two one-GPU pods, each
+// SubGroup within one rack, submitted at minute n. On racks of three GPUs each replica
+// takes a rack of its own, and the search for more replicas than racks runs out of its
+// budget before it can rule them out.
+func ReplicaGang(t testing.TB, id, queue string, p quota.Priority, replicas, n int) admission.Workload {
+	t.Helper()
+	subs := make([]string, replicas)
+	leaves := map[string]map[string]int64{}
+	for i := range subs {
+		name := "rep-" + strconv.Itoa(i)
+		subs[i] = `{"name": "` + name + `", "minMember": 2, "topologyConstraint": {"requiredTopologyLevel": "rack"}}`
+		leaves[name] = map[string]int64{"gpu": 1}
+	}
+	spec, err := gang.ParseSpec([]byte(`{"subGroups": [` + strings.Join(subs, ", ") + `]}`))
+	require.NoError(t, err)
+	tr, err := gang.Compile(spec)
+	require.NoError(t, err)
+	req, err := tr.Requests([]string{"gpu"}, leaves)
+	require.NoError(t, err)
+	return admission.Workload{ID: admission.WorkloadID(id), Queue: queue, Priority: p,
+		Gang: &admission.Gang{Tree: tr, Requests: req, Name: "svc"}, Submitted: At(n)}
+}
+
 // The kinds of gate RandomGate builds.
 const (
 	KindPools = iota
