@@ -235,7 +235,7 @@ func checkSubmitted(t *testing.T, rng *rand.Rand, snapshot []byte, est map[admis
 				seen["submitted cannot tell"]++
 			}
 			// What each condition left out would claim, and the starts that move.
-			if f.kindWaitsLonger(s.Workload, x, false) && (f.fair || f.kindWaitsLonger(s.Workload, x, true) == false) {
+			if f.kindWaitsLonger(s.Workload, x, false) && (f.fair || !f.kindWaitsLonger(s.Workload, x, true)) {
 				if ts := driven().starts[s.Workload]; len(ts) == 0 || !ts[0].Equal(s.At) {
 					if f.fair {
 						seen["submitted under fair sharing moves"]++
